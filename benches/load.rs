@@ -1,0 +1,28 @@
+//! Loading speed of the benchmark CSV loader (issue target: the 13,755-row
+//! dataset in < 200 ms, release build). Prints the figures; asserts nothing.
+//! Run: cargo bench --bench load
+
+use bcast_select::data::load::load_file;
+use std::path::Path;
+use std::time::Instant;
+
+fn main() {
+    let path = Path::new("data/zampar_orfeo_thin_2024feb.csv");
+    let runs = 20;
+    let mut times = Vec::with_capacity(runs);
+    let mut rows = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let loaded = load_file(path).expect("shipped data must load");
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+        rows = loaded.dataset.rows;
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "load {} ({rows} rows): median {:.2} ms, min {:.2} ms, max {:.2} ms over {runs} runs",
+        path.display(),
+        times[runs / 2],
+        times[0],
+        times[runs - 1]
+    );
+}

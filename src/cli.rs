@@ -1,0 +1,110 @@
+//! Command-line interface (DESIGN §2).
+
+use crate::data::{Algorithm, Impl, Mapping};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Pick the fastest MPI_Bcast algorithm, segment size and fan-out for each
+/// message size of a job, from benchmark measurements.
+#[derive(Debug, Parser)]
+#[command(name = "bcast-select", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Inspect benchmark CSV files.
+    #[command(subcommand)]
+    Data(DataCommand),
+    /// Convert other tools' output into the benchmark CSV schema.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DataCommand {
+    /// Rows, configurations, candidates, ranges, and the headroom a selector
+    /// can win: how often and by how much the library default loses to the
+    /// best measured candidate. One summary per file.
+    Summary {
+        /// Benchmark CSV files (DESIGN §1 schema).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
+        format: SummaryFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SummaryFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Convert `osu_bcast` output (its '# Size  Avg Latency(us) ...' table)
+    /// into benchmark CSV rows. A partial last line from a run that was cut
+    /// short is skipped with a warning. Rows are appended to --out.
+    Osu(OsuArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OsuArgs {
+    /// osu_bcast output files, all from the same job and algorithm.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Algorithm the run used: `default` if none was forced, otherwise an Open
+    /// MPI name or id (e.g. binomial, 6).
+    #[arg(long, value_parser = parse_algorithm)]
+    pub algorithm: Algorithm,
+    /// Communicator size (mpirun -n).
+    #[arg(long)]
+    pub procs: u32,
+    /// Nodes the job ran on.
+    #[arg(long, default_value_t = 1)]
+    pub nodes: u32,
+    /// Ranks on the most loaded node [default: ceil(procs / nodes)].
+    #[arg(long)]
+    pub ppn: Option<u32>,
+    /// Rank placement: core (= block), socket, node (= cyclic).
+    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    pub mapping: Mapping,
+    /// Segment size the run forced (e.g. 8K; 0 = unsegmented).
+    #[arg(long, value_parser = parse_size)]
+    pub segsize: Option<u64>,
+    /// Chains (chain) or radix (knomial) the run forced.
+    #[arg(long)]
+    pub fanout: Option<u32>,
+    /// Who ran the broadcast: ompi (the MPI library) or own.
+    #[arg(long = "impl", default_value = "ompi", value_parser = parse_impl)]
+    pub implementation: Impl,
+    /// Machine name recorded in the `machine` column.
+    #[arg(long, default_value = "")]
+    pub machine: String,
+    /// MPI library recorded in the `mpi` column.
+    #[arg(long, default_value = "")]
+    pub mpi: String,
+    /// CSV file to append to (created with a header if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
+    s.parse::<Algorithm>()
+        .map_err(|e| format!("{e}; expected {}", Algorithm::accepted_names()))
+}
+
+fn parse_mapping(s: &str) -> Result<Mapping, String> {
+    s.parse()
+}
+
+fn parse_impl(s: &str) -> Result<Impl, String> {
+    s.parse()
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    crate::units::parse_bytes(s)
+}

@@ -1,0 +1,22 @@
+//! One module per verb; each turns parsed arguments into library calls and
+//! prints the result.
+
+mod data;
+mod import;
+
+use crate::cli::{Cli, Command, DataCommand, ImportCommand};
+use crate::error::Result;
+
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Data(DataCommand::Summary { files, format }) => data::summary(&files, format),
+        Command::Import(ImportCommand::Osu(args)) => import::osu(&args),
+    }
+}
+
+/// Warnings go to stderr, prefixed so they stand out from results.
+fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}

@@ -1,0 +1,180 @@
+//! Broadcast algorithm names: Open MPI's `coll_tuned_bcast_algorithm` ids 0–9
+//! with their spellings, in one place.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// A broadcast algorithm. The first ten are Open MPI's (ids 0–9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Algorithm {
+    /// Leave the choice to the library (id 0).
+    Default,
+    Linear,
+    /// `fanout` chains hanging off the root.
+    Chain,
+    /// One chain (Open MPI's `pipeline`; the model paper's "chain").
+    Pipeline,
+    SplitBinary,
+    Binary,
+    Binomial,
+    Knomial,
+    ScatterAllgather,
+    ScatterAllgatherRing,
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 10] = [
+        Algorithm::Default,
+        Algorithm::Linear,
+        Algorithm::Chain,
+        Algorithm::Pipeline,
+        Algorithm::SplitBinary,
+        Algorithm::Binary,
+        Algorithm::Binomial,
+        Algorithm::Knomial,
+        Algorithm::ScatterAllgather,
+        Algorithm::ScatterAllgatherRing,
+    ];
+
+    /// The canonical name used in CSV files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Default => "default",
+            Algorithm::Linear => "linear",
+            Algorithm::Chain => "chain",
+            Algorithm::Pipeline => "pipeline",
+            Algorithm::SplitBinary => "split_binary",
+            Algorithm::Binary => "binary",
+            Algorithm::Binomial => "binomial",
+            Algorithm::Knomial => "knomial",
+            Algorithm::ScatterAllgather => "scatter_allgather",
+            Algorithm::ScatterAllgatherRing => "scatter_allgather_ring",
+        }
+    }
+
+    /// Open MPI's `coll_tuned_bcast_algorithm` id.
+    pub fn ompi_id(self) -> u8 {
+        self as u8
+    }
+
+    /// Every accepted spelling, for error messages.
+    pub fn accepted_names() -> String {
+        let names: Vec<&str> = Self::ALL.iter().map(|a| a.name()).collect();
+        format!(
+            "{} (or basic_linear, split_binary_tree, binary_tree, or an id 0-9)",
+            names.join(", ")
+        )
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses a canonical name, an Open MPI spelling or a numeric id (case-insensitive).
+impl FromStr for Algorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        if let Ok(id) = lower.parse::<usize>() {
+            return Self::ALL
+                .get(id)
+                .copied()
+                .ok_or_else(|| format!("algorithm id {id} is not one of 0-9"));
+        }
+        let alias = match lower.as_str() {
+            "ignore" => Some(Algorithm::Default),
+            "basic_linear" => Some(Algorithm::Linear),
+            "split_binary_tree" => Some(Algorithm::SplitBinary),
+            "binary_tree" => Some(Algorithm::Binary),
+            _ => None,
+        };
+        alias
+            .or_else(|| Self::ALL.iter().copied().find(|a| a.name() == lower))
+            .ok_or_else(|| format!("unknown algorithm {s:?}"))
+    }
+}
+
+impl From<Algorithm> for String {
+    fn from(a: Algorithm) -> String {
+        a.name().to_string()
+    }
+}
+
+impl TryFrom<String> for Algorithm {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+/// Who executed a measured broadcast.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Impl {
+    /// The MPI library: a forced algorithm or its own default choice.
+    #[default]
+    Ompi,
+    /// This project's re-implementation over point-to-point messages.
+    Own,
+}
+
+impl Impl {
+    pub fn name(self) -> &'static str {
+        match self {
+            Impl::Ompi => "ompi",
+            Impl::Own => "own",
+        }
+    }
+}
+
+impl fmt::Display for Impl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Impl {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "ompi" => Ok(Impl::Ompi),
+            "own" => Ok(Impl::Own),
+            _ => Err(format!("unknown impl {s:?}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_names_and_aliases_round_trip() {
+        for (id, a) in Algorithm::ALL.iter().enumerate() {
+            assert_eq!(a.ompi_id() as usize, id);
+            assert_eq!(id.to_string().parse::<Algorithm>(), Ok(*a));
+            assert_eq!(a.name().parse::<Algorithm>(), Ok(*a));
+            assert_eq!(a.name().to_uppercase().parse::<Algorithm>(), Ok(*a));
+        }
+        assert_eq!("basic_linear".parse(), Ok(Algorithm::Linear));
+        assert_eq!("split_binary_tree".parse(), Ok(Algorithm::SplitBinary));
+        assert_eq!("binary_tree".parse(), Ok(Algorithm::Binary));
+        assert!("10".parse::<Algorithm>().is_err());
+        assert!("ring".parse::<Algorithm>().is_err());
+    }
+
+    #[test]
+    fn impl_parses_both_spellings_only() {
+        assert_eq!("OWN".parse(), Ok(Impl::Own));
+        assert_eq!(" ompi ".parse(), Ok(Impl::Ompi));
+        assert!("mpich".parse::<Impl>().is_err());
+    }
+}

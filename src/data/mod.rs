@@ -1,0 +1,337 @@
+//! The benchmark dataset (DESIGN §1): configurations × candidates → measured
+//! time, loaded from CSV, imported from OSU output, summarized.
+
+pub mod algorithm;
+pub mod load;
+pub mod osu;
+pub mod placement;
+pub mod summary;
+pub mod write;
+
+pub use algorithm::{Algorithm, Impl};
+pub use placement::{Mapping, NodeOrder, Placement};
+
+use serde::Serialize;
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// The job and message a broadcast ran under.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Config {
+    pub procs: u32,
+    pub nodes: u32,
+    pub ppn: u32,
+    pub mapping: Mapping,
+    pub msg_bytes: u64,
+    /// Arrival imbalance factor (0 = balanced); always finite and ≥ 0.
+    pub imbalance: f64,
+}
+
+impl Config {
+    fn key(&self) -> (u32, u32, u32, Mapping, u64, u64) {
+        (
+            self.procs,
+            self.nodes,
+            self.ppn,
+            self.mapping,
+            self.msg_bytes,
+            self.imbalance.to_bits(),
+        )
+    }
+
+    /// Rank → node for this configuration's job.
+    pub fn placement(&self) -> Placement {
+        Placement {
+            procs: self.procs,
+            nodes: self.nodes,
+            ppn: self.ppn,
+            order: self.mapping.node_order(),
+        }
+    }
+}
+
+// Equality and order by value; `imbalance` is finite and non-negative, so its
+// bit pattern orders like the number.
+impl PartialEq for Config {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Config {}
+impl PartialOrd for Config {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Config {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+impl std::hash::Hash for Config {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "P={} ({}x{} {}) m={}",
+            self.procs, self.nodes, self.ppn, self.mapping, self.msg_bytes
+        )?;
+        if self.imbalance > 0.0 {
+            write!(f, " imbalance={}", self.imbalance)?;
+        }
+        Ok(())
+    }
+}
+
+/// One thing a selector can choose: an algorithm with its parameters, run by
+/// the library or by our re-implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Candidate {
+    pub algorithm: Algorithm,
+    /// Segment size in bytes; 0 = unsegmented, `None` = not applicable/unknown.
+    pub segsize: Option<u64>,
+    /// Chains for `chain`, radix for `knomial`; `None` = library default.
+    pub fanout: Option<u32>,
+    #[serde(rename = "impl")]
+    pub implementation: Impl,
+}
+
+impl Candidate {
+    /// The library's own choice, as measured by plain `MPI_Bcast`.
+    pub const DEFAULT: Candidate = Candidate {
+        algorithm: Algorithm::Default,
+        segsize: None,
+        fanout: None,
+        implementation: Impl::Ompi,
+    };
+
+    pub fn is_default(&self) -> bool {
+        self.algorithm == Algorithm::Default
+    }
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.algorithm.name())?;
+        if let Some(s) = self.segsize {
+            write!(f, " seg={s}")?;
+        }
+        if let Some(k) = self.fanout {
+            write!(f, " fanout={k}")?;
+        }
+        if self.implementation == Impl::Own {
+            f.write_str(" (own)")?;
+        }
+        Ok(())
+    }
+}
+
+/// A measured (configuration, candidate): the median over duplicate rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Measurement {
+    pub config: Config,
+    pub candidate: Candidate,
+    pub time_us: f64,
+    pub time_min_us: Option<f64>,
+    pub time_max_us: Option<f64>,
+    pub ci95_us: Option<f64>,
+    pub reps: Option<u64>,
+    /// How many CSV rows were combined into this measurement.
+    pub rows: u32,
+}
+
+/// Where the numbers came from, carried into reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Provenance {
+    pub machines: BTreeSet<String>,
+    pub mpis: BTreeSet<String>,
+    pub sources: BTreeSet<String>,
+}
+
+impl Provenance {
+    pub fn extend(&mut self, other: Provenance) {
+        self.machines.extend(other.machines);
+        self.mpis.extend(other.mpis);
+        self.sources.extend(other.sources);
+    }
+}
+
+/// Measurements sorted by (configuration, candidate), one per pair.
+#[derive(Clone, Debug, Default)]
+pub struct Dataset {
+    measurements: Vec<Measurement>,
+    /// CSV rows read (before duplicates were combined).
+    pub rows: usize,
+    pub provenance: Provenance,
+}
+
+impl Dataset {
+    /// Builds a dataset from raw rows, combining duplicates by their median.
+    pub fn from_rows(mut rows: Vec<Measurement>, provenance: Provenance) -> Dataset {
+        let n_rows = rows.len();
+        rows.sort_by(|a, b| {
+            (a.config, a.candidate)
+                .cmp(&(b.config, b.candidate))
+                .then(a.time_us.total_cmp(&b.time_us))
+        });
+        let measurements = rows
+            .chunk_by(|a, b| a.config == b.config && a.candidate == b.candidate)
+            .map(combine_duplicates)
+            .collect();
+        Dataset {
+            measurements,
+            rows: n_rows,
+            provenance,
+        }
+    }
+
+    /// Concatenates datasets (e.g. several files) and re-combines duplicates.
+    pub fn merge(parts: Vec<Dataset>) -> Dataset {
+        let mut provenance = Provenance::default();
+        let mut rows = Vec::new();
+        let mut n_rows = 0;
+        for part in parts {
+            provenance.extend(part.provenance);
+            n_rows += part.rows;
+            rows.extend(part.measurements);
+        }
+        let mut merged = Dataset::from_rows(rows, provenance);
+        merged.rows = n_rows;
+        merged
+    }
+
+    pub fn measurements(&self) -> &[Measurement] {
+        &self.measurements
+    }
+
+    /// Number of rows that were folded into another row with the same
+    /// configuration and candidate.
+    pub fn duplicate_rows(&self) -> usize {
+        self.rows - self.measurements.len()
+    }
+
+    /// The measurements of each configuration, in order.
+    pub fn by_config(&self) -> impl Iterator<Item = &[Measurement]> {
+        self.measurements.chunk_by(|a, b| a.config == b.config)
+    }
+
+    pub fn configs(&self) -> impl Iterator<Item = Config> + '_ {
+        self.by_config().map(|group| group[0].config)
+    }
+
+    pub fn candidates(&self) -> BTreeSet<Candidate> {
+        self.measurements.iter().map(|m| m.candidate).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.measurements.is_empty()
+    }
+}
+
+/// Median time of rows already sorted by time; spread fields merged so the
+/// result never claims less spread than its parts.
+fn combine_duplicates(group: &[Measurement]) -> Measurement {
+    let mut out = group[0].clone();
+    if group.len() == 1 {
+        return out;
+    }
+    out.time_us = median_sorted(&group.iter().map(|m| m.time_us).collect::<Vec<_>>());
+    out.time_min_us = fold_opt(group.iter().map(|m| m.time_min_us), f64::min);
+    out.time_max_us = fold_opt(group.iter().map(|m| m.time_max_us), f64::max);
+    out.ci95_us = fold_opt(group.iter().map(|m| m.ci95_us), f64::max);
+    out.reps = group
+        .iter()
+        .map(|m| m.reps)
+        .sum::<Option<u64>>()
+        .filter(|_| group.iter().all(|m| m.reps.is_some()));
+    out.rows = group.iter().map(|m| m.rows).sum();
+    out
+}
+
+fn fold_opt(values: impl Iterator<Item = Option<f64>>, f: fn(f64, f64) -> f64) -> Option<f64> {
+    values.flatten().reduce(f)
+}
+
+/// Median of an ascending slice (mean of the two middle values when even).
+pub fn median_sorted(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn config(procs: u32, msg_bytes: u64) -> Config {
+        Config {
+            procs,
+            nodes: 1,
+            ppn: procs,
+            mapping: Mapping::Core,
+            msg_bytes,
+            imbalance: 0.0,
+        }
+    }
+
+    pub fn row(procs: u32, msg: u64, algorithm: Algorithm, time_us: f64) -> Measurement {
+        Measurement {
+            config: config(procs, msg),
+            candidate: Candidate {
+                algorithm,
+                ..Candidate::DEFAULT
+            },
+            time_us,
+            time_min_us: None,
+            time_max_us: None,
+            ci95_us: None,
+            reps: Some(10),
+            rows: 1,
+        }
+    }
+
+    #[test]
+    fn duplicates_combine_by_median_and_are_counted() {
+        let rows = vec![
+            row(4, 8, Algorithm::Linear, 5.0),
+            row(4, 8, Algorithm::Linear, 1.0),
+            row(4, 8, Algorithm::Linear, 3.0),
+            row(4, 8, Algorithm::Linear, 100.0),
+            row(4, 8, Algorithm::Default, 2.0),
+            row(2, 8, Algorithm::Default, 7.0),
+        ];
+        let d = Dataset::from_rows(rows, Provenance::default());
+        assert_eq!(d.rows, 6);
+        assert_eq!(d.measurements().len(), 3);
+        assert_eq!(d.duplicate_rows(), 3);
+        let linear = d
+            .measurements()
+            .iter()
+            .find(|m| m.candidate.algorithm == Algorithm::Linear)
+            .unwrap();
+        assert_eq!(linear.time_us, 4.0);
+        assert_eq!(linear.rows, 4);
+        assert_eq!(linear.reps, Some(40));
+        let groups: Vec<usize> = d.by_config().map(|g| g.len()).collect();
+        assert_eq!(groups, [1, 2]);
+    }
+
+    #[test]
+    fn configs_differing_only_in_imbalance_are_distinct() {
+        let mut a = row(4, 8, Algorithm::Linear, 1.0);
+        let b = a.clone();
+        a.config.imbalance = 2.0;
+        let d = Dataset::from_rows(vec![a, b], Provenance::default());
+        assert_eq!(d.configs().count(), 2);
+        assert_eq!(d.duplicate_rows(), 0);
+    }
+}

@@ -1,0 +1,13 @@
+//! bcast-select: choose the fastest MPI_Bcast algorithm, segment size and
+//! fan-out per message size for a job, from benchmark measurements.
+//!
+//! Pipeline: [`data`] (benchmark CSV → `Dataset`) → schedules → models →
+//! learners → selection → reports. Each stage only depends on earlier ones.
+
+pub mod cli;
+pub mod commands;
+pub mod data;
+pub mod error;
+pub mod units;
+
+pub use error::{Error, InputError, Result};
