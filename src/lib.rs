@@ -11,3 +11,5 @@ pub mod error;
 pub mod units;
 
 pub use error::{Error, InputError, Result};
+pub mod schedule;
+pub mod sim;

@@ -1,11 +1,12 @@
 //! Broadcast algorithm names: Open MPI's `coll_tuned_bcast_algorithm` ids 0–9
-//! with their spellings, in one place.
+//! with their spellings, plus the project's own algorithms, in one place.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// A broadcast algorithm. The first ten are Open MPI's (ids 0–9).
+/// A broadcast algorithm. The first ten are Open MPI's (ids 0–9); the rest
+/// exist only as this project's implementations (`impl=own`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Algorithm {
@@ -22,10 +23,13 @@ pub enum Algorithm {
     Knomial,
     ScatterAllgather,
     ScatterAllgatherRing,
+    /// Blocking, unsegmented balanced binomial tree (Cordeiro & Zola).
+    Sbbt,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 10] = [
+    /// Open MPI's algorithms, indexed by their id.
+    pub const OMPI: [Algorithm; 10] = [
         Algorithm::Default,
         Algorithm::Linear,
         Algorithm::Chain,
@@ -36,6 +40,20 @@ impl Algorithm {
         Algorithm::Knomial,
         Algorithm::ScatterAllgather,
         Algorithm::ScatterAllgatherRing,
+    ];
+    /// Every algorithm this tool knows.
+    pub const ALL: [Algorithm; 11] = [
+        Algorithm::Default,
+        Algorithm::Linear,
+        Algorithm::Chain,
+        Algorithm::Pipeline,
+        Algorithm::SplitBinary,
+        Algorithm::Binary,
+        Algorithm::Binomial,
+        Algorithm::Knomial,
+        Algorithm::ScatterAllgather,
+        Algorithm::ScatterAllgatherRing,
+        Algorithm::Sbbt,
     ];
 
     /// The canonical name used in CSV files and reports.
@@ -51,12 +69,13 @@ impl Algorithm {
             Algorithm::Knomial => "knomial",
             Algorithm::ScatterAllgather => "scatter_allgather",
             Algorithm::ScatterAllgatherRing => "scatter_allgather_ring",
+            Algorithm::Sbbt => "sbbt",
         }
     }
 
-    /// Open MPI's `coll_tuned_bcast_algorithm` id.
-    pub fn ompi_id(self) -> u8 {
-        self as u8
+    /// Open MPI's `coll_tuned_bcast_algorithm` id; `None` for our own.
+    pub fn ompi_id(self) -> Option<u8> {
+        Self::OMPI.iter().position(|a| *a == self).map(|i| i as u8)
     }
 
     /// Every accepted spelling, for error messages.
@@ -82,7 +101,7 @@ impl FromStr for Algorithm {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.trim().to_ascii_lowercase();
         if let Ok(id) = lower.parse::<usize>() {
-            return Self::ALL
+            return Self::OMPI
                 .get(id)
                 .copied()
                 .ok_or_else(|| format!("algorithm id {id} is not one of 0-9"));
@@ -158,8 +177,8 @@ mod tests {
 
     #[test]
     fn ids_names_and_aliases_round_trip() {
-        for (id, a) in Algorithm::ALL.iter().enumerate() {
-            assert_eq!(a.ompi_id() as usize, id);
+        for (id, a) in Algorithm::OMPI.iter().enumerate() {
+            assert_eq!(a.ompi_id(), Some(id as u8));
             assert_eq!(id.to_string().parse::<Algorithm>(), Ok(*a));
             assert_eq!(a.name().parse::<Algorithm>(), Ok(*a));
             assert_eq!(a.name().to_uppercase().parse::<Algorithm>(), Ok(*a));
@@ -168,6 +187,8 @@ mod tests {
         assert_eq!("split_binary_tree".parse(), Ok(Algorithm::SplitBinary));
         assert_eq!("binary_tree".parse(), Ok(Algorithm::Binary));
         assert!("10".parse::<Algorithm>().is_err());
+        assert_eq!("sbbt".parse(), Ok(Algorithm::Sbbt));
+        assert_eq!(Algorithm::Sbbt.ompi_id(), None);
         assert!("ring".parse::<Algorithm>().is_err());
     }
 

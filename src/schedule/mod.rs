@@ -1,0 +1,569 @@
+//! The single description of every broadcast algorithm: for each rank, the
+//! ordered point-to-point operations it performs. The MPI harness executes
+//! these operations, the simulator prices and checks them, and the analytical
+//! models read their stage structure; no other code knows tree shapes.
+//!
+//! Semantics follow Open MPI 4.1's `coll_base_bcast.c` as described in the
+//! project's reference notes: the generic pipelined executor (chain,
+//! pipeline, binary, binomial, knomial), split-binary with its blocking sends
+//! and half exchange, linear with p − 1 outstanding sends, plus `sbbt`.
+
+pub mod tree;
+
+use crate::data::Algorithm;
+use std::fmt;
+pub use tree::Tree;
+
+/// Bytes [start, end) of the broadcast buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Span {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {})", self.start, self.end)
+    }
+}
+
+/// One point-to-point step of one rank. All messages share one tag, so MPI's
+/// non-overtaking rule matches the k-th send from a to b with the k-th
+/// receive b posts from a.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Post a non-blocking receive of `bytes` from `peer`.
+    Irecv { peer: u32, bytes: Span },
+    /// Post a non-blocking standard-mode send of `bytes` to `peer`.
+    Isend { peer: u32, bytes: Span },
+    /// Wait for the oldest posted receive not yet waited for.
+    WaitRecv,
+    /// Wait for every posted send not yet waited for.
+    WaitSends,
+    /// Blocking standard-mode send.
+    Send { peer: u32, bytes: Span },
+    /// Blocking receive.
+    Recv { peer: u32, bytes: Span },
+}
+
+/// What to broadcast, how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub algorithm: Algorithm,
+    pub procs: u32,
+    pub root: u32,
+    pub msg_bytes: u64,
+    /// Segment size in bytes; 0 = unsegmented.
+    pub segsize: u64,
+    /// Chains for `chain`, radix for `knomial`; `None` = Open MPI's MCA
+    /// default (4 for both). Ignored by the other algorithms.
+    pub fanout: Option<u32>,
+}
+
+/// Open MPI's default for `coll_tuned_bcast_algorithm_chain_fanout` and
+/// `..._knomial_radix`.
+pub const DEFAULT_FANOUT: u32 = 4;
+
+/// The message cut into equal segments, the last one carrying the remainder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segments {
+    pub offset: u64,
+    pub total: u64,
+    pub seg: u64,
+}
+
+impl Segments {
+    /// Open MPI's segmentation rule for byte buffers: segments of `segsize`
+    /// when 1 ≤ segsize < total, otherwise one segment.
+    pub fn new(offset: u64, total: u64, segsize: u64) -> Segments {
+        let seg = if segsize >= 1 && segsize < total {
+            segsize
+        } else {
+            total
+        };
+        Segments { offset, total, seg }
+    }
+
+    pub fn count(&self) -> u64 {
+        if self.total == 0 {
+            0
+        } else {
+            self.total.div_ceil(self.seg)
+        }
+    }
+
+    pub fn span(&self, k: u64) -> Span {
+        let start = self.offset + k * self.seg;
+        Span {
+            start,
+            end: (start + self.seg).min(self.offset + self.total),
+        }
+    }
+
+    fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        (0..self.count()).map(|k| self.span(k))
+    }
+}
+
+/// How the ranks' programs are generated.
+#[derive(Clone, Debug, PartialEq)]
+enum Plan {
+    /// One rank or an empty message: MPI_Bcast returns at once.
+    Nothing,
+    /// Root posts p − 1 non-blocking sends of the whole message.
+    Linear,
+    /// Open MPI's generic pipelined tree executor.
+    Pipelined { tree: Tree, segments: Segments },
+    /// Blocking, unsegmented tree: receive everything, then send it to each
+    /// child in turn (`sbbt`).
+    Blocking { tree: Tree },
+    /// Halves down the two subtrees of a binary tree, then pairwise exchange.
+    SplitBinary { tree: Tree, halves: [Segments; 2] },
+}
+
+/// A validated broadcast: the rank programs on demand.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    pub spec: Spec,
+    plan: Plan,
+}
+
+impl Schedule {
+    pub fn new(spec: Spec) -> Result<Schedule, String> {
+        if spec.procs == 0 {
+            return Err("procs must be at least 1".into());
+        }
+        if spec.root >= spec.procs {
+            return Err(format!(
+                "root {} is not a rank of a {}-rank communicator",
+                spec.root, spec.procs
+            ));
+        }
+        let (p, root, m) = (spec.procs, spec.root, spec.msg_bytes);
+        let fanout = spec.fanout.unwrap_or(DEFAULT_FANOUT);
+        let pipelined = |tree: Tree| Plan::Pipelined {
+            tree,
+            segments: Segments::new(0, m, spec.segsize),
+        };
+        let plan = match spec.algorithm {
+            _ if p == 1 || m == 0 => Plan::Nothing,
+            Algorithm::Linear => Plan::Linear,
+            Algorithm::Chain => pipelined(Tree::chain(p, root, fanout)),
+            Algorithm::Pipeline => pipelined(Tree::chain(p, root, 1)),
+            Algorithm::Binary => pipelined(Tree::kary(p, root, 2)),
+            Algorithm::Binomial => pipelined(Tree::binomial(p, root)),
+            Algorithm::Knomial if fanout < 2 => {
+                return Err(format!("knomial radix must be at least 2, got {fanout}"))
+            }
+            Algorithm::Knomial => pipelined(Tree::knomial(p, root, fanout)),
+            Algorithm::Sbbt => Plan::Blocking {
+                tree: Tree::binomial(p, root),
+            },
+            Algorithm::SplitBinary => split_binary(p, root, m, spec.segsize)
+                .unwrap_or_else(|| pipelined(Tree::chain(p, root, 1))),
+            other @ (Algorithm::Default
+            | Algorithm::ScatterAllgather
+            | Algorithm::ScatterAllgatherRing) => {
+                return Err(format!(
+                    "no schedule for '{other}': it is not re-implemented here \
+                     (own algorithms: {})",
+                    SCHEDULED.map(|a| a.name()).join(", ")
+                ))
+            }
+        };
+        Ok(Schedule { spec, plan })
+    }
+
+    /// The tree the algorithm uses, if it uses one.
+    pub fn tree(&self) -> Option<&Tree> {
+        match &self.plan {
+            Plan::Pipelined { tree, .. }
+            | Plan::Blocking { tree }
+            | Plan::SplitBinary { tree, .. } => Some(tree),
+            Plan::Nothing | Plan::Linear => None,
+        }
+    }
+
+    /// How the message is cut (per half for split-binary).
+    pub fn segmentation(&self) -> Vec<Segments> {
+        match &self.plan {
+            Plan::Pipelined { segments, .. } => vec![*segments],
+            Plan::SplitBinary { halves, .. } => halves.to_vec(),
+            Plan::Linear | Plan::Blocking { .. } => {
+                vec![Segments::new(0, self.spec.msg_bytes, 0)]
+            }
+            Plan::Nothing => vec![],
+        }
+    }
+
+    /// A note when the algorithm behaves as another (split-binary's
+    /// fallback, p = 1, empty messages).
+    pub fn note(&self) -> Option<String> {
+        match &self.plan {
+            Plan::Nothing => Some("nothing to send: MPI_Bcast returns at once".into()),
+            Plan::Pipelined { .. } if self.spec.algorithm == Algorithm::SplitBinary => Some(
+                "message too small to split into segments of both halves: runs as pipeline".into(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The operations `rank` performs, in order.
+    pub fn ops(&self, rank: u32) -> Vec<Op> {
+        let (p, root) = (self.spec.procs, self.spec.root);
+        let all = Span {
+            start: 0,
+            end: self.spec.msg_bytes,
+        };
+        let mut ops = Vec::new();
+        match &self.plan {
+            Plan::Nothing => {}
+            Plan::Linear if rank == root => {
+                for peer in (0..p).filter(|&r| r != root) {
+                    ops.push(Op::Isend { peer, bytes: all });
+                }
+                ops.push(Op::WaitSends);
+            }
+            Plan::Linear => ops.push(Op::Recv {
+                peer: root,
+                bytes: all,
+            }),
+            Plan::Pipelined { tree, segments } => pipelined_ops(tree, segments, rank, &mut ops),
+            Plan::Blocking { tree } => {
+                if let Some(parent) = tree.parent[rank as usize] {
+                    ops.push(Op::Recv {
+                        peer: parent,
+                        bytes: all,
+                    });
+                }
+                for &peer in &tree.children[rank as usize] {
+                    ops.push(Op::Send { peer, bytes: all });
+                }
+            }
+            Plan::SplitBinary { tree, halves } => split_binary_ops(tree, halves, rank, &mut ops),
+        }
+        ops
+    }
+}
+
+/// Algorithms with a schedule (what `impl=own` can run).
+pub const SCHEDULED: [Algorithm; 8] = [
+    Algorithm::Linear,
+    Algorithm::Chain,
+    Algorithm::Pipeline,
+    Algorithm::SplitBinary,
+    Algorithm::Binary,
+    Algorithm::Binomial,
+    Algorithm::Knomial,
+    Algorithm::Sbbt,
+];
+
+/// Open MPI's generic executor: the root sends each segment to all children
+/// and waits for those sends; others keep up to two receives posted, forward
+/// segment k − 1 to all children once it arrives, and wait for those sends.
+fn pipelined_ops(tree: &Tree, segments: &Segments, rank: u32, ops: &mut Vec<Op>) {
+    let children = &tree.children[rank as usize];
+    let forward = |ops: &mut Vec<Op>, bytes: Span| {
+        if !children.is_empty() {
+            ops.extend(children.iter().map(|&peer| Op::Isend { peer, bytes }));
+            ops.push(Op::WaitSends);
+        }
+    };
+    let Some(parent) = tree.parent[rank as usize] else {
+        for bytes in segments.spans() {
+            forward(ops, bytes);
+        }
+        return;
+    };
+    let n = segments.count();
+    ops.push(Op::Irecv {
+        peer: parent,
+        bytes: segments.span(0),
+    });
+    for k in 1..n {
+        ops.push(Op::Irecv {
+            peer: parent,
+            bytes: segments.span(k),
+        });
+        ops.push(Op::WaitRecv);
+        forward(ops, segments.span(k - 1));
+    }
+    ops.push(Op::WaitRecv);
+    forward(ops, segments.span(n - 1));
+}
+
+/// Split-binary's plan, or `None` when Open MPI falls back to a pipeline:
+/// either half empty, or a segment larger than a half.
+fn split_binary(procs: u32, root: u32, msg: u64, segsize: u64) -> Option<Plan> {
+    let first = msg.div_ceil(2);
+    let second = msg - first;
+    if first == 0 || second == 0 || segsize > first || segsize > second {
+        return None;
+    }
+    // Unlike the generic rule, a segment equal to a half still counts as one.
+    let half = |offset, total| Segments {
+        offset,
+        total,
+        seg: if segsize == 0 { total } else { segsize },
+    };
+    Some(Plan::SplitBinary {
+        tree: Tree::kary(procs, root, 2),
+        halves: [half(0, first), half(first, second)],
+    })
+}
+
+/// Split-binary: odd virtual ranks form the left subtree and carry the first
+/// half, even ones (and the root) the second. Sends are blocking. Afterwards
+/// odd v swaps halves with v + 1 and even v with v − 1; with an even number
+/// of ranks, the last rank (odd, no partner) gets the second half from the
+/// root instead.
+fn split_binary_ops(tree: &Tree, halves: &[Segments; 2], rank: u32, ops: &mut Vec<Op>) {
+    let p = tree.procs();
+    let v = (rank + p - tree.root) % p;
+    let children = &tree.children[rank as usize];
+    let whole = |s: &Segments| Span {
+        start: s.offset,
+        end: s.offset + s.total,
+    };
+    let lr = ((v + 1) % 2) as usize;
+    match tree.parent[rank as usize] {
+        None => {
+            for k in 0..halves[0].count() {
+                for (i, &peer) in children.iter().enumerate().take(2) {
+                    if k < halves[i].count() {
+                        ops.push(Op::Send {
+                            peer,
+                            bytes: halves[i].span(k),
+                        });
+                    }
+                }
+            }
+        }
+        Some(parent) if !children.is_empty() => {
+            let mine = &halves[lr];
+            let forward = |ops: &mut Vec<Op>, bytes: Span| {
+                ops.extend(children.iter().map(|&peer| Op::Send { peer, bytes }));
+            };
+            ops.push(Op::Irecv {
+                peer: parent,
+                bytes: mine.span(0),
+            });
+            for k in 1..mine.count() {
+                ops.push(Op::Irecv {
+                    peer: parent,
+                    bytes: mine.span(k),
+                });
+                ops.push(Op::WaitRecv);
+                forward(ops, mine.span(k - 1));
+            }
+            ops.push(Op::WaitRecv);
+            forward(ops, mine.span(mine.count() - 1));
+        }
+        Some(parent) => {
+            for bytes in halves[lr].spans() {
+                ops.push(Op::Recv {
+                    peer: parent,
+                    bytes,
+                });
+            }
+        }
+    }
+    // Exchange phase.
+    let last = (tree.root + p - 1) % p;
+    if p % 2 == 0 && rank == tree.root {
+        ops.push(Op::Send {
+            peer: last,
+            bytes: whole(&halves[1]),
+        });
+    } else if p % 2 == 0 && rank == last {
+        ops.push(Op::Recv {
+            peer: tree.root,
+            bytes: whole(&halves[1]),
+        });
+    } else if rank != tree.root {
+        let pair = if lr == 0 {
+            (rank + 1) % p
+        } else {
+            (rank + p - 1) % p
+        };
+        ops.push(Op::Irecv {
+            peer: pair,
+            bytes: whole(&halves[1 - lr]),
+        });
+        ops.push(Op::Send {
+            peer: pair,
+            bytes: whole(&halves[lr]),
+        });
+        ops.push(Op::WaitRecv);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(algorithm: Algorithm, procs: u32, msg: u64, segsize: u64) -> Spec {
+        Spec {
+            algorithm,
+            procs,
+            root: 0,
+            msg_bytes: msg,
+            segsize,
+            fanout: None,
+        }
+    }
+
+    #[test]
+    fn segmentation_rule() {
+        let s = Segments::new(0, 1000, 300);
+        assert_eq!(s.count(), 4);
+        assert_eq!(
+            s.span(3),
+            Span {
+                start: 900,
+                end: 1000
+            }
+        );
+        assert_eq!(Segments::new(0, 1000, 0).count(), 1);
+        assert_eq!(Segments::new(0, 1000, 1000).count(), 1);
+        assert_eq!(Segments::new(0, 1000, 4096).count(), 1);
+        assert_eq!(Segments::new(0, 0, 64).count(), 0);
+    }
+
+    #[test]
+    fn generic_executor_keeps_two_receives_posted() {
+        let s = Schedule::new(spec(Algorithm::Pipeline, 3, 30, 10)).unwrap();
+        let seg = |k: u64| Span {
+            start: 10 * k,
+            end: 10 * k + 10,
+        };
+        assert_eq!(
+            s.ops(1),
+            vec![
+                Op::Irecv {
+                    peer: 0,
+                    bytes: seg(0)
+                },
+                Op::Irecv {
+                    peer: 0,
+                    bytes: seg(1)
+                },
+                Op::WaitRecv,
+                Op::Isend {
+                    peer: 2,
+                    bytes: seg(0)
+                },
+                Op::WaitSends,
+                Op::Irecv {
+                    peer: 0,
+                    bytes: seg(2)
+                },
+                Op::WaitRecv,
+                Op::Isend {
+                    peer: 2,
+                    bytes: seg(1)
+                },
+                Op::WaitSends,
+                Op::WaitRecv,
+                Op::Isend {
+                    peer: 2,
+                    bytes: seg(2)
+                },
+                Op::WaitSends,
+            ]
+        );
+        assert_eq!(s.ops(0).len(), 6);
+    }
+
+    #[test]
+    fn linear_root_sends_to_everyone_in_rank_order() {
+        let s = Schedule::new(Spec {
+            root: 2,
+            ..spec(Algorithm::Linear, 4, 8, 0)
+        })
+        .unwrap();
+        let peers: Vec<u32> = s
+            .ops(2)
+            .iter()
+            .filter_map(|op| match op {
+                Op::Isend { peer, .. } => Some(*peer),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(peers, [0, 1, 3]);
+        assert_eq!(
+            s.ops(0),
+            [Op::Recv {
+                peer: 2,
+                bytes: Span { start: 0, end: 8 }
+            }]
+        );
+    }
+
+    #[test]
+    fn split_binary_falls_back_to_pipeline_for_small_messages() {
+        let s = Schedule::new(spec(Algorithm::SplitBinary, 5, 1000, 600)).unwrap();
+        assert!(s.note().unwrap().contains("pipeline"));
+        assert_eq!(s.tree().unwrap().children[0], [1]);
+        let s = Schedule::new(spec(Algorithm::SplitBinary, 5, 1, 0)).unwrap();
+        assert!(s.note().is_some());
+        let s = Schedule::new(spec(Algorithm::SplitBinary, 5, 1000, 100)).unwrap();
+        assert_eq!(s.note(), None);
+        assert_eq!(s.segmentation()[1].offset, 500);
+    }
+
+    #[test]
+    fn split_binary_even_procs_last_rank_gets_second_half_from_root() {
+        let s = Schedule::new(spec(Algorithm::SplitBinary, 4, 10, 0)).unwrap();
+        assert_eq!(
+            s.ops(0).last(),
+            Some(&Op::Send {
+                peer: 3,
+                bytes: Span { start: 5, end: 10 }
+            })
+        );
+        assert_eq!(
+            s.ops(3).last(),
+            Some(&Op::Recv {
+                peer: 0,
+                bytes: Span { start: 5, end: 10 }
+            })
+        );
+    }
+
+    #[test]
+    fn bad_specs_are_refused() {
+        assert!(Schedule::new(spec(Algorithm::Default, 4, 8, 0)).is_err());
+        assert!(Schedule::new(Spec {
+            root: 4,
+            ..spec(Algorithm::Linear, 4, 8, 0)
+        })
+        .is_err());
+        assert!(Schedule::new(Spec {
+            fanout: Some(1),
+            ..spec(Algorithm::Knomial, 4, 8, 0)
+        })
+        .is_err());
+    }
+
+    #[test]
+    fn empty_messages_and_single_ranks_do_nothing() {
+        for s in [
+            spec(Algorithm::Binomial, 8, 0, 0),
+            spec(Algorithm::Linear, 1, 64, 0),
+        ] {
+            let s = Schedule::new(s).unwrap();
+            assert!((0..s.spec.procs).all(|r| s.ops(r).is_empty()));
+        }
+    }
+}

@@ -1,0 +1,346 @@
+use super::*;
+use crate::data::{Algorithm, NodeOrder};
+use crate::schedule::{Spec, SCHEDULED};
+
+fn schedule(algorithm: Algorithm, procs: u32, root: u32, msg: u64, segsize: u64) -> Schedule {
+    Schedule::new(Spec {
+        algorithm,
+        procs,
+        root,
+        msg_bytes: msg,
+        segsize,
+        fanout: None,
+    })
+    .unwrap()
+}
+
+const FLAT: CostModel = CostModel {
+    shm: Link {
+        alpha_us: 2.0,
+        beta_us_per_byte: 0.01,
+    },
+    net: Link {
+        alpha_us: 10.0,
+        beta_us_per_byte: 0.1,
+    },
+    serialize_sends: true,
+};
+
+#[test]
+fn every_algorithm_delivers_on_a_grid() {
+    for &algorithm in &SCHEDULED {
+        for procs in 1..=17 {
+            for root in [0, procs / 3, procs - 1] {
+                for (msg, seg) in [
+                    (0, 0),
+                    (1, 0),
+                    (1000, 0),
+                    (1000, 64),
+                    (1001, 100),
+                    (5000, 3),
+                ] {
+                    let s = schedule(algorithm, procs, root, msg, seg);
+                    for nodes in [1, 2, 3].into_iter().filter(|&n| n <= procs) {
+                        for order in [NodeOrder::Block, NodeOrder::Cyclic] {
+                            let placement =
+                                Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
+                            simulate(&s, &placement, &FLAT).unwrap_or_else(|e| {
+                                panic!("{algorithm} p={procs} root={root} m={msg} seg={seg}: {e}")
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn stages(s: &Schedule) -> usize {
+    stage_structure(s, &Placement::single_node(s.spec.procs))
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn stage_counts_match_the_papers_formulas_for_complete_trees() {
+    let ns = 5u64;
+    for p in [2u32, 4, 8, 16, 64] {
+        let log2 = p.ilog2() as usize;
+        // Pipeline: P + n_s − 2.
+        let s = schedule(Algorithm::Pipeline, p, 0, 100 * ns, 100);
+        assert_eq!(stages(&s), p as usize + ns as usize - 2, "pipeline p={p}");
+        // Binomial: ⌊log2 P⌋ + n_s − 1.
+        let s = schedule(Algorithm::Binomial, p, 0, 100 * ns, 100);
+        assert_eq!(stages(&s), log2 + ns as usize - 1, "binomial p={p}");
+    }
+    // Binary, complete trees P = 2^h − 1: ⌊log2 P⌋ + n_s − 1.
+    for p in [3u32, 7, 15, 31] {
+        let s = schedule(Algorithm::Binary, p, 0, 100 * ns, 100);
+        assert_eq!(
+            stages(&s),
+            p.ilog2() as usize + ns as usize - 1,
+            "binary p={p}"
+        );
+    }
+    // K-chain with K | P − 1: ⌊(P − 1)/K⌋ + n_s − 1.
+    for (p, k) in [(9u32, 4u32), (13, 3), (17, 2)] {
+        let s = Schedule::new(Spec {
+            fanout: Some(k),
+            ..schedule(Algorithm::Chain, p, 0, 100 * ns, 100).spec
+        })
+        .unwrap();
+        assert_eq!(
+            stages(&s),
+            ((p - 1) / k) as usize + ns as usize - 1,
+            "chain p={p} K={k}"
+        );
+    }
+}
+
+#[test]
+fn linear_is_one_stage_with_one_wide_fan_out() {
+    let s = schedule(Algorithm::Linear, 6, 0, 64, 0);
+    let st = stage_structure(&s, &Placement::single_node(6)).unwrap();
+    assert_eq!(st.len(), 1);
+    assert_eq!(
+        st.stages[0].nbfts,
+        [Nbft {
+            sender: 0,
+            children: 5,
+            cross_node: 0,
+            bytes: 64
+        }]
+    );
+}
+
+#[test]
+fn stages_count_cross_node_transfers() {
+    // Binomial p=8 on 2 nodes of 4 (block): 0→{1,2,4}, only 0→4 crosses.
+    let s = schedule(Algorithm::Binomial, 8, 0, 10, 0);
+    let placement = Placement::new(8, 2, 4, NodeOrder::Block).unwrap();
+    let st = stage_structure(&s, &placement).unwrap();
+    assert_eq!(st.len(), 3);
+    assert_eq!(
+        st.stages[0].nbfts,
+        [Nbft {
+            sender: 0,
+            children: 3,
+            cross_node: 1,
+            bytes: 10
+        }]
+    );
+    // Stage 2: 1→{3,5} (5 crosses), 2→{6} (crosses), 4 is a leaf... 4 has no children.
+    let second: Vec<(u32, u32, u32)> = st.stages[1]
+        .nbfts
+        .iter()
+        .map(|n| (n.sender, n.children, n.cross_node))
+        .collect();
+    assert_eq!(second, [(1, 2, 1), (2, 1, 1)]);
+    // Cyclic placement: every edge between an even and an odd rank crosses.
+    let cyclic = Placement::new(8, 2, 4, NodeOrder::Cyclic).unwrap();
+    let st = stage_structure(&s, &cyclic).unwrap();
+    assert_eq!(st.stages[0].nbfts[0].cross_node, 1);
+}
+
+#[test]
+fn split_binary_sends_halves_down_then_exchanges_them() {
+    // p = 7, unsegmented: each non-root gets its half through the tree (6
+    // transfers) and the other half from its pair (6 more); every transfer
+    // is a blocking send of one 500-byte half. Pairs exchange as soon as
+    // both are done, so exchanges spread over several stages.
+    let s = schedule(Algorithm::SplitBinary, 7, 0, 1000, 0);
+    let st = stage_structure(&s, &Placement::single_node(7)).unwrap();
+    let all: Vec<&Nbft> = st.stages.iter().flat_map(|s| &s.nbfts).collect();
+    assert_eq!(all.len(), 12);
+    assert!(all.iter().all(|n| n.bytes == 500 && n.children == 1));
+    // Root: blocking sends to its two children are two stages.
+    assert_eq!(st.stages[0].nbfts[0].sender, 0);
+    assert_eq!(
+        st.stages[1].nbfts.iter().filter(|n| n.sender == 0).count(),
+        1
+    );
+}
+
+#[test]
+fn pipeline_time_is_stages_times_segment_time() {
+    let link = FLAT.shm;
+    for serialize_sends in [false, true] {
+        let cost = CostModel {
+            serialize_sends,
+            ..FLAT
+        };
+        let s = schedule(Algorithm::Pipeline, 6, 2, 1000, 100);
+        let out = simulate(&s, &Placement::single_node(6), &cost).unwrap();
+        let expected = (6.0 + 10.0 - 2.0) * link.time_us(100);
+        assert!(
+            (out.makespan_us() - expected).abs() < 1e-9,
+            "{}",
+            out.makespan_us()
+        );
+    }
+}
+
+#[test]
+fn serialized_linear_costs_p_minus_one_transfers() {
+    let s = schedule(Algorithm::Linear, 5, 0, 1000, 0);
+    let out = simulate(&s, &Placement::single_node(5), &FLAT).unwrap();
+    assert!((out.makespan_us() - 4.0 * FLAT.shm.time_us(1000)).abs() < 1e-9);
+    let parallel = CostModel {
+        serialize_sends: false,
+        ..FLAT
+    };
+    let out = simulate(&s, &Placement::single_node(5), &parallel).unwrap();
+    assert!((out.makespan_us() - FLAT.shm.time_us(1000)).abs() < 1e-9);
+}
+
+#[test]
+fn network_links_cost_more_than_shared_memory() {
+    let s = schedule(Algorithm::Binomial, 8, 0, 1 << 16, 8192);
+    let one = simulate(&s, &Placement::single_node(8), &FLAT).unwrap();
+    let two = simulate(
+        &s,
+        &Placement::new(8, 2, 4, NodeOrder::Cyclic).unwrap(),
+        &FLAT,
+    )
+    .unwrap();
+    assert!(two.makespan_us() > one.makespan_us());
+    assert_eq!(
+        one.completion_us[0],
+        one.completion_us
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+    );
+}
+
+/// A hand-written set of programs, to check the verifier itself.
+struct Manual {
+    procs: u32,
+    msg: u64,
+    ops: Vec<Vec<Op>>,
+}
+
+impl Programs for Manual {
+    fn procs(&self) -> u32 {
+        self.procs
+    }
+    fn root(&self) -> u32 {
+        0
+    }
+    fn msg_bytes(&self) -> u64 {
+        self.msg
+    }
+    fn ops(&self, rank: u32) -> Vec<Op> {
+        self.ops[rank as usize].clone()
+    }
+}
+
+fn run_manual(ops: Vec<Vec<Op>>) -> Result<Outcome, SimError> {
+    let procs = ops.len() as u32;
+    let m = Manual {
+        procs,
+        msg: 10,
+        ops,
+    };
+    simulate(&m, &Placement::single_node(procs), &FLAT)
+}
+
+const ALL: Span = Span { start: 0, end: 10 };
+const HALF: Span = Span { start: 0, end: 5 };
+
+#[test]
+fn verifier_accepts_a_correct_manual_program() {
+    let out = run_manual(vec![
+        vec![Op::Send {
+            peer: 1,
+            bytes: ALL,
+        }],
+        vec![Op::Recv {
+            peer: 0,
+            bytes: ALL,
+        }],
+    ]);
+    assert!(out.is_ok());
+}
+
+#[test]
+fn verifier_catches_every_kind_of_mistake() {
+    let send = |peer, bytes| Op::Send { peer, bytes };
+    let recv = |peer, bytes| Op::Recv { peer, bytes };
+    // Rank 1 waits for a message rank 0 never sends.
+    assert!(matches!(
+        run_manual(vec![vec![], vec![recv(0, ALL)]]),
+        Err(SimError::Deadlock(w)) if w == [(1, 0)]
+    ));
+    // Two ranks each wait for the other first.
+    assert!(matches!(
+        run_manual(vec![
+            vec![],
+            vec![recv(2, ALL), send(2, ALL)],
+            vec![recv(1, ALL), send(1, ALL)]
+        ]),
+        Err(SimError::Deadlock(_))
+    ));
+    // A message nobody receives.
+    assert!(matches!(
+        run_manual(vec![vec![send(1, ALL), send(1, ALL)], vec![recv(0, ALL)]]),
+        Err(SimError::UnmatchedSend { .. })
+    ));
+    // Sizes disagree.
+    assert!(matches!(
+        run_manual(vec![vec![send(1, ALL)], vec![recv(0, HALF)]]),
+        Err(SimError::Mismatch { .. })
+    ));
+    // Forwarding before holding.
+    assert!(matches!(
+        run_manual(vec![
+            vec![send(1, ALL)],
+            vec![send(2, ALL), recv(0, ALL)],
+            vec![recv(1, ALL)]
+        ]),
+        Err(SimError::SendsUnheld { rank: 1, .. })
+    ));
+    // The same bytes twice.
+    assert!(matches!(
+        run_manual(vec![
+            vec![send(1, HALF), send(1, HALF)],
+            vec![recv(0, HALF), recv(0, HALF)]
+        ]),
+        Err(SimError::Duplicate { rank: 1, .. })
+    ));
+    // Half the message only.
+    assert!(matches!(
+        run_manual(vec![vec![send(1, HALF)], vec![recv(0, HALF)]]),
+        Err(SimError::Missing {
+            rank: 1,
+            held: 5,
+            expected: 10
+        })
+    ));
+    // A receive posted and never waited for.
+    assert!(matches!(
+        run_manual(vec![
+            vec![send(1, ALL)],
+            vec![Op::Irecv {
+                peer: 0,
+                bytes: ALL
+            }]
+        ]),
+        Err(SimError::BadWait { rank: 1, .. })
+    ));
+}
+
+#[test]
+fn intervals_merge_and_detect_overlap() {
+    let mut i = Intervals::default();
+    let s = |a, b| Span { start: a, end: b };
+    assert!(i.insert(s(10, 20)));
+    assert!(i.insert(s(0, 5)));
+    assert!(i.insert(s(5, 10)));
+    assert_eq!(i.0, [s(0, 20)]);
+    assert!(!i.insert(s(19, 21)));
+    assert!(i.insert(s(30, 40)));
+    assert!(i.contains(s(3, 17)));
+    assert!(!i.contains(s(15, 35)));
+    assert_eq!(i.total(), 30);
+}
