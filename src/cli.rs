@@ -21,6 +21,53 @@ pub enum Command {
     /// Convert other tools' output into the benchmark CSV schema.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Inspect the broadcast schedules the harness runs and the models price.
+    #[command(subcommand)]
+    Schedule(ScheduleCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScheduleCommand {
+    /// Print an algorithm's tree (parent and children of every rank) and its
+    /// stage structure: per stage, the concurrent flat-tree fan-outs, their
+    /// children and how many of those transfers cross nodes. The schedule is
+    /// simulated first, so what is printed is proven to deliver every byte.
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// linear, chain, pipeline, split_binary, binary, binomial, knomial or
+    /// sbbt (Open MPI ids 1-7 work too).
+    #[arg(long, value_parser = parse_algorithm)]
+    pub algorithm: Algorithm,
+    /// Communicator size.
+    #[arg(long)]
+    pub procs: u32,
+    /// Broadcast root.
+    #[arg(long, default_value_t = 0)]
+    pub root: u32,
+    /// Message size (e.g. 1000, 64K, 4M).
+    #[arg(long, default_value = "1M", value_parser = parse_size)]
+    pub msg: u64,
+    /// Segment size; 0 = unsegmented.
+    #[arg(long, default_value = "0", value_parser = parse_size)]
+    pub segsize: u64,
+    /// Chains for chain, radix for knomial [default: 4, as Open MPI].
+    #[arg(long)]
+    pub fanout: Option<u32>,
+    /// Nodes, for counting transfers that cross nodes.
+    #[arg(long, default_value_t = 1)]
+    pub nodes: u32,
+    /// Ranks on the most loaded node [default: ceil(procs / nodes)].
+    #[arg(long)]
+    pub ppn: Option<u32>,
+    /// Rank placement: core (= block), socket, node (= cyclic).
+    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    pub mapping: Mapping,
+    /// Print at most this many stages.
+    #[arg(long, default_value_t = 40)]
+    pub max_stages: usize,
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,14 +3,16 @@
 
 mod data;
 mod import;
+mod schedule;
 
-use crate::cli::{Cli, Command, DataCommand, ImportCommand};
+use crate::cli::{Cli, Command, DataCommand, ImportCommand, ScheduleCommand};
 use crate::error::Result;
 
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Data(DataCommand::Summary { files, format }) => data::summary(&files, format),
         Command::Import(ImportCommand::Osu(args)) => import::osu(&args),
+        Command::Schedule(ScheduleCommand::Show(args)) => schedule::show(&args),
     }
 }
 

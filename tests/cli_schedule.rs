@@ -1,0 +1,137 @@
+//! `schedule show` reproduces the reference trees (Open MPI 4.1's builders).
+
+use assert_cmd::Command;
+use std::collections::BTreeMap;
+
+/// Runs `schedule show` and returns rank -> children from its tree table.
+fn children(args: &[&str]) -> BTreeMap<u32, Vec<u32>> {
+    let out = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args(["schedule", "show"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .skip_while(|l| !l.contains("rank  parent  children"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("stages"))
+        .map(|l| {
+            let mut fields = l.split_whitespace();
+            let rank = fields.next().unwrap().parse().unwrap();
+            let _parent = fields.next();
+            (rank, fields.map(|f| f.parse().unwrap()).collect())
+        })
+        .collect()
+}
+
+fn non_leaves(tree: &BTreeMap<u32, Vec<u32>>) -> Vec<(u32, Vec<u32>)> {
+    tree.iter()
+        .filter(|(_, c)| !c.is_empty())
+        .map(|(r, c)| (*r, c.clone()))
+        .collect()
+}
+
+#[test]
+fn chain_fanout_4_on_10_ranks() {
+    let t = children(&["--algorithm", "chain", "--procs", "10", "--fanout", "4"]);
+    assert_eq!(t.len(), 10);
+    assert_eq!(t[&0], [1, 4, 6, 8]);
+    assert_eq!(
+        non_leaves(&t),
+        [
+            (0, vec![1, 4, 6, 8]),
+            (1, vec![2]),
+            (2, vec![3]),
+            (4, vec![5]),
+            (6, vec![7]),
+            (8, vec![9])
+        ]
+    );
+}
+
+#[test]
+fn binary_on_10_ranks() {
+    let t = children(&["--algorithm", "binary", "--procs", "10"]);
+    assert_eq!(
+        non_leaves(&t),
+        [
+            (0, vec![1, 2]),
+            (1, vec![3, 5]),
+            (2, vec![4, 6]),
+            (3, vec![7]),
+            (4, vec![8]),
+            (5, vec![9])
+        ]
+    );
+}
+
+#[test]
+fn binomial_on_8_ranks() {
+    let t = children(&["--algorithm", "6", "--procs", "8"]);
+    assert_eq!(
+        non_leaves(&t),
+        [
+            (0, vec![1, 2, 4]),
+            (1, vec![3, 5]),
+            (2, vec![6]),
+            (3, vec![7])
+        ]
+    );
+}
+
+#[test]
+fn knomial_radix_4_on_10_ranks() {
+    let t = children(&["--algorithm", "knomial", "--procs", "10", "--fanout", "4"]);
+    assert_eq!(
+        non_leaves(&t),
+        [(0, vec![4, 8, 1, 2, 3]), (4, vec![5, 6, 7]), (8, vec![9])]
+    );
+}
+
+#[test]
+fn stage_lines_report_cross_node_transfers() {
+    let out = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args([
+            "schedule",
+            "show",
+            "--algorithm",
+            "binomial",
+            "--procs",
+            "8",
+        ])
+        .args(["--msg", "1K", "--nodes", "2", "--mapping", "block"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("stages: 3"), "{text}");
+    assert!(
+        text.contains("   1: 0 -> 3 (1 KiB, 1 across nodes)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_requests_are_usage_errors() {
+    for args in [
+        vec!["--algorithm", "default", "--procs", "4"],
+        vec!["--algorithm", "binomial", "--procs", "4", "--root", "4"],
+        vec!["--algorithm", "knomial", "--procs", "4", "--fanout", "1"],
+        vec!["--algorithm", "binomial", "--procs", "4", "--nodes", "5"],
+        vec!["--algorithm", "binomial", "--procs", "4", "--msg", "lots"],
+    ] {
+        let out = Command::cargo_bin("bcast-select")
+            .unwrap()
+            .args(["schedule", "show"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
