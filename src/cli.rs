@@ -1,6 +1,7 @@
 //! Command-line interface (DESIGN §2).
 
 use crate::data::{Algorithm, Impl, Mapping};
+use crate::learn::LearnerKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -24,6 +25,58 @@ pub enum Command {
     /// Inspect the broadcast schedules the harness runs and the models price.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
+    /// Fit one regressor of ln(time) per candidate for every learner, choose
+    /// the `auto` learner by leave-procs-out cross-validation, and write a
+    /// model directory for `predict`.
+    Train(TrainArgs),
+    /// Decision table for one job: for each message size the candidate with
+    /// the smallest predicted time, the runner-up and the margin. Needs no MPI.
+    Predict(PredictArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// Benchmark CSV files (DESIGN §1 schema); duplicates across files are
+    /// combined by their median.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Model directory to write (replaced if it exists).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Learners to fit, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear", value_parser = parse_learner)]
+    pub learners: Vec<LearnerKind>,
+    /// Cross-validation folds over the distinct procs values.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
+    pub folds: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// Model directory written by `train`.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Nodes of the job.
+    #[arg(long)]
+    pub nodes: u32,
+    /// Ranks per node (the job has nodes x ppn ranks).
+    #[arg(long)]
+    pub ppn: u32,
+    /// Rank placement: core (= block), socket, node (= cyclic).
+    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    pub mapping: Mapping,
+    /// Message sizes: a list and/or ranges, e.g. 1,8,1K or 1:4M:x2
+    /// [default: the sizes in the training data].
+    #[arg(long, value_parser = parse_sizes)]
+    pub sizes: Option<SizeList>,
+    /// Learner: auto (the one cross-validation chose), knn, gbm, gam, linear.
+    #[arg(long, default_value = "auto")]
+    pub learner: String,
+    #[arg(long, value_enum, default_value_t = crate::export::Format::Table)]
+    pub format: crate::export::Format,
+    /// Write here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -154,4 +207,17 @@ fn parse_impl(s: &str) -> Result<Impl, String> {
 
 fn parse_size(s: &str) -> Result<u64, String> {
     crate::units::parse_bytes(s)
+}
+
+/// Message sizes from one option value (a newtype: clap reads a bare
+/// `Vec` as several values).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizeList(pub Vec<u64>);
+
+fn parse_sizes(s: &str) -> Result<SizeList, String> {
+    crate::units::parse_size_list(s).map(SizeList)
+}
+
+fn parse_learner(s: &str) -> Result<LearnerKind, String> {
+    s.parse()
 }

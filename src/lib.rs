@@ -11,5 +11,12 @@ pub mod error;
 pub mod units;
 
 pub use error::{Error, InputError, Result};
+pub mod decision;
+pub mod export;
+pub mod features;
+pub mod learn;
+pub mod model_dir;
 pub mod schedule;
+pub mod select;
 pub mod sim;
+pub mod train;

@@ -21,6 +21,61 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("size {s:?} is too large"))
 }
 
+/// A list of sizes: comma-separated sizes or ranges `FROM:TO:xF` (times F)
+/// and `FROM:TO:+S` (plus S), e.g. `1:4M:x4` or `0,1K:8K:+1K`. The result is
+/// sorted and without repeats.
+pub fn parse_size_list(s: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let parts: Vec<&str> = item.split(':').collect();
+        match parts.as_slice() {
+            [one] => out.push(parse_bytes(one)?),
+            [from, to, step] => {
+                let (from, to) = (parse_bytes(from)?, parse_bytes(to)?);
+                if from > to {
+                    return Err(format!("range {item:?} runs backwards"));
+                }
+                let next: Box<dyn Fn(u64) -> Option<u64>> = if let Some(f) = step.strip_prefix('x')
+                {
+                    let f: u64 = f.parse().ok().filter(|f| *f >= 2).ok_or_else(|| {
+                        format!("range {item:?}: expected a factor of at least 2 after 'x'")
+                    })?;
+                    if from == 0 {
+                        return Err(format!(
+                            "range {item:?}: a geometric range cannot start at 0"
+                        ));
+                    }
+                    Box::new(move |v| v.checked_mul(f))
+                } else if let Some(inc) = step.strip_prefix('+') {
+                    let inc = parse_bytes(inc).ok().filter(|i| *i > 0).ok_or_else(|| {
+                        format!("range {item:?}: expected a positive step after '+'")
+                    })?;
+                    Box::new(move |v| v.checked_add(inc))
+                } else {
+                    return Err(format!(
+                        "range {item:?}: expected a step like x4 (times 4) or +1K (plus 1 KiB)"
+                    ));
+                };
+                let mut v = Some(from);
+                while let Some(x) = v.filter(|x| *x <= to) {
+                    out.push(x);
+                    if out.len() > 100_000 {
+                        return Err(format!("range {item:?} has too many sizes"));
+                    }
+                    v = next(x);
+                }
+            }
+            _ => return Err(format!("{item:?}: expected a size or FROM:TO:STEP")),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        return Err("expected at least one size".into());
+    }
+    Ok(out)
+}
+
 /// `1536` → `1.5 KiB`; exact powers print without decimals (`4 MiB`).
 pub fn format_bytes(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
@@ -50,6 +105,20 @@ mod tests {
         assert!(parse_bytes("-1").is_err());
         assert!(parse_bytes("3T").is_err());
         assert!(parse_bytes("").is_err());
+    }
+
+    #[test]
+    fn size_lists_and_ranges() {
+        assert_eq!(parse_size_list("1:4M:x4").unwrap().len(), 12);
+        assert_eq!(parse_size_list("8, 1, 1K").unwrap(), [1, 8, 1024]);
+        assert_eq!(
+            parse_size_list("0:3K:+1K,2K").unwrap(),
+            [0, 1024, 2048, 3072]
+        );
+        assert!(parse_size_list("0:4M:x2").is_err());
+        assert!(parse_size_list("8:1:x2").is_err());
+        assert!(parse_size_list("1:8:y2").is_err());
+        assert!(parse_size_list("").is_err());
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 mod data;
 mod import;
+mod predict;
 mod schedule;
+mod train;
 
 use crate::cli::{Cli, Command, DataCommand, ImportCommand, ScheduleCommand};
 use crate::error::Result;
@@ -13,6 +15,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Data(DataCommand::Summary { files, format }) => data::summary(&files, format),
         Command::Import(ImportCommand::Osu(args)) => import::osu(&args),
         Command::Schedule(ScheduleCommand::Show(args)) => schedule::show(&args),
+        Command::Train(args) => train::train(&args),
+        Command::Predict(args) => predict::predict(&args),
     }
 }
 

@@ -11,7 +11,7 @@ pub mod write;
 pub use algorithm::{Algorithm, Impl};
 pub use placement::{Mapping, NodeOrder, Placement};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -91,7 +91,7 @@ impl fmt::Display for Config {
 
 /// One thing a selector can choose: an algorithm with its parameters, run by
 /// the library or by our re-implementation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Candidate {
     pub algorithm: Algorithm,
     /// Segment size in bytes; 0 = unsegmented, `None` = not applicable/unknown.

@@ -2,11 +2,11 @@
 
 use super::{Dataset, Measurement};
 use crate::units::format_bytes;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     pub rows: usize,
     pub duplicate_rows: usize,
@@ -24,7 +24,7 @@ pub struct Summary {
 
 /// How often, and by how much, the library's default loses to the best
 /// measured candidate: the gain a perfect selector would capture.
-#[derive(Debug, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Headroom {
     /// Configurations with a `default` row and at least one other candidate.
     pub comparable_configs: usize,

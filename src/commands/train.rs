@@ -1,0 +1,105 @@
+use super::warn_all;
+use crate::cli::TrainArgs;
+use crate::data::load::load_files;
+use crate::data::summary::Summary;
+use crate::error::{Error, Result};
+use crate::features;
+use crate::model_dir::{self, LearnerModels, Manifest, FORMAT_VERSION};
+use crate::train::{candidate_samples, choose_auto, cross_validate, fit, procs_folds};
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub fn train(args: &TrainArgs) -> Result<()> {
+    let mut learners = args.learners.clone();
+    learners.dedup();
+    let loaded = load_files(&args.files)?;
+    warn_all(&loaded.warnings);
+    let data = loaded.dataset;
+    if data.provenance.machines.len() > 1 {
+        let machines: Vec<&str> = data
+            .provenance
+            .machines
+            .iter()
+            .map(String::as_str)
+            .collect();
+        eprintln!(
+            "warning: the data comes from {} machines ({}); a model describes one machine, \
+             and rows of the same configuration from different machines are combined",
+            machines.len(),
+            machines.join(", ")
+        );
+    }
+    if data.duplicate_rows() > 0 {
+        eprintln!(
+            "combined {} duplicate rows by their median",
+            data.duplicate_rows()
+        );
+    }
+    let folds = procs_folds(&data, args.folds as usize).len();
+    let cv_steps = if folds >= 2 {
+        folds * learners.len()
+    } else {
+        0
+    };
+    let bar = ProgressBar::new((cv_steps + learners.len()) as u64).with_style(
+        ProgressStyle::with_template("{msg:>14} [{bar:30}] {pos}/{len} {elapsed} (eta {eta})")
+            .map_err(|e| Error::Other(e.to_string()))?
+            .progress_chars("=> "),
+    );
+    bar.set_message("cross-validate");
+    let cv = cross_validate(&data, &learners, args.folds as usize, || bar.inc(1))?;
+    bar.set_message("fit");
+    let cs = candidate_samples(&data, |_| true);
+    let mut fitted = Vec::with_capacity(learners.len());
+    for &kind in &learners {
+        fitted.push(LearnerModels {
+            learner: kind,
+            candidates: cs.candidates.clone(),
+            models: fit(&cs, kind)?,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let auto = choose_auto(&learners, cv.as_deref());
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        written_by: format!("bcast-select {}", env!("CARGO_PKG_VERSION")),
+        features: features::BASE.iter().map(|s| s.to_string()).collect(),
+        candidates: cs.candidates.clone(),
+        learners: learners.clone(),
+        auto,
+        cv: cv.clone().unwrap_or_default(),
+        training_files: args.files.iter().map(|f| f.display().to_string()).collect(),
+        training: Summary::of(&data),
+    };
+    model_dir::save(&args.out, &manifest, &fitted)?;
+
+    println!(
+        "trained {} learner(s) on {} measurements ({} candidates, {} configurations)",
+        learners.len(),
+        data.measurements().len(),
+        cs.candidates.len(),
+        manifest.training.configurations
+    );
+    match &cv {
+        Some(scores) => {
+            println!(
+                "leave-procs-out cross-validation ({} folds): slowdown of the pick vs the best measured",
+                scores.first().map_or(0, |s| s.folds)
+            );
+            println!("  learner  geomean  best   within 5%  configs");
+            for s in scores {
+                println!(
+                    "  {:<7}  {:>7.4}  {:>4.1}%  {:>8.1}%  {:>7}",
+                    s.learner.name(),
+                    s.geomean_slowdown_vs_best,
+                    100.0 * s.best_rate,
+                    100.0 * s.within_5pct_rate,
+                    s.configs
+                );
+            }
+        }
+        None => println!("only one procs value: no cross-validation possible"),
+    }
+    println!("auto = {auto}; model written to {}", args.out.display());
+    Ok(())
+}

@@ -1,0 +1,80 @@
+use crate::decision::DecisionTable;
+use crate::units::format_bytes;
+use std::fmt::Write;
+
+pub fn render(t: &DecisionTable) -> String {
+    let j = &t.job;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "MPI_Bcast decisions for {} node(s) x {} ranks ({} ranks, mapping {}), learner {}",
+        j.nodes, j.ppn, j.procs, j.mapping, t.learner
+    );
+    let rows: Vec<[String; 5]> = t
+        .ranges()
+        .iter()
+        .map(|r| {
+            let ds = &t.decisions[r.first..=r.last];
+            let sizes = if r.from_bytes == r.to_bytes {
+                format_bytes(r.from_bytes)
+            } else {
+                format!(
+                    "{} - {}",
+                    format_bytes(r.from_bytes),
+                    format_bytes(r.to_bytes)
+                )
+            };
+            let (lo, hi) = (
+                ds[0].choice.predicted_us,
+                ds[ds.len() - 1].choice.predicted_us,
+            );
+            let predicted = if ds.len() == 1 {
+                format_us(lo)
+            } else {
+                format!("{} - {}", format_us(lo), format_us(hi))
+            };
+            // The closest call in the range is what a reader should see.
+            let closest = ds
+                .iter()
+                .filter(|d| d.margin.is_some())
+                .min_by(|a, b| a.margin.unwrap_or(0.0).total_cmp(&b.margin.unwrap_or(0.0)));
+            let (runner, margin) = match closest {
+                Some(d) => (
+                    d.runner_up.map_or("-".into(), |r| r.candidate.to_string()),
+                    format!("{:.1}%", 100.0 * d.margin.unwrap_or(0.0)),
+                ),
+                None => ("-".into(), "-".into()),
+            };
+            [sizes, r.candidate.to_string(), predicted, runner, margin]
+        })
+        .collect();
+    let header = ["message size", "choice", "predicted", "runner-up", "margin"];
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let _ = writeln!(s, "{}", line(&header));
+    for row in &rows {
+        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+        let _ = writeln!(s, "{}", line(&cells));
+    }
+    s
+}
+
+fn format_us(us: f64) -> String {
+    if us >= 1000.0 {
+        format!("{:.2} ms", us / 1000.0)
+    } else {
+        format!("{us:.2} us")
+    }
+}

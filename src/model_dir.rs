@@ -1,0 +1,157 @@
+//! The model directory `train` writes and `predict` reads:
+//!
+//! - `manifest.json`: format version, feature names, candidates, learners,
+//!   the `auto` choice with its cross-validation figures, and a summary of
+//!   the training data;
+//! - `<learner>.json`: that learner's model for every candidate.
+//!
+//! A directory of another format version or feature set is refused.
+
+use crate::data::summary::Summary;
+use crate::data::Candidate;
+use crate::error::{Error, InputError, Result};
+use crate::features;
+use crate::learn::{LearnerKind, Model};
+use crate::train::CvScore;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const FORMAT_VERSION: u32 = 1;
+const MANIFEST: &str = "manifest.json";
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format_version: u32,
+    /// bcast-select version that wrote it.
+    pub written_by: String,
+    pub features: Vec<String>,
+    pub candidates: Vec<Candidate>,
+    pub learners: Vec<LearnerKind>,
+    /// The learner `predict` uses unless told otherwise.
+    pub auto: LearnerKind,
+    /// Leave-procs-out cross-validation per learner; empty when the data had
+    /// fewer than two procs values.
+    pub cv: Vec<CvScore>,
+    pub training_files: Vec<String>,
+    pub training: Summary,
+}
+
+/// One learner's models, in the manifest's candidate order.
+#[derive(Serialize, Deserialize)]
+pub struct LearnerModels {
+    pub learner: LearnerKind,
+    pub candidates: Vec<Candidate>,
+    pub models: Vec<Model>,
+}
+
+/// Writes the directory atomically: into a sibling temporary directory that
+/// then replaces `dir`, so an interrupted `train` never leaves a half model.
+pub fn save(dir: &Path, manifest: &Manifest, learners: &[LearnerModels]) -> Result<()> {
+    let tmp = sibling(dir, ".tmp");
+    let io = |what: &str, e| Error::io(format!("{what} {}", tmp.display()), e);
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|e| io("cannot clear", e))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(|e| io("cannot create", e))?;
+    let write = |name: &str, text: String| {
+        std::fs::write(tmp.join(name), text).map_err(|e| io("cannot write into", e))
+    };
+    let json = |e: serde_json::Error| Error::Other(format!("cannot serialize model: {e}"));
+    write(
+        MANIFEST,
+        serde_json::to_string_pretty(manifest).map_err(json)? + "\n",
+    )?;
+    for l in learners {
+        write(
+            &format!("{}.json", l.learner),
+            serde_json::to_string(l).map_err(json)?,
+        )?;
+    }
+    if dir.exists() {
+        let old = sibling(dir, ".old");
+        let _ = std::fs::remove_dir_all(&old);
+        std::fs::rename(dir, &old)
+            .map_err(|e| Error::io(format!("cannot replace {}", dir.display()), e))?;
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    std::fs::rename(&tmp, dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))
+}
+
+fn sibling(dir: &Path, suffix: &str) -> PathBuf {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    dir.with_file_name(name)
+}
+
+fn read(path: &Path) -> Result<String, InputError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        InputError::new(
+            path,
+            format!(
+                "cannot read ({e}); expected a model directory written by `bcast-select train`"
+            ),
+        )
+    })
+}
+
+pub fn load_manifest(dir: &Path) -> Result<Manifest, InputError> {
+    let path = dir.join(MANIFEST);
+    let text = read(&path)?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        InputError::new(&path, format!("not valid JSON: {e}")).at(e.line(), e.column())
+    })?;
+    let version = value.get("format_version").and_then(|v| v.as_u64());
+    if version != Some(u64::from(FORMAT_VERSION)) {
+        let found = version.map_or("none".to_string(), |v| v.to_string());
+        return Err(InputError::new(
+            &path,
+            format!(
+                "model format version {found}; this bcast-select reads version {FORMAT_VERSION}: \
+                 retrain with `bcast-select train`"
+            ),
+        ));
+    }
+    let manifest: Manifest = serde_json::from_value(value)
+        .map_err(|e| InputError::new(&path, format!("malformed manifest: {e}")))?;
+    if manifest.features != features::BASE {
+        return Err(InputError::new(
+            &path,
+            format!(
+                "model uses features [{}]; this bcast-select uses [{}]: retrain with `bcast-select train`",
+                manifest.features.join(", "),
+                features::BASE.join(", ")
+            ),
+        ));
+    }
+    Ok(manifest)
+}
+
+/// One learner's models; they must cover the manifest's candidates.
+pub fn load_learner(
+    dir: &Path,
+    manifest: &Manifest,
+    learner: LearnerKind,
+) -> Result<LearnerModels, InputError> {
+    let path = dir.join(format!("{learner}.json"));
+    if !manifest.learners.contains(&learner) {
+        let trained: Vec<&str> = manifest.learners.iter().map(|l| l.name()).collect();
+        return Err(InputError::new(
+            &dir.join(MANIFEST),
+            format!(
+                "learner '{learner}' was not trained; this model has: {}",
+                trained.join(", ")
+            ),
+        ));
+    }
+    let text = read(&path)?;
+    let models: LearnerModels = serde_json::from_str(&text).map_err(|e| {
+        InputError::new(&path, format!("malformed model file: {e}")).at(e.line(), e.column())
+    })?;
+    if models.candidates != manifest.candidates || models.models.len() != models.candidates.len() {
+        return Err(InputError::new(
+            &path,
+            "candidates differ from manifest.json; expected files written together by one `train`",
+        ));
+    }
+    Ok(models)
+}

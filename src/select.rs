@@ -1,0 +1,42 @@
+//! Selection: predict every candidate's time for a configuration and rank
+//! them; the fastest predicted is the choice.
+
+use crate::data::{Candidate, Config};
+use crate::features;
+use crate::learn::Model;
+
+/// A candidate with its predicted time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ranked {
+    pub index: usize,
+    pub candidate: Candidate,
+    pub predicted_us: f64,
+}
+
+/// Per-candidate models of one learner.
+pub struct Selector<'a> {
+    pub candidates: &'a [Candidate],
+    pub models: &'a [Model],
+}
+
+impl Selector<'_> {
+    /// Every candidate (or those `allowed`), fastest predicted first.
+    pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
+        let row = features::base(config);
+        let mut ranked: Vec<Ranked> = self
+            .candidates
+            .iter()
+            .zip(self.models)
+            .enumerate()
+            .filter(|(i, _)| allowed.is_none_or(|a| a[*i]))
+            .map(|(index, (candidate, model))| Ranked {
+                index,
+                candidate: *candidate,
+                predicted_us: model.predict(&row).exp(),
+            })
+            .collect();
+        // NaN (a broken model) sorts last.
+        ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
+        ranked
+    }
+}

@@ -1,0 +1,150 @@
+//! Training: features and targets per candidate, one model per candidate and
+//! learner, and the choice of the `auto` learner by leave-procs-out
+//! cross-validation (whole communicator sizes held out, as at prediction
+//! time the job size is usually one the data never had).
+
+use crate::data::{Candidate, Dataset};
+use crate::error::{Error, Result};
+use crate::features::{self, Samples};
+use crate::learn::{LearnerKind, Model};
+use crate::select::Selector;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Training rows grouped by candidate.
+pub struct CandidateSamples {
+    pub candidates: Vec<Candidate>,
+    pub samples: Vec<Samples>,
+}
+
+/// Features and ln(time) of every measurement whose procs `keep` accepts.
+pub fn candidate_samples(d: &Dataset, keep: impl Fn(u32) -> bool) -> CandidateSamples {
+    let mut by: BTreeMap<Candidate, Samples> = BTreeMap::new();
+    for m in d.measurements().iter().filter(|m| keep(m.config.procs)) {
+        by.entry(m.candidate)
+            .or_insert_with(|| Samples::new(features::BASE.len()))
+            .push(&features::base(&m.config), m.time_us.ln());
+    }
+    let (candidates, samples) = by.into_iter().unzip();
+    CandidateSamples {
+        candidates,
+        samples,
+    }
+}
+
+/// One model per candidate.
+pub fn fit(cs: &CandidateSamples, kind: LearnerKind) -> Result<Vec<Model>> {
+    let learner = kind.learner();
+    cs.candidates
+        .iter()
+        .zip(&cs.samples)
+        .map(|(c, s)| {
+            learner
+                .fit(s)
+                .map_err(|e| Error::Other(format!("{kind} could not fit {c}: {e}")))
+        })
+        .collect()
+}
+
+/// How well a learner's picks did on held-out communicator sizes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CvScore {
+    pub learner: LearnerKind,
+    pub folds: usize,
+    /// Held-out configurations with at least two candidates measured.
+    pub configs: usize,
+    /// Geometric mean of t_pick / t_best (1 = always the best).
+    pub geomean_slowdown_vs_best: f64,
+    pub best_rate: f64,
+    pub within_5pct_rate: f64,
+}
+
+/// The distinct procs values split into `folds` interleaved groups, so every
+/// fold spans the whole range.
+pub fn procs_folds(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
+    let procs: BTreeSet<u32> = d.configs().map(|c| c.procs).collect();
+    let k = folds.min(procs.len()).max(1);
+    let mut out = vec![BTreeSet::new(); k];
+    for (i, p) in procs.into_iter().enumerate() {
+        out[i % k].insert(p);
+    }
+    out
+}
+
+/// Leave-procs-out cross-validation of each learner. A pick counts among the
+/// candidates measured at that configuration (and trained on). Returns
+/// `None` when the data has fewer than two procs values.
+pub fn cross_validate(
+    d: &Dataset,
+    kinds: &[LearnerKind],
+    folds: usize,
+    mut tick: impl FnMut(),
+) -> Result<Option<Vec<CvScore>>> {
+    let groups = procs_folds(d, folds);
+    if groups.len() < 2 {
+        return Ok(None);
+    }
+    let mut scores = Vec::new();
+    for &kind in kinds {
+        let (mut n, mut log_sum, mut best, mut within) = (0usize, 0.0, 0usize, 0usize);
+        for held in &groups {
+            let cs = candidate_samples(d, |p| !held.contains(&p));
+            let models = fit(&cs, kind)?;
+            let selector = Selector {
+                candidates: &cs.candidates,
+                models: &models,
+            };
+            for group in d.by_config().filter(|g| held.contains(&g[0].config.procs)) {
+                let mut allowed = vec![false; cs.candidates.len()];
+                let mut times = BTreeMap::new();
+                for m in group {
+                    if let Ok(i) = cs.candidates.binary_search(&m.candidate) {
+                        allowed[i] = true;
+                        times.insert(i, m.time_us);
+                    }
+                }
+                if times.len() < 2 {
+                    continue;
+                }
+                let pick = selector.rank(&group[0].config, Some(&allowed))[0].index;
+                let t_best = times.values().copied().fold(f64::INFINITY, f64::min);
+                let slowdown = times[&pick] / t_best;
+                n += 1;
+                log_sum += slowdown.ln();
+                best += usize::from(slowdown <= 1.0 + 1e-9);
+                within += usize::from(slowdown <= 1.05);
+            }
+            tick();
+        }
+        let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+        scores.push(CvScore {
+            learner: kind,
+            folds: groups.len(),
+            configs: n,
+            geomean_slowdown_vs_best: if n == 0 {
+                f64::NAN
+            } else {
+                (log_sum / n as f64).exp()
+            },
+            best_rate: share(best),
+            within_5pct_rate: share(within),
+        });
+    }
+    Ok(Some(scores))
+}
+
+/// The learner `auto` uses: the lowest cross-validated slowdown (ties: the
+/// earlier in `kinds`), or the first learner when CV was impossible.
+pub fn choose_auto(kinds: &[LearnerKind], cv: Option<&[CvScore]>) -> LearnerKind {
+    cv.and_then(|scores| {
+        scores
+            .iter()
+            .filter(|s| s.configs > 0)
+            .min_by(|a, b| {
+                a.geomean_slowdown_vs_best
+                    .total_cmp(&b.geomean_slowdown_vs_best)
+            })
+            .map(|s| s.learner)
+    })
+    .unwrap_or(kinds[0])
+}

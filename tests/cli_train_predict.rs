@@ -1,0 +1,184 @@
+//! `train` then `predict`, through the real binary.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn bin() -> Command {
+    Command::cargo_bin("bcast-select").unwrap()
+}
+
+fn train(out: &Path, extra: &[&str]) {
+    let o = bin()
+        .args(["train", "data/derin_orfeo_epyc.csv", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn predict(model: &Path, args: &[&str]) -> std::process::Output {
+    bin()
+        .args(["predict", "--model"])
+        .arg(model)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn train_writes_a_model_that_predict_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    train(&model, &[]);
+    for f in [
+        "manifest.json",
+        "knn.json",
+        "gbm.json",
+        "gam.json",
+        "linear.json",
+    ] {
+        assert!(model.join(f).is_file(), "{f}");
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["format_version"], 1);
+    assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
+    assert_eq!(manifest["cv"].as_array().unwrap().len(), 4);
+    assert_eq!(manifest["training"]["rows"], 800);
+    let auto = manifest["auto"].as_str().unwrap().to_string();
+
+    // Table: one line per range of sizes with the same choice.
+    let o = predict(&model, &["--nodes", "1", "--ppn", "64"]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.starts_with(&format!(
+        "MPI_Bcast decisions for 1 node(s) x 64 ranks (64 ranks, mapping core), learner {auto} (auto)"
+    )));
+
+    // CSV: one row per size, the choice predicted no slower than the runner-up.
+    let o = predict(
+        &model,
+        &[
+            "--nodes", "1", "--ppn", "64", "--sizes", "1:1M:x4", "--format", "csv",
+        ],
+    );
+    let text = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 11);
+    for r in &rows {
+        let (best, runner): (f64, f64) = (r[10].parse().unwrap(), r[15].parse().unwrap());
+        assert!(best > 0.0 && best <= runner, "{r:?}");
+    }
+
+    // JSON: ranges cover the sizes in order, without gaps.
+    let o = predict(
+        &model,
+        &[
+            "--nodes",
+            "1",
+            "--ppn",
+            "64",
+            "--learner",
+            "gam",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["learner"], "gam");
+    let decisions = v["decisions"].as_array().unwrap();
+    let ranges = v["ranges"].as_array().unwrap();
+    assert_eq!(ranges[0]["first"], 0);
+    assert_eq!(ranges.last().unwrap()["last"], decisions.len() - 1);
+    for w in ranges.windows(2) {
+        assert_eq!(w[1]["first"], w[0]["last"].as_u64().unwrap() + 1);
+        assert_ne!(
+            w[0]["candidate"], w[1]["candidate"],
+            "adjacent ranges must differ"
+        );
+    }
+}
+
+#[test]
+fn retraining_reproduces_the_model_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    train(&a, &["--learners", "gbm,linear"]);
+    train(&b, &["--learners", "gbm,linear"]);
+    for f in ["gbm.json", "linear.json"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn predict_refuses_what_it_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    train(&model, &["--learners", "linear"]);
+    let code = |o: std::process::Output| (o.status.code(), String::from_utf8(o.stderr).unwrap());
+
+    let (c, e) = code(predict(
+        &dir.path().join("none"),
+        &["--nodes", "1", "--ppn", "4"],
+    ));
+    assert_eq!(c, Some(2), "{e}");
+    let (c, e) = code(predict(
+        &model,
+        &["--nodes", "1", "--ppn", "4", "--learner", "knn"],
+    ));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("learner 'knn' was not trained"), "{e}");
+    let (c, _) = code(predict(
+        &model,
+        &["--nodes", "1", "--ppn", "4", "--learner", "svm"],
+    ));
+    assert_eq!(c, Some(2));
+    let (c, _) = code(predict(&model, &["--nodes", "0", "--ppn", "4"]));
+    assert_eq!(c, Some(2));
+
+    let manifest = model.join("manifest.json");
+    let original = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        original.replace("\"format_version\": 1", "\"format_version\": 7"),
+    )
+    .unwrap();
+    let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("model format version 7"), "{e}");
+
+    std::fs::write(&manifest, original.replace("\"ppn\",", "\"cores\",")).unwrap();
+    let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("model uses features"), "{e}");
+
+    std::fs::write(&manifest, "{ not json").unwrap();
+    let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("manifest.json:1:3: not valid JSON"), "{e}");
+}
+
+#[test]
+fn train_rejects_bad_data_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "algorithm,procs,msg_bytes,time_us\nlinear,4,8,-1\n").unwrap();
+    let o = bin()
+        .arg("train")
+        .arg(&bad)
+        .arg("--out")
+        .arg(dir.path().join("m"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!dir.path().join("m").exists(), "no model from bad data");
+}
