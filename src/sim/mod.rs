@@ -13,6 +13,7 @@
 //! runs until it waits for a message that has not been sent yet; no global
 //! event queue is needed.
 
+pub mod campaign;
 mod stages;
 
 use crate::data::Placement;

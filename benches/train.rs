@@ -1,0 +1,68 @@
+//! Training speed on a 36,000-row dataset (issue target: all learners
+//! < 10 s on 2 cores, release). The dataset is simulated: 8 own candidates
+//! x 11 sizes (1 B - 1 MiB) x 3 mappings x procs 2..=138 on 32-core nodes.
+//! Prints figures; asserts nothing. Run: cargo bench --bench train
+
+use bcast_select::data::{Algorithm, Dataset, Mapping, Provenance};
+use bcast_select::learn::LearnerKind;
+use bcast_select::sim::campaign::{run, Campaign};
+use bcast_select::sim::{CostModel, Link};
+use bcast_select::train::{candidate_samples, cross_validate, fit};
+use std::time::Instant;
+
+fn main() {
+    let campaign = Campaign {
+        procs: (2..=138).step_by(1).take(137).collect(),
+        cores_per_node: 32,
+        mappings: vec![Mapping::Core, Mapping::Socket, Mapping::Node],
+        sizes: (0..=20).step_by(2).map(|e| 1u64 << e).collect(),
+        candidates: vec![
+            (Algorithm::Linear, 0, None),
+            (Algorithm::Chain, 65536, Some(4)),
+            (Algorithm::Pipeline, 65536, None),
+            (Algorithm::SplitBinary, 65536, None),
+            (Algorithm::Binary, 65536, None),
+            (Algorithm::Binomial, 0, None),
+            (Algorithm::Binomial, 65536, None),
+            (Algorithm::Knomial, 0, Some(4)),
+        ],
+        cost: CostModel {
+            shm: Link {
+                alpha_us: 0.4,
+                beta_us_per_byte: 0.0002,
+            },
+            net: Link {
+                alpha_us: 2.0,
+                beta_us_per_byte: 0.0008,
+            },
+            serialize_sends: true,
+        },
+        noise: 0.05,
+        seed: 1,
+    };
+    let start = Instant::now();
+    let rows = run(&campaign).expect("simulated campaign");
+    let data = Dataset::from_rows(rows, Provenance::default());
+    println!(
+        "simulated {} rows in {:.1} s",
+        data.rows,
+        start.elapsed().as_secs_f64()
+    );
+    let cs = candidate_samples(&data, |_| true);
+    let start = Instant::now();
+    for kind in LearnerKind::ALL {
+        let t = Instant::now();
+        fit(&cs, kind).expect("fit");
+        println!("  fit {kind:<6} {:>6.2} s", t.elapsed().as_secs_f64());
+    }
+    println!(
+        "fit all learners, every candidate: {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
+    let start = Instant::now();
+    cross_validate(&data, &LearnerKind::ALL, 5, || {}).expect("cv");
+    println!(
+        "5-fold leave-procs-out cross-validation of all learners: {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
+}
