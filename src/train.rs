@@ -11,10 +11,16 @@ use crate::select::Selector;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A candidate needs at least this many measured configurations to be
+/// modelled; rarer ones are left out (and reported).
+pub const MIN_ROWS: usize = 3;
+
 /// Training rows grouped by candidate.
 pub struct CandidateSamples {
     pub candidates: Vec<Candidate>,
     pub samples: Vec<Samples>,
+    /// Candidates left out for having fewer than [`MIN_ROWS`] rows.
+    pub too_rare: Vec<(Candidate, usize)>,
 }
 
 /// Features and ln(time) of every measurement whose procs `keep` accepts.
@@ -25,10 +31,19 @@ pub fn candidate_samples(d: &Dataset, keep: impl Fn(u32) -> bool) -> CandidateSa
             .or_insert_with(|| Samples::new(features::BASE.len()))
             .push(&features::base(&m.config), m.time_us.ln());
     }
-    let (candidates, samples) = by.into_iter().unzip();
+    let (mut candidates, mut samples, mut too_rare) = (Vec::new(), Vec::new(), Vec::new());
+    for (c, s) in by {
+        if s.len() < MIN_ROWS {
+            too_rare.push((c, s.len()));
+        } else {
+            candidates.push(c);
+            samples.push(s);
+        }
+    }
     CandidateSamples {
         candidates,
         samples,
+        too_rare,
     }
 }
 

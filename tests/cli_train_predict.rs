@@ -182,3 +182,38 @@ fn train_rejects_bad_data_with_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!dir.path().join("m").exists(), "no model from bad data");
 }
+
+#[test]
+fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("one.csv");
+    let mut text = String::from("algorithm,procs,nodes,msg_bytes,time_us\n");
+    for m in [1u64, 8, 64, 512, 4096] {
+        for (a, base) in [("default", 1.0), ("binomial", 2.0), ("linear", 3.0)] {
+            text += &format!("{a},4,1,{m},{}\n", base + m as f64 / 100.0);
+        }
+    }
+    text += "pipeline,4,1,8,9.0\n";
+    std::fs::write(&csv, text).unwrap();
+    let model = dir.path().join("m");
+    let o = bin()
+        .arg("train")
+        .arg(&csv)
+        .arg("--out")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        stderr.contains("candidate pipeline has only 1 measurement(s)"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(stdout.contains("no cross-validation possible"), "{stdout}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["candidates"].as_array().unwrap().len(), 3);
+    assert_eq!(manifest["cv"].as_array().unwrap().len(), 0);
+    assert_eq!(manifest["auto"], "knn");
+}

@@ -5,7 +5,7 @@ use crate::data::summary::Summary;
 use crate::error::{Error, Result};
 use crate::features;
 use crate::model_dir::{self, LearnerModels, Manifest, FORMAT_VERSION};
-use crate::train::{candidate_samples, choose_auto, cross_validate, fit, procs_folds};
+use crate::train::{candidate_samples, choose_auto, cross_validate, fit, procs_folds, MIN_ROWS};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn train(args: &TrainArgs) -> Result<()> {
@@ -49,6 +49,18 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     let cv = cross_validate(&data, &learners, args.folds as usize, || bar.inc(1))?;
     bar.set_message("fit");
     let cs = candidate_samples(&data, |_| true);
+    for (c, n) in &cs.too_rare {
+        bar.suspend(|| {
+            eprintln!(
+                "warning: candidate {c} has only {n} measurement(s) (at least {MIN_ROWS} needed): left out"
+            )
+        });
+    }
+    if cs.candidates.is_empty() {
+        return Err(Error::Usage(format!(
+            "no candidate has {MIN_ROWS} or more measurements: nothing to train"
+        )));
+    }
     let mut fitted = Vec::with_capacity(learners.len());
     for &kind in &learners {
         fitted.push(LearnerModels {
