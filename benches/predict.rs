@@ -24,6 +24,7 @@ fn main() {
     let selector = Selector {
         candidates: &models.candidates,
         models: &models.models,
+        mappings: &manifest.candidate_mappings,
     };
     let job = |ppn: u32| Job {
         nodes: 2,

@@ -32,6 +32,43 @@ pub enum Command {
     /// Decision table for one job: for each message size the candidate with
     /// the smallest predicted time, the runner-up and the margin. Needs no MPI.
     Predict(PredictArgs),
+    /// Train on one part of the data and compare every selector (oracle,
+    /// default, ompi-fixed, each learner, auto) on configurations the models
+    /// never saw: speed-up over default, slowdown vs the best, hit rates.
+    Evaluate(EvaluateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvaluateArgs {
+    /// Training data (benchmark CSV files).
+    #[arg(long, required = true, num_args = 1..)]
+    pub train: Vec<PathBuf>,
+    /// Test data; without it, the training data is split (see --split).
+    #[arg(long, num_args = 1..)]
+    pub test: Vec<PathBuf>,
+    /// Hold out whole communicator sizes (procs) or node counts for testing.
+    #[arg(long, value_enum, default_value_t = crate::evaluate::SplitBy::Procs)]
+    pub split: crate::evaluate::SplitBy,
+    /// Share of the distinct procs (or nodes) values held out.
+    #[arg(long, default_value_t = 0.3)]
+    pub test_fraction: f64,
+    /// Seed of the random split.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Train on every third training procs value only (a small campaign).
+    #[arg(long)]
+    pub small_train: bool,
+    /// Learners to train, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear", value_parser = parse_learner)]
+    pub learners: Vec<LearnerKind>,
+    /// Cross-validation folds used to choose `auto`.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
+    pub folds: u32,
+    #[arg(long, value_enum, default_value_t = crate::report::Format::Markdown)]
+    pub format: crate::report::Format,
+    /// Write here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -12,10 +12,13 @@ pub mod units;
 
 pub use error::{Error, InputError, Result};
 pub mod decision;
+pub mod evaluate;
 pub mod export;
 pub mod features;
 pub mod learn;
 pub mod model_dir;
+pub mod ompi_fixed;
+pub mod report;
 pub mod schedule;
 pub mod select;
 pub mod sim;

@@ -8,7 +8,7 @@
 //! A directory of another format version or feature set is refused.
 
 use crate::data::summary::Summary;
-use crate::data::Candidate;
+use crate::data::{Candidate, Mapping};
 use crate::error::{Error, InputError, Result};
 use crate::features;
 use crate::learn::{LearnerKind, Model};
@@ -26,6 +26,8 @@ pub struct Manifest {
     pub written_by: String,
     pub features: Vec<String>,
     pub candidates: Vec<Candidate>,
+    /// Mappings each candidate was measured under (same order).
+    pub candidate_mappings: Vec<Vec<Mapping>>,
     pub learners: Vec<LearnerKind>,
     /// The learner `predict` uses unless told otherwise.
     pub auto: LearnerKind,
@@ -113,6 +115,12 @@ pub fn load_manifest(dir: &Path) -> Result<Manifest, InputError> {
     }
     let manifest: Manifest = serde_json::from_value(value)
         .map_err(|e| InputError::new(&path, format!("malformed manifest: {e}")))?;
+    if manifest.candidate_mappings.len() != manifest.candidates.len() {
+        return Err(InputError::new(
+            &path,
+            "candidate_mappings and candidates differ in length; expected one entry per candidate",
+        ));
+    }
     if manifest.features != features::BASE {
         return Err(InputError::new(
             &path,

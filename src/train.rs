@@ -3,7 +3,7 @@
 //! cross-validation (whole communicator sizes held out, as at prediction
 //! time the job size is usually one the data never had).
 
-use crate::data::{Candidate, Dataset};
+use crate::data::{Candidate, Dataset, Mapping};
 use crate::error::{Error, Result};
 use crate::features::{self, Samples};
 use crate::learn::{LearnerKind, Model};
@@ -19,32 +19,38 @@ pub const MIN_ROWS: usize = 3;
 pub struct CandidateSamples {
     pub candidates: Vec<Candidate>,
     pub samples: Vec<Samples>,
+    /// Mappings each candidate was measured under.
+    pub mappings: Vec<Vec<Mapping>>,
     /// Candidates left out for having fewer than [`MIN_ROWS`] rows.
     pub too_rare: Vec<(Candidate, usize)>,
 }
 
 /// Features and ln(time) of every measurement whose procs `keep` accepts.
 pub fn candidate_samples(d: &Dataset, keep: impl Fn(u32) -> bool) -> CandidateSamples {
-    let mut by: BTreeMap<Candidate, Samples> = BTreeMap::new();
+    let mut by: BTreeMap<Candidate, (Samples, BTreeSet<Mapping>)> = BTreeMap::new();
     for m in d.measurements().iter().filter(|m| keep(m.config.procs)) {
-        by.entry(m.candidate)
-            .or_insert_with(|| Samples::new(features::BASE.len()))
-            .push(&features::base(&m.config), m.time_us.ln());
+        let (samples, mappings) = by
+            .entry(m.candidate)
+            .or_insert_with(|| (Samples::new(features::BASE.len()), BTreeSet::new()));
+        samples.push(&features::base(&m.config), m.time_us.ln());
+        mappings.insert(m.config.mapping);
     }
-    let (mut candidates, mut samples, mut too_rare) = (Vec::new(), Vec::new(), Vec::new());
-    for (c, s) in by {
+    let mut out = CandidateSamples {
+        candidates: Vec::new(),
+        samples: Vec::new(),
+        mappings: Vec::new(),
+        too_rare: Vec::new(),
+    };
+    for (c, (s, mappings)) in by {
         if s.len() < MIN_ROWS {
-            too_rare.push((c, s.len()));
+            out.too_rare.push((c, s.len()));
         } else {
-            candidates.push(c);
-            samples.push(s);
+            out.candidates.push(c);
+            out.samples.push(s);
+            out.mappings.push(mappings.into_iter().collect());
         }
     }
-    CandidateSamples {
-        candidates,
-        samples,
-        too_rare,
-    }
+    out
 }
 
 /// One model per candidate.
@@ -108,6 +114,7 @@ pub fn cross_validate(
             let selector = Selector {
                 candidates: &cs.candidates,
                 models: &models,
+                mappings: &cs.mappings,
             };
             for group in d.by_config().filter(|g| held.contains(&g[0].config.procs)) {
                 let mut allowed = vec![false; cs.candidates.len()];

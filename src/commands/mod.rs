@@ -2,6 +2,7 @@
 //! prints the result.
 
 mod data;
+mod evaluate;
 mod import;
 mod predict;
 mod schedule;
@@ -17,6 +18,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Schedule(ScheduleCommand::Show(args)) => schedule::show(&args),
         Command::Train(args) => train::train(&args),
         Command::Predict(args) => predict::predict(&args),
+        Command::Evaluate(args) => evaluate::evaluate(&args),
     }
 }
 

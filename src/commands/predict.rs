@@ -37,6 +37,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let selector = Selector {
         candidates: &models.candidates,
         models: &models.models,
+        mappings: &manifest.candidate_mappings,
     };
     let job = Job {
         nodes: args.nodes,

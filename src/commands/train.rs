@@ -77,6 +77,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         written_by: format!("bcast-select {}", env!("CARGO_PKG_VERSION")),
         features: features::BASE.iter().map(|s| s.to_string()).collect(),
         candidates: cs.candidates.clone(),
+        candidate_mappings: cs.mappings.clone(),
         learners: learners.clone(),
         auto,
         cv: cv.clone().unwrap_or_default(),

@@ -1,0 +1,128 @@
+//! Open MPI's fixed bcast decision (`ompi_coll_tuned_bcast_intra_dec_fixed`,
+//! identical from 4.1.0 through 6.0 and main), from the project's reference
+//! notes §1b: what `default` runs when no rules file is loaded.
+
+use crate::data::{Algorithm, Candidate, Impl};
+
+const K: u64 = 1024;
+const M: u64 = 1024 * 1024;
+
+/// Open MPI id chosen for a communicator of `procs` ranks and `msg_bytes`.
+/// Intervals are half-open [lo, hi).
+pub fn algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
+    let m = msg_bytes;
+    // Each row: (upper bound exclusive, algorithm); the last bound is u64::MAX.
+    let table: &[(u64, u8)] = match procs {
+        0..4 => &[
+            (32, 3),
+            (256, 5),
+            (512, 3),
+            (K, 7),
+            (32 * K, 1),
+            (128 * K, 5),
+            (256 * K, 2),
+            (512 * K, 1),
+            (M, 6),
+            (u64::MAX, 5),
+        ],
+        4..8 => &[
+            (64, 5),
+            (128, 6),
+            (2 * K, 5),
+            (8 * K, 6),
+            (M, 1),
+            (u64::MAX, 2),
+        ],
+        8..16 => &[
+            (8, 7),
+            (64, 5),
+            (4 * K, 7),
+            (16 * K, 5),
+            (32 * K, 6),
+            (u64::MAX, 1),
+        ],
+        16..32 => &[(4 * K, 7), (M, 6), (u64::MAX, 8)],
+        32..64 => &[(2 * K, 6), (u64::MAX, 7)],
+        64..128 => &[(u64::MAX, 7)],
+        128..256 => &[(2, 6), (16 * K, 5), (32 * K, 1), (64 * K, 5), (u64::MAX, 7)],
+        256..1024 => &[(16 * K, 7), (32 * K, 4), (u64::MAX, 7)],
+        1024..2048 => &[(512 * K, 7), (u64::MAX, 8)],
+        2048..4096 => &[(256 * K, 7), (u64::MAX, 8)],
+        _ => &[(8 * K, 7), (16 * K, 5), (256 * K, 7), (u64::MAX, 8)],
+    };
+    table
+        .iter()
+        .find(|(hi, _)| m < *hi)
+        .map_or(7, |(_, alg)| *alg)
+}
+
+/// The candidate the fixed decision runs, as it would appear in a benchmark
+/// CSV: unsegmented and forced through the library (`impl=ompi`).
+///
+/// - It calls chain with fan-out 0, which Open MPI clamps to one chain: that
+///   is an unsegmented pipeline, so it is reported as `pipeline`.
+/// - scatter_allgather falls back to linear when the message has fewer bytes
+///   than there are ranks (byte-sized elements).
+/// - knomial uses the MCA default radix (4), reported as fan-out 4.
+pub fn candidate(procs: u32, msg_bytes: u64) -> Candidate {
+    let id = algorithm_id(procs, msg_bytes);
+    let algorithm = match Algorithm::OMPI[usize::from(id)] {
+        Algorithm::Chain => Algorithm::Pipeline,
+        Algorithm::ScatterAllgather if msg_bytes < u64::from(procs) => Algorithm::Linear,
+        a => a,
+    };
+    Candidate {
+        algorithm,
+        segsize: match algorithm {
+            Algorithm::Linear => None,
+            _ => Some(0),
+        },
+        fanout: (algorithm == Algorithm::Knomial).then_some(4),
+        implementation: Impl::Ompi,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_rows_from_the_reference() {
+        assert_eq!(algorithm_id(2, 31), 3);
+        assert_eq!(algorithm_id(2, 32), 5);
+        assert_eq!(algorithm_id(3, 600 * K), 6);
+        assert_eq!(algorithm_id(3, M), 5);
+        assert_eq!(algorithm_id(4, 63), 5);
+        assert_eq!(algorithm_id(7, 8 * K), 1);
+        assert_eq!(algorithm_id(7, M), 2);
+        assert_eq!(algorithm_id(8, 7), 7);
+        assert_eq!(algorithm_id(15, 32 * K), 1);
+        assert_eq!(algorithm_id(16, M), 8);
+        assert_eq!(algorithm_id(48, 2047), 6);
+        assert_eq!(algorithm_id(48, 2048), 7);
+        assert_eq!(algorithm_id(100, 1), 7);
+        assert_eq!(algorithm_id(128, 1), 6);
+        assert_eq!(algorithm_id(200, 20 * K), 1);
+        assert_eq!(algorithm_id(300, 20 * K), 4);
+        assert_eq!(algorithm_id(1500, 512 * K), 8);
+        assert_eq!(algorithm_id(3000, 255 * K), 7);
+        assert_eq!(algorithm_id(5000, 10 * K), 5);
+        assert_eq!(algorithm_id(5000, 300 * K), 8);
+    }
+
+    #[test]
+    fn candidates_report_what_actually_runs() {
+        // Fixed chain = one chain = pipeline.
+        assert_eq!(candidate(5, 2 * M).algorithm, Algorithm::Pipeline);
+        assert_eq!(candidate(5, 2 * M).segsize, Some(0));
+        // scatter_allgather with fewer bytes than ranks runs linear.
+        assert_eq!(candidate(300_000, 256 * K).algorithm, Algorithm::Linear);
+        assert_eq!(candidate(20, 2 * M).algorithm, Algorithm::ScatterAllgather);
+        assert_eq!(
+            candidate(5000, 300 * K).algorithm,
+            Algorithm::ScatterAllgather
+        );
+        assert_eq!(candidate(8, 1).fanout, Some(4));
+        assert_eq!(candidate(4, 10 * K).segsize, None);
+    }
+}

@@ -1,0 +1,171 @@
+//! `evaluate` through the real binary: the DESIGN §3 contract.
+
+use assert_cmd::Command;
+use std::collections::BTreeSet;
+
+fn evaluate(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("bcast-select")
+        .unwrap()
+        .arg("evaluate")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+const SELECTOR_FIELDS: [&str; 9] = [
+    "name",
+    "evaluated_configs",
+    "unmeasured_configs",
+    "geomean_speedup_vs_default",
+    "mean_speedup_vs_default",
+    "geomean_slowdown_vs_best",
+    "best_rate",
+    "within_5pct_rate",
+    "worse_than_default_10pct_rate",
+];
+
+#[test]
+fn json_has_exactly_the_design_fields() {
+    let o = evaluate(&["--train", "data/derin_orfeo_epyc.csv", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let top: BTreeSet<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        top,
+        BTreeSet::from(["train_rows", "test_rows", "test_configs", "selectors"])
+    );
+    let selectors = v["selectors"].as_array().unwrap();
+    let names: Vec<&str> = selectors
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "oracle",
+            "default",
+            "ompi-fixed",
+            "knn",
+            "gbm",
+            "gam",
+            "linear",
+            "auto"
+        ]
+    );
+    for s in selectors {
+        let keys: BTreeSet<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, BTreeSet::from(SELECTOR_FIELDS));
+        for rate in [
+            "best_rate",
+            "within_5pct_rate",
+            "worse_than_default_10pct_rate",
+        ] {
+            let r = s[rate].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&r), "{rate} = {r}");
+        }
+    }
+    let oracle = &selectors[0];
+    let default = &selectors[1];
+    let configs = v["test_configs"].as_u64().unwrap();
+    assert_eq!(oracle["evaluated_configs"].as_u64().unwrap(), configs);
+    assert_eq!(oracle["geomean_slowdown_vs_best"], 1.0);
+    assert_eq!(default["geomean_speedup_vs_default"], 1.0);
+    // No selector beats the oracle.
+    let best = oracle["geomean_speedup_vs_default"].as_f64().unwrap();
+    for s in selectors {
+        if s["unmeasured_configs"] == 0 {
+            assert!(s["geomean_speedup_vs_default"].as_f64().unwrap() <= best + 1e-12);
+        }
+    }
+}
+
+#[test]
+fn split_keeps_test_procs_out_of_training() {
+    let o = evaluate(&[
+        "--train",
+        "data/derin_orfeo_epyc.csv",
+        "--format",
+        "csv",
+        "--test-fraction",
+        "0.4",
+        "--seed",
+        "3",
+        "--learners",
+        "linear",
+    ]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    let tested: BTreeSet<u32> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    // 8 procs values, 40% held out -> 3 (rounded), all from the data.
+    assert_eq!(tested.len(), 3, "{tested:?}");
+    assert!(tested
+        .iter()
+        .all(|p| p.is_power_of_two() && *p >= 2 && *p <= 256));
+
+    // The markdown report of the same split has the summary and the
+    // per-configuration table.
+    let md = evaluate(&[
+        "--train",
+        "data/derin_orfeo_epyc.csv",
+        "--test-fraction",
+        "0.4",
+        "--seed",
+        "3",
+        "--learners",
+        "linear",
+    ]);
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.contains("| auto |"), "{md}");
+    assert!(md.contains("## Per configuration"));
+}
+
+#[test]
+fn separate_test_file_and_small_train() {
+    let o = evaluate(&[
+        "--train",
+        "data/derin_orfeo_epyc.csv",
+        "--test",
+        "data/derin_orfeo_epyc.csv",
+        "--small-train",
+        "--learners",
+        "gam,linear",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Every third of 8 procs values (2, 16, 128) trains: 3 x 100 rows.
+    assert_eq!(v["train_rows"], 300);
+    assert_eq!(v["test_rows"], 800);
+}
+
+#[test]
+fn bad_options_exit_2() {
+    for args in [
+        vec![
+            "--train",
+            "data/derin_orfeo_epyc.csv",
+            "--test-fraction",
+            "1.5",
+        ],
+        vec![
+            "--train",
+            "data/derin_orfeo_epyc.csv",
+            "--split",
+            "nodes",
+            "--test-fraction",
+            "0.1",
+            "--seed",
+            "1",
+            "--learners",
+            "svm",
+        ],
+        vec!["--train", "missing.csv"],
+    ] {
+        assert_eq!(evaluate(&args).status.code(), Some(2), "{args:?}");
+    }
+}
