@@ -7,7 +7,13 @@
 //! step and concurrent sends: a send group posted at step s belongs to stage
 //! s + 1. So the structure follows the schedule's real dependencies (a rank
 //! forwards segment k once it has it *and* its sends of k − 1 completed),
-//! not a textbook formula.
+//! not a textbook formula. For complete trees the stage counts equal the
+//! paper's formulas (tests check pipeline, binomial, binary and K-chain).
+//! Where the code differs, the code wins: split-binary uses *blocking* sends,
+//! so a rank's sends to its two children are two stages here, while the paper
+//! approximates them by one non-blocking fan-out; and its exchange phase is
+//! not one synchronous stage, as each pair swaps halves as soon as both have
+//! theirs.
 
 use super::{simulate_recording, CostModel, Programs, SimError};
 use crate::data::Placement;
