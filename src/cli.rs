@@ -97,13 +97,18 @@ pub struct PredictArgs {
     #[arg(long)]
     pub nodes: u32,
     /// Ranks per node (the job has nodes x ppn ranks).
-    #[arg(long)]
-    pub ppn: u32,
+    #[arg(long, required_unless_present = "procs")]
+    pub ppn: Option<u32>,
+    /// Several job sizes instead of one (ranks, spread over --nodes nodes):
+    /// a list and/or ranges, e.g. 16,32,64 or 16:256:x2. Rules formats put
+    /// them all in one file.
+    #[arg(long, value_parser = parse_sizes, conflicts_with = "ppn")]
+    pub procs: Option<SizeList>,
     /// Rank placement: core (= block), socket, node (= cyclic).
     #[arg(long, default_value = "core", value_parser = parse_mapping)]
     pub mapping: Mapping,
-    /// Message sizes: a list and/or ranges, e.g. 1,8,1K or 1:4M:x2
-    /// [default: the sizes in the training data].
+    /// Message sizes: a list and/or ranges, increasing, e.g. 1,8,1K or
+    /// 1:4M:x2 [default: the sizes in the training data].
     #[arg(long, value_parser = parse_sizes)]
     pub sizes: Option<SizeList>,
     /// Learner: auto (the one cross-validation chose), knn, gbm, gam, linear.
@@ -111,6 +116,10 @@ pub struct PredictArgs {
     pub learner: String,
     #[arg(long, value_enum, default_value_t = crate::export::Format::Table)]
     pub format: crate::export::Format,
+    /// Classic Open MPI rules-file version: 1 (every release) or 2 (adds a
+    /// version header; Open MPI 4.1.8+ / 5.0.7+ only).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub rules_version: u8,
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -93,6 +93,17 @@ impl DecisionTable {
         }
     }
 
+    /// The choice as rules: (first message size it applies to, candidate),
+    /// the first from 0 B, each later one from the first size predicted
+    /// for it. Sizes between two predicted sizes keep the lower one's choice.
+    pub fn rules(&self) -> Vec<(u64, Candidate)> {
+        self.ranges()
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (if i == 0 { 0 } else { r.from_bytes }, r.candidate))
+            .collect()
+    }
+
     pub fn ranges(&self) -> Vec<Range> {
         let mut out: Vec<Range> = Vec::new();
         for (i, d) in self.decisions.iter().enumerate() {

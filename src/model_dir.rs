@@ -115,6 +115,12 @@ pub fn load_manifest(dir: &Path) -> Result<Manifest, InputError> {
     }
     let manifest: Manifest = serde_json::from_value(value)
         .map_err(|e| InputError::new(&path, format!("malformed manifest: {e}")))?;
+    if manifest.candidates.is_empty() {
+        return Err(InputError::new(
+            &path,
+            "the model has no candidates; expected at least one",
+        ));
+    }
     if manifest.candidate_mappings.len() != manifest.candidates.len() {
         return Err(InputError::new(
             &path,

@@ -22,12 +22,13 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 /// A list of sizes: comma-separated sizes or ranges `FROM:TO:xF` (times F)
-/// and `FROM:TO:+S` (plus S), e.g. `1:4M:x4` or `0,1K:8K:+1K`. The result is
-/// sorted and without repeats.
+/// and `FROM:TO:+S` (plus S), e.g. `1:4M:x4` or `0,1K:8K:+1K`. The sizes
+/// must increase from left to right.
 pub fn parse_size_list(s: &str) -> Result<Vec<u64>, String> {
-    let mut out = Vec::new();
+    let mut out: Vec<u64> = Vec::new();
     for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let parts: Vec<&str> = item.split(':').collect();
+        let (before, start) = (out.last().copied(), out.len());
         match parts.as_slice() {
             [one] => out.push(parse_bytes(one)?),
             [from, to, step] => {
@@ -67,9 +68,14 @@ pub fn parse_size_list(s: &str) -> Result<Vec<u64>, String> {
             }
             _ => return Err(format!("{item:?}: expected a size or FROM:TO:STEP")),
         }
+        if let (Some(prev), Some(&first)) = (before, out.get(start)) {
+            if first <= prev {
+                return Err(format!(
+                    "sizes must increase from left to right: {item:?} comes after {prev}"
+                ));
+            }
+        }
     }
-    out.sort_unstable();
-    out.dedup();
     if out.is_empty() {
         return Err("expected at least one size".into());
     }
@@ -110,11 +116,14 @@ mod tests {
     #[test]
     fn size_lists_and_ranges() {
         assert_eq!(parse_size_list("1:4M:x4").unwrap().len(), 12);
-        assert_eq!(parse_size_list("8, 1, 1K").unwrap(), [1, 8, 1024]);
+        assert_eq!(parse_size_list("1, 8, 1K").unwrap(), [1, 8, 1024]);
         assert_eq!(
-            parse_size_list("0:3K:+1K,2K").unwrap(),
-            [0, 1024, 2048, 3072]
+            parse_size_list("0:3K:+1K,4K").unwrap(),
+            [0, 1024, 2048, 3072, 4096]
         );
+        assert!(parse_size_list("8,1").is_err());
+        assert!(parse_size_list("0:3K:+1K,2K").is_err());
+        assert!(parse_size_list("4,4").is_err());
         assert!(parse_size_list("0:4M:x2").is_err());
         assert!(parse_size_list("8:1:x2").is_err());
         assert!(parse_size_list("1:8:y2").is_err());

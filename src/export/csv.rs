@@ -2,31 +2,33 @@ use crate::data::Candidate;
 use crate::decision::DecisionTable;
 use std::fmt::Write;
 
-pub fn render(t: &DecisionTable) -> String {
+pub fn render(tables: &[DecisionTable]) -> String {
     let mut s = String::from(
         "nodes,ppn,procs,mapping,learner,msg_bytes,algorithm,segsize_bytes,fanout,impl,predicted_us,\
          runner_up_algorithm,runner_up_segsize_bytes,runner_up_fanout,runner_up_impl,runner_up_predicted_us,margin\n",
     );
-    let j = &t.job;
-    for d in &t.decisions {
-        let runner = d.runner_up.map_or(",,,,".to_string(), |r| {
-            format!("{},{}", candidate(&r.candidate), r.predicted_us)
-        });
-        let margin = d.margin.map_or(String::new(), |m| m.to_string());
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{}",
-            j.nodes,
-            j.ppn,
-            j.procs,
-            j.mapping,
-            t.learner,
-            d.msg_bytes,
-            candidate(&d.choice.candidate),
-            d.choice.predicted_us,
-            runner,
-            margin
-        );
+    for t in tables {
+        let j = &t.job;
+        for d in &t.decisions {
+            let runner = d.runner_up.map_or(",,,,".to_string(), |r| {
+                format!("{},{}", candidate(&r.candidate), r.predicted_us)
+            });
+            let margin = d.margin.map_or(String::new(), |m| m.to_string());
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{},{}",
+                j.nodes,
+                j.ppn,
+                j.procs,
+                j.mapping,
+                t.learner,
+                d.msg_bytes,
+                candidate(&d.choice.candidate),
+                d.choice.predicted_us,
+                runner,
+                margin
+            );
+        }
     }
     s
 }

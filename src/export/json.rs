@@ -1,13 +1,20 @@
 use crate::decision::DecisionTable;
 use crate::error::{Error, Result};
 
-pub fn render(t: &DecisionTable) -> Result<String> {
-    let value = serde_json::json!({
-        "job": t.job,
-        "learner": t.learner,
-        "decisions": t.decisions,
-        "ranges": t.ranges(),
-    });
+/// One table as an object; several (one per job size) as an array.
+pub fn render(tables: &[DecisionTable]) -> Result<String> {
+    let one = |t: &DecisionTable| {
+        serde_json::json!({
+            "job": t.job,
+            "learner": t.learner,
+            "decisions": t.decisions,
+            "ranges": t.ranges(),
+        })
+    };
+    let value = match tables {
+        [t] => one(t),
+        _ => serde_json::Value::Array(tables.iter().map(one).collect()),
+    };
     serde_json::to_string_pretty(&value)
         .map(|s| s + "\n")
         .map_err(|e| Error::Other(format!("cannot serialize decisions: {e}")))

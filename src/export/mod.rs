@@ -1,27 +1,302 @@
-//! Decision tables rendered for people and programs: one module per format.
+//! Decision tables rendered for people, programs and MPI libraries: one
+//! module per format.
 
 mod csv;
 mod json;
+mod mpich_json;
+mod ompi_json;
+mod ompi_rules;
 mod table;
 
+use crate::data::{Algorithm, Candidate};
 use crate::decision::DecisionTable;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use clap::ValueEnum;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Aligned text, consecutive sizes with the same choice merged.
     Table,
-    /// One row per message size.
+    /// One row per job and message size.
     Csv,
-    /// The whole table with its ranges.
+    /// The tables with their ranges (an array when several job sizes).
     Json,
+    /// Open MPI coll/tuned rules file, classic text format (all versions).
+    OmpiRules,
+    /// Open MPI coll/tuned rules file, JSON format (6.0 and later).
+    OmpiJson,
+    /// MPICH collective selection JSON (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
+    MpichJson,
 }
 
-pub fn render(table: &DecisionTable, format: Format) -> Result<String> {
+/// What the rules formats need besides the tables.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Classic rules-file version: 1 (every release) or 2 (4.1.8+, 5.0.7+).
+    pub rules_version: u8,
+    /// Where the decisions came from, for the files' comments.
+    pub origin: String,
+}
+
+/// Renders one table per job size (ascending procs).
+pub fn render(tables: &[DecisionTable], format: Format, opts: &Options) -> Result<String> {
+    if tables.is_empty() || tables.iter().any(|t| t.decisions.is_empty()) {
+        return Err(Error::Usage(
+            "nothing to export: no job or message size".into(),
+        ));
+    }
     match format {
-        Format::Table => Ok(table::render(table)),
-        Format::Csv => Ok(csv::render(table)),
-        Format::Json => json::render(table),
+        Format::Table => Ok(tables
+            .iter()
+            .map(table::render)
+            .collect::<Vec<_>>()
+            .join("\n")),
+        Format::Csv => Ok(csv::render(tables)),
+        Format::Json => json::render(tables),
+        Format::OmpiRules => ompi_rules::render(tables, opts),
+        Format::OmpiJson => ompi_json::render(tables),
+        Format::MpichJson => mpich_json::render(tables),
+    }
+}
+
+/// Open MPI's (algorithm id, fan-in/out, segment size) for a candidate.
+/// `default` is algorithm 0: no match, the library decides. Our own
+/// re-implementations of Open MPI algorithms map to the library's version;
+/// algorithms Open MPI lacks are an error.
+fn ompi_rule(c: &Candidate) -> Result<(u8, u32, u64)> {
+    let id = c.algorithm.ompi_id().ok_or_else(|| {
+        Error::Usage(format!(
+            "the decision picks '{}', which Open MPI does not have; \
+             train without it or export to another format",
+            c.algorithm
+        ))
+    })?;
+    // In a rules file a chain's fan-in/out is the number of chains, and 0
+    // would mean one chain; a measured chain without a fan-out ran with the
+    // MCA default of 4.
+    let faninout = match c.algorithm {
+        Algorithm::Chain => c.fanout.unwrap_or(crate::schedule::DEFAULT_FANOUT),
+        _ => 0,
+    };
+    Ok((id, faninout, c.segsize.unwrap_or(0)))
+}
+
+/// Open MPI's radix for knomial comes from an MCA variable, never from a
+/// rules file: a note when a decision needs another radix.
+fn radix_notes(tables: &[DecisionTable]) -> Vec<String> {
+    let mut radices: Vec<u32> = tables
+        .iter()
+        .flat_map(|t| t.rules())
+        .filter(|(_, c)| c.algorithm == Algorithm::Knomial)
+        .filter_map(|(_, c)| c.fanout)
+        .filter(|r| *r != crate::schedule::DEFAULT_FANOUT)
+        .collect();
+    radices.sort_unstable();
+    radices.dedup();
+    radices
+        .iter()
+        .map(|r| {
+            format!(
+                "knomial was chosen with radix {r}: also set --mca coll_tuned_bcast_algorithm_knomial_radix {r}"
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Impl, Mapping};
+    use crate::decision::{Choice, Decision, Job};
+
+    fn cand(algorithm: Algorithm, segsize: Option<u64>, fanout: Option<u32>) -> Candidate {
+        Candidate {
+            algorithm,
+            segsize,
+            fanout,
+            implementation: Impl::Ompi,
+        }
+    }
+
+    /// A table for `procs` ranks choosing `picks` at 1 B, 64 KiB, 1 MiB.
+    pub fn table(procs: u32, picks: [Candidate; 3]) -> DecisionTable {
+        let decisions = [1u64, 65536, 1 << 20]
+            .iter()
+            .zip(picks)
+            .map(|(&m, c)| Decision {
+                msg_bytes: m,
+                choice: Choice {
+                    candidate: c,
+                    predicted_us: 1.0,
+                },
+                runner_up: None,
+                margin: None,
+            })
+            .collect();
+        DecisionTable {
+            job: Job {
+                nodes: 1,
+                ppn: procs,
+                procs,
+                mapping: Mapping::Core,
+            },
+            learner: "test".into(),
+            decisions,
+        }
+    }
+
+    fn opts(v: u8) -> Options {
+        Options {
+            rules_version: v,
+            origin: "test 0123".into(),
+        }
+    }
+
+    fn numbers(text: &str) -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('#').next().unwrap().trim().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn classic_rules_single_job() {
+        let t = table(
+            16,
+            [
+                Candidate::DEFAULT,
+                cand(Algorithm::Chain, Some(8192), None),
+                cand(Algorithm::Binomial, Some(0), None),
+            ],
+        );
+        let text = render(&[t], Format::OmpiRules, &opts(1)).unwrap();
+        assert_eq!(
+            numbers(&text),
+            [
+                "1",
+                "7",
+                "1",
+                "16",
+                "3",
+                "0 0 0 0",
+                "65536 2 4 8192",
+                "1048576 6 0 0"
+            ]
+        );
+        // Comments never put digits where Open MPI reads numbers.
+        assert!(text
+            .lines()
+            .all(|l| l.starts_with('#') || l.starts_with(char::is_numeric)));
+        let v2 = render(
+            &[table(4, [Candidate::DEFAULT; 3])],
+            Format::OmpiRules,
+            &opts(2),
+        )
+        .unwrap();
+        assert!(v2.starts_with("rule-file-version-2\n"));
+        // Identical neighbours merge: one rule.
+        assert_eq!(numbers(&v2)[5..], ["1", "0 0 0 0"]);
+    }
+
+    #[test]
+    fn classic_rules_several_jobs_pair_their_blocks() {
+        let lin = cand(Algorithm::Linear, None, None);
+        let bin = cand(Algorithm::Binary, Some(0), None);
+        let text = render(
+            &[table(4, [lin; 3]), table(8, [bin; 3])],
+            Format::OmpiRules,
+            &opts(1),
+        )
+        .unwrap();
+        assert_eq!(
+            numbers(&text),
+            [
+                "1", "7", "4", "4", "1", "0 1 0 0", "5", "1", "0 1 0 0", "8", "1", "0 5 0 0", "9",
+                "1", "0 5 0 0"
+            ]
+        );
+    }
+
+    #[test]
+    fn algorithms_a_library_lacks_are_refused() {
+        let sbbt = cand(Algorithm::Sbbt, None, None);
+        let t = table(4, [sbbt; 3]);
+        assert!(matches!(
+            render(std::slice::from_ref(&t), Format::OmpiRules, &opts(1)),
+            Err(Error::Usage(_))
+        ));
+        assert!(matches!(
+            render(std::slice::from_ref(&t), Format::OmpiJson, &opts(1)),
+            Err(Error::Usage(_))
+        ));
+        assert!(
+            render(&[t], Format::MpichJson, &opts(1)).is_ok(),
+            "sbbt is MPICH's binomial"
+        );
+        let chain = table(4, [cand(Algorithm::Chain, Some(0), Some(4)); 3]);
+        assert!(matches!(
+            render(&[chain], Format::MpichJson, &opts(1)),
+            Err(Error::Usage(_))
+        ));
+        assert!(matches!(
+            render(&[], Format::OmpiRules, &opts(1)),
+            Err(Error::Usage(_))
+        ));
+    }
+
+    #[test]
+    fn ompi_json_leaves_default_ranges_to_the_library() {
+        let t = table(
+            32,
+            [
+                cand(Algorithm::Knomial, Some(0), Some(4)),
+                Candidate::DEFAULT,
+                cand(Algorithm::SplitBinary, Some(8192), None),
+            ],
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&render(&[t], Format::OmpiJson, &opts(1)).unwrap()).unwrap();
+        let comm = &v["collectives"]["bcast"][0];
+        assert_eq!(
+            (comm["comm_size_min"].clone(), comm["comm_size_max"].clone()),
+            (32.into(), 32.into())
+        );
+        let rules = comm["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0]["alg"], "knomial");
+        assert_eq!(rules[0]["msg_size_max"], 65535);
+        assert_eq!(rules[1]["alg"], "split_binary_tree");
+        assert_eq!(rules[1]["msg_size_min"], 1048576);
+        assert!(rules[1].get("msg_size_max").is_none(), "open-ended");
+    }
+
+    #[test]
+    fn mpich_json_keeps_condition_order_and_expands_default() {
+        let t = table(
+            16,
+            [
+                Candidate::DEFAULT,
+                Candidate::DEFAULT,
+                cand(Algorithm::Binary, Some(65536), None),
+            ],
+        );
+        let text = render(&[t], Format::MpichJson, &opts(1)).unwrap();
+        let keys: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("\"avg_msg_size"))
+            .collect();
+        // MPICH's own rule for 16 ranks up to 1 MiB - 1, then ours.
+        assert_eq!(
+            keys,
+            [
+                "<=12288\": {",
+                "<=524288\": {",
+                "<=1048575\": {",
+                "=any\": {"
+            ]
+        );
+        assert!(text.find("binomial").unwrap() < text.find("recursive_doubling").unwrap());
+        assert!(text.contains("\"chunk_size=65536\": {}"));
+        serde_json::from_str::<serde_json::Value>(&text).unwrap();
     }
 }

@@ -1,0 +1,108 @@
+//! Open MPI's classic rules file (coll/tuned dynamic rules).
+//!
+//! Numbers are never zero-padded (Open MPI reads a leading 0 as octal). Each
+//! job size P gets two identical comm-size blocks keyed P and P + 1: Open MPI
+//! 4.1/5.0 use the last block whose key is <= the communicator size, while
+//! 6.0 reads block i as sizes [key(i-1), key(i) - 1]; with the pair, a
+//! communicator of exactly P ranks gets P's rules in every version. With one
+//! job size the file is portable for any communicator size.
+
+use super::{ompi_rule, radix_notes, Options};
+use crate::decision::DecisionTable;
+use crate::error::{Error, Result};
+use crate::units::format_bytes;
+use std::fmt::Write;
+
+pub fn render(tables: &[DecisionTable], opts: &Options) -> Result<String> {
+    if !matches!(opts.rules_version, 1 | 2) {
+        return Err(Error::Usage(format!(
+            "--rules-version {} is not 1 or 2",
+            opts.rules_version
+        )));
+    }
+    let mut s = String::new();
+    if opts.rules_version == 2 {
+        // Must be the very first bytes; Open MPI before 4.1.8 / 5.0.7 rejects it.
+        s.push_str("rule-file-version-2\n");
+    }
+    let procs: Vec<String> = tables.iter().map(|t| t.job.procs.to_string()).collect();
+    let _ = writeln!(
+        s,
+        "# MPI_Bcast rules for Open MPI coll/tuned, written by bcast-select"
+    );
+    let _ = writeln!(s, "# {}", opts.origin);
+    let _ = writeln!(
+        s,
+        "# Use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE ..."
+    );
+    if tables.len() == 1 {
+        let _ = writeln!(
+            s,
+            "# Decided for {} ranks; one comm-size block, so every communicator uses these rules.",
+            procs[0]
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "# Decided for communicators of exactly {} ranks (each as two identical blocks, so that",
+            procs.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "# every Open MPI version picks them). Other sizes get the nearest size below in 4.1/5.0"
+        );
+        let _ = writeln!(s, "# and the nearest size above in 6.0 and later.");
+    }
+    let _ = writeln!(
+        s,
+        "# Algorithm 0 leaves the choice to Open MPI's fixed decision."
+    );
+    for note in radix_notes(tables) {
+        let _ = writeln!(s, "# NOTE: {note}");
+    }
+    let _ = writeln!(s, "1 # collectives in this file");
+    let _ = writeln!(s, "7 # collective id: bcast");
+    let blocks = if tables.len() == 1 {
+        1
+    } else {
+        2 * tables.len()
+    };
+    let _ = writeln!(s, "{blocks} # comm-size blocks");
+    for t in tables {
+        let rules = rule_lines(t)?;
+        let keys: &[u32] = if tables.len() == 1 {
+            &[t.job.procs]
+        } else {
+            &[t.job.procs, t.job.procs + 1]
+        };
+        for key in keys {
+            let _ = writeln!(s, "{key} # comm size");
+            let _ = writeln!(s, "{} # message-size rules", rules.len());
+            for line in &rules {
+                let _ = writeln!(s, "{line}");
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// `MSGSIZE ALG FANINOUT SEGSIZE # comment`, identical neighbours merged.
+fn rule_lines(t: &DecisionTable) -> Result<Vec<String>> {
+    let mut out: Vec<(u64, (u8, u32, u64), String)> = Vec::new();
+    for (from, c) in t.rules() {
+        let rule = ompi_rule(&c)?;
+        if out.last().is_some_and(|(_, r, _)| *r == rule) {
+            continue;
+        }
+        out.push((from, rule, c.to_string()));
+    }
+    Ok(out
+        .into_iter()
+        .map(|(from, (alg, fan, seg), what)| {
+            format!(
+                "{from} {alg} {fan} {seg} # from {}: {what}",
+                format_bytes(from)
+            )
+        })
+        .collect())
+}
