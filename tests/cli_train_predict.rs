@@ -144,6 +144,31 @@ fn predict_refuses_what_it_cannot_use() {
     assert_eq!(c, Some(2));
     let (c, _) = code(predict(&model, &["--nodes", "0", "--ppn", "4"]));
     assert_eq!(c, Some(2));
+    let (c, e) = code(predict(
+        &model,
+        &["--nodes", "1", "--ppn", "4", "--sizes", "8,1"],
+    ));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("sizes must increase"), "{e}");
+    let (c, _) = code(predict(
+        &model,
+        &["--nodes", "1", "--ppn", "4", "--procs", "4,8"],
+    ));
+    assert_eq!(c, Some(2), "--procs and --ppn conflict");
+    let (c, _) = code(predict(
+        &model,
+        &[
+            "--nodes",
+            "1",
+            "--procs",
+            "4",
+            "--format",
+            "ompi-rules",
+            "--rules-version",
+            "3",
+        ],
+    ));
+    assert_eq!(c, Some(2));
 
     let manifest = model.join("manifest.json");
     let original = std::fs::read_to_string(&manifest).unwrap();
