@@ -58,12 +58,8 @@ pub struct EvaluateArgs {
     /// Train on every third training procs value only (a small campaign).
     #[arg(long)]
     pub small_train: bool,
-    /// Learners to train, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear", value_parser = parse_learner)]
-    pub learners: Vec<LearnerKind>,
-    /// Cross-validation folds used to choose `auto`.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
-    pub folds: u32,
+    #[command(flatten)]
+    pub learning: LearningArgs,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Markdown)]
     pub format: crate::report::Format,
     /// Write here instead of standard output.
@@ -80,12 +76,42 @@ pub struct TrainArgs {
     /// Model directory to write (replaced if it exists).
     #[arg(long)]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub learning: LearningArgs,
+}
+
+/// Which learners to fit and how `auto` is chosen among them.
+#[derive(Debug, Args)]
+pub struct LearningArgs {
     /// Learners to fit, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear", value_parser = parse_learner)]
     pub learners: Vec<LearnerKind>,
-    /// Cross-validation folds over the distinct procs values.
+    /// Cross-validation folds over the distinct procs values (chooses `auto`).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
     pub folds: u32,
+}
+
+/// Where a job's ranks run.
+#[derive(Debug, Args)]
+pub struct PlacementArgs {
+    /// Nodes of the job.
+    #[arg(long, default_value_t = 1)]
+    pub nodes: u32,
+    /// Ranks on the most loaded node [default: ceil(procs / nodes)].
+    #[arg(long)]
+    pub ppn: Option<u32>,
+    /// Rank placement: core (= block), socket, node (= cyclic).
+    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    pub mapping: Mapping,
+}
+
+impl PlacementArgs {
+    /// The placement of `procs` ranks; a usage error if impossible.
+    pub fn placement(&self, procs: u32) -> crate::Result<crate::data::Placement> {
+        let ppn = self.ppn.unwrap_or(procs.max(1).div_ceil(self.nodes.max(1)));
+        crate::data::Placement::new(procs, self.nodes, ppn, self.mapping.node_order())
+            .map_err(|why| crate::Error::Usage(format!("--procs/--nodes/--ppn: {why}")))
+    }
 }
 
 #[derive(Debug, Args)]
@@ -155,15 +181,8 @@ pub struct ShowArgs {
     /// Chains for chain, radix for knomial [default: 4, as Open MPI].
     #[arg(long)]
     pub fanout: Option<u32>,
-    /// Nodes, for counting transfers that cross nodes.
-    #[arg(long, default_value_t = 1)]
-    pub nodes: u32,
-    /// Ranks on the most loaded node [default: ceil(procs / nodes)].
-    #[arg(long)]
-    pub ppn: Option<u32>,
-    /// Rank placement: core (= block), socket, node (= cyclic).
-    #[arg(long, default_value = "core", value_parser = parse_mapping)]
-    pub mapping: Mapping,
+    #[command(flatten)]
+    pub placement: PlacementArgs,
     /// Print at most this many stages.
     #[arg(long, default_value_t = 40)]
     pub max_stages: usize,
@@ -209,15 +228,8 @@ pub struct OsuArgs {
     /// Communicator size (mpirun -n).
     #[arg(long)]
     pub procs: u32,
-    /// Nodes the job ran on.
-    #[arg(long, default_value_t = 1)]
-    pub nodes: u32,
-    /// Ranks on the most loaded node [default: ceil(procs / nodes)].
-    #[arg(long)]
-    pub ppn: Option<u32>,
-    /// Rank placement: core (= block), socket, node (= cyclic).
-    #[arg(long, default_value = "core", value_parser = parse_mapping)]
-    pub mapping: Mapping,
+    #[command(flatten)]
+    pub placement: PlacementArgs,
     /// Segment size the run forced (e.g. 8K; 0 = unsegmented).
     #[arg(long, value_parser = parse_size)]
     pub segsize: Option<u64>,

@@ -31,18 +31,17 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
     if args.small_train {
         train = small_train(&train);
     }
-    let bar = ProgressBar::new((args.learners.len() * (args.folds as usize + 1)) as u64);
-    let report = run(&train, &test, &args.learners, args.folds as usize, || {
-        bar.inc(1)
-    })?;
+    let bar = ProgressBar::new(
+        (args.learning.learners.len() * (args.learning.folds as usize + 1)) as u64,
+    );
+    let report = run(
+        &train,
+        &test,
+        &args.learning.learners,
+        args.learning.folds as usize,
+        || bar.inc(1),
+    )?;
     bar.finish_and_clear();
     let text = report::render(&report, args.format)?;
-    match &args.out {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e)),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    super::write_output(args.out.as_deref(), &text)
 }

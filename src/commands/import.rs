@@ -2,15 +2,11 @@ use super::warn_all;
 use crate::cli::OsuArgs;
 use crate::data::osu::parse_osu;
 use crate::data::write::{CsvWriter, RowMeta};
-use crate::data::{Candidate, Config, Measurement, NodeOrder, Placement};
-use crate::error::{Error, InputError, Result};
+use crate::data::{Candidate, Config, Measurement};
+use crate::error::{InputError, Result};
 
 pub fn osu(args: &OsuArgs) -> Result<()> {
-    let ppn = args
-        .ppn
-        .unwrap_or(args.procs.max(1).div_ceil(args.nodes.max(1)));
-    Placement::new(args.procs, args.nodes, ppn, NodeOrder::Block)
-        .map_err(|why| Error::Usage(format!("--procs/--nodes/--ppn: {why}")))?;
+    let placement = args.placement.placement(args.procs)?;
     let candidate = Candidate {
         algorithm: args.algorithm,
         segsize: args.segsize,
@@ -43,9 +39,9 @@ pub fn osu(args: &OsuArgs) -> Result<()> {
             let m = Measurement {
                 config: Config {
                     procs: args.procs,
-                    nodes: args.nodes,
-                    ppn,
-                    mapping: args.mapping,
+                    nodes: placement.nodes,
+                    ppn: placement.ppn,
+                    mapping: args.placement.mapping,
                     msg_bytes: p.msg_bytes,
                     imbalance: 0.0,
                 },

@@ -22,6 +22,18 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Writes a command's result to `--out`, or to standard output.
+fn write_output(out: Option<&std::path::Path>, text: &str) -> Result<()> {
+    match out {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| crate::error::Error::io(format!("cannot write {}", path.display()), e)),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
 /// Warnings go to stderr, prefixed so they stand out from results.
 fn warn_all(warnings: &[String]) {
     for w in warnings {

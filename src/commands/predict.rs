@@ -48,14 +48,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         ),
     };
     let text = export::render(&tables, args.format, &options)?;
-    match &args.out {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e)),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    super::write_output(args.out.as_deref(), &text)
 }
 
 /// The job, or one job per `--procs` value spread over `--nodes` nodes.

@@ -7,11 +7,7 @@ use crate::units::format_bytes;
 use std::fmt::Write;
 
 pub fn show(args: &ShowArgs) -> Result<()> {
-    let ppn = args
-        .ppn
-        .unwrap_or(args.procs.max(1).div_ceil(args.nodes.max(1)));
-    let placement = Placement::new(args.procs, args.nodes, ppn, args.mapping.node_order())
-        .map_err(|why| Error::Usage(format!("--procs/--nodes/--ppn: {why}")))?;
+    let placement = args.placement.placement(args.procs)?;
     let schedule = Schedule::new(Spec {
         algorithm: args.algorithm,
         procs: args.procs,

@@ -9,7 +9,7 @@ use crate::train::{candidate_samples, choose_auto, cross_validate, fit, procs_fo
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn train(args: &TrainArgs) -> Result<()> {
-    let mut learners = args.learners.clone();
+    let mut learners = args.learning.learners.clone();
     learners.dedup();
     let loaded = load_files(&args.files)?;
     warn_all(&loaded.warnings);
@@ -34,7 +34,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             data.duplicate_rows()
         );
     }
-    let folds = procs_folds(&data, args.folds as usize).len();
+    let folds = procs_folds(&data, args.learning.folds as usize).len();
     let cv_steps = if folds >= 2 {
         folds * learners.len()
     } else {
@@ -46,7 +46,9 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             .progress_chars("=> "),
     );
     bar.set_message("cross-validate");
-    let cv = cross_validate(&data, &learners, args.folds as usize, || bar.inc(1))?;
+    let cv = cross_validate(&data, &learners, args.learning.folds as usize, || {
+        bar.inc(1)
+    })?;
     bar.set_message("fit");
     let cs = candidate_samples(&data, |_| true);
     for (c, n) in &cs.too_rare {
