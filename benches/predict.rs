@@ -7,6 +7,7 @@ use bcast_select::data::Mapping;
 use bcast_select::decision::{DecisionTable, Job};
 use bcast_select::model_dir::{load_learner, load_manifest};
 use bcast_select::select::Selector;
+use bcast_select::train::default_margin;
 use std::path::Path;
 use std::time::Instant;
 
@@ -25,6 +26,7 @@ fn main() {
         candidates: &models.candidates,
         models: &models.models,
         mappings: &manifest.candidate_mappings,
+        default_margin: default_margin(&manifest.cv, manifest.auto),
     };
     let job = |ppn: u32| Job {
         nodes: 2,

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
 use crate::ompi_fixed;
 use crate::select::Selector;
-use crate::train::{candidate_samples, choose_auto, cross_validate, fit, CvScore};
+use crate::train::{candidate_samples, choose_auto, cross_validate, default_margin, fit, CvScore};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -184,6 +184,7 @@ pub fn evaluate(
                 candidates: &cs.candidates,
                 models,
                 mappings: &cs.mappings,
+                default_margin: default_margin(cv.as_deref().unwrap_or_default(), *kind),
             };
             let top = selector.rank(&config, None)[0];
             let pick = Pick {

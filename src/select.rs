@@ -19,6 +19,9 @@ pub struct Selector<'a> {
     pub candidates: &'a [Candidate],
     pub models: &'a [Model],
     pub mappings: &'a [Vec<Mapping>],
+    /// Another candidate replaces `default` only when predicted faster by
+    /// more than this fraction (chosen by cross-validation in `train`).
+    pub default_margin: f64,
 }
 
 impl Selector<'_> {
@@ -44,6 +47,58 @@ impl Selector<'_> {
             .collect();
         // NaN (a broken model) sorts last.
         ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
+        prefer_default(&mut ranked, self.default_margin);
         ranked
+    }
+}
+
+/// Moves `default` to the front unless the fastest candidate is predicted
+/// faster than it by more than `margin`: leaving the choice to the library
+/// is the safe decision when the models cannot tell the candidates apart.
+pub fn prefer_default(ranked: &mut [Ranked], margin: f64) {
+    let Some(d) = ranked.iter().position(|r| r.candidate.is_default()) else {
+        return;
+    };
+    if d > 0 && ranked[0].predicted_us >= (1.0 - margin) * ranked[d].predicted_us {
+        ranked[..=d].rotate_right(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Algorithm, Candidate};
+
+    fn r(index: usize, algorithm: Algorithm, predicted_us: f64) -> Ranked {
+        Ranked {
+            index,
+            candidate: Candidate {
+                algorithm,
+                ..Candidate::DEFAULT
+            },
+            predicted_us,
+        }
+    }
+
+    #[test]
+    fn default_keeps_its_place_unless_clearly_beaten() {
+        let ranked = [
+            r(0, Algorithm::Binomial, 9.5),
+            r(1, Algorithm::Linear, 9.8),
+            r(2, Algorithm::Default, 10.0),
+        ];
+        let mut a = ranked;
+        prefer_default(&mut a, 0.1);
+        assert_eq!(
+            a.map(|x| x.index),
+            [2, 0, 1],
+            "5% faster is not enough at 10%"
+        );
+        let mut b = ranked;
+        prefer_default(&mut b, 0.02);
+        assert_eq!(b.map(|x| x.index), [0, 1, 2], "5% faster is enough at 2%");
+        let mut c = ranked;
+        prefer_default(&mut c, 0.0);
+        assert_eq!(c.map(|x| x.index), [0, 1, 2]);
     }
 }

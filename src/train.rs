@@ -7,7 +7,7 @@ use crate::data::{Candidate, Dataset, Mapping};
 use crate::error::{Error, Result};
 use crate::features::{self, Samples};
 use crate::learn::{LearnerKind, Model};
-use crate::select::Selector;
+use crate::select::{prefer_default, Ranked, Selector};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -74,11 +74,17 @@ pub struct CvScore {
     pub folds: usize,
     /// Held-out configurations with at least two candidates measured.
     pub configs: usize,
-    /// Geometric mean of t_pick / t_best (1 = always the best).
+    /// The learner's margin for overriding `default` (see
+    /// [`crate::select::prefer_default`]), the best of [`MARGINS`].
+    pub default_margin: f64,
+    /// With that margin: geometric mean of t_pick / t_best (1 = always best).
     pub geomean_slowdown_vs_best: f64,
     pub best_rate: f64,
     pub within_5pct_rate: f64,
 }
+
+/// Margins tried for keeping `default` when the models are unsure.
+pub const MARGINS: [f64; 6] = [0.0, 0.02, 0.05, 0.1, 0.2, 0.4];
 
 /// The distinct procs values split into `folds` interleaved groups, so every
 /// fold spans the whole range.
@@ -90,6 +96,13 @@ pub fn procs_folds(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
         out[i % k].insert(p);
     }
     out
+}
+
+/// A held-out configuration: measured time and prediction of each candidate
+/// that was both measured there and trained on, fastest predicted first.
+struct HeldOut {
+    ranked: Vec<Ranked>,
+    times: BTreeMap<usize, f64>,
 }
 
 /// Leave-procs-out cross-validation of each learner. A pick counts among the
@@ -107,7 +120,7 @@ pub fn cross_validate(
     }
     let mut scores = Vec::new();
     for &kind in kinds {
-        let (mut n, mut log_sum, mut best, mut within) = (0usize, 0.0, 0usize, 0usize);
+        let mut held_out = Vec::new();
         for held in &groups {
             let cs = candidate_samples(d, |p| !held.contains(&p));
             let models = fit(&cs, kind)?;
@@ -115,6 +128,7 @@ pub fn cross_validate(
                 candidates: &cs.candidates,
                 models: &models,
                 mappings: &cs.mappings,
+                default_margin: 0.0,
             };
             for group in d.by_config().filter(|g| held.contains(&g[0].config.procs)) {
                 let mut allowed = vec![false; cs.candidates.len()];
@@ -125,34 +139,59 @@ pub fn cross_validate(
                         times.insert(i, m.time_us);
                     }
                 }
-                if times.len() < 2 {
-                    continue;
+                if times.len() >= 2 {
+                    let ranked = selector.rank(&group[0].config, Some(&allowed));
+                    held_out.push(HeldOut { ranked, times });
                 }
-                let pick = selector.rank(&group[0].config, Some(&allowed))[0].index;
-                let t_best = times.values().copied().fold(f64::INFINITY, f64::min);
-                let slowdown = times[&pick] / t_best;
-                n += 1;
-                log_sum += slowdown.ln();
-                best += usize::from(slowdown <= 1.0 + 1e-9);
-                within += usize::from(slowdown <= 1.05);
             }
             tick();
         }
-        let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-        scores.push(CvScore {
-            learner: kind,
-            folds: groups.len(),
-            configs: n,
-            geomean_slowdown_vs_best: if n == 0 {
-                f64::NAN
-            } else {
-                (log_sum / n as f64).exp()
-            },
-            best_rate: share(best),
-            within_5pct_rate: share(within),
-        });
+        let best = MARGINS
+            .iter()
+            .map(|&margin| score(kind, groups.len(), margin, &held_out))
+            .min_by(|a, b| {
+                a.geomean_slowdown_vs_best
+                    .total_cmp(&b.geomean_slowdown_vs_best)
+            });
+        scores.extend(best);
     }
     Ok(Some(scores))
+}
+
+/// The figures of one learner's held-out picks with one margin.
+fn score(learner: LearnerKind, folds: usize, margin: f64, held_out: &[HeldOut]) -> CvScore {
+    let (mut log_sum, mut best, mut within) = (0.0, 0usize, 0usize);
+    for h in held_out {
+        let mut ranked = h.ranked.clone();
+        prefer_default(&mut ranked, margin);
+        let t_best = h.times.values().copied().fold(f64::INFINITY, f64::min);
+        let slowdown = h.times[&ranked[0].index] / t_best;
+        log_sum += slowdown.ln();
+        best += usize::from(slowdown <= 1.0 + 1e-9);
+        within += usize::from(slowdown <= 1.05);
+    }
+    let n = held_out.len();
+    let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+    CvScore {
+        learner,
+        folds,
+        configs: n,
+        default_margin: margin,
+        geomean_slowdown_vs_best: if n == 0 {
+            f64::NAN
+        } else {
+            (log_sum / n as f64).exp()
+        },
+        best_rate: share(best),
+        within_5pct_rate: share(within),
+    }
+}
+
+/// A learner's cross-validated margin (0 when CV was not possible).
+pub fn default_margin(cv: &[CvScore], learner: LearnerKind) -> f64 {
+    cv.iter()
+        .find(|s| s.learner == learner)
+        .map_or(0.0, |s| s.default_margin)
 }
 
 /// The learner `auto` uses: the lowest cross-validated slowdown (ties: the

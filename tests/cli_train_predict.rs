@@ -56,7 +56,8 @@ fn train_writes_a_model_that_predict_reads() {
         "MPI_Bcast decisions for 1 node(s) x 64 ranks (64 ranks, mapping core), learner {auto} (auto)"
     )));
 
-    // CSV: one row per size, the choice predicted no slower than the runner-up.
+    // CSV: one row per size, the choice predicted no slower than the
+    // runner-up, unless `default` was kept within the model's margin.
     let o = predict(
         &model,
         &[
@@ -72,7 +73,7 @@ fn train_writes_a_model_that_predict_reads() {
     assert_eq!(rows.len(), 11);
     for r in &rows {
         let (best, runner): (f64, f64) = (r[10].parse().unwrap(), r[15].parse().unwrap());
-        assert!(best > 0.0 && best <= runner, "{r:?}");
+        assert!(best > 0.0 && (best <= runner || r[6] == "default"), "{r:?}");
     }
 
     // JSON: ranges cover the sizes in order, without gaps.

@@ -6,6 +6,7 @@ use crate::export::{self, Options};
 use crate::learn::LearnerKind;
 use crate::model_dir::{load_learner, load_manifest};
 use crate::select::Selector;
+use crate::train::default_margin;
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let manifest = load_manifest(&args.model)?;
@@ -26,6 +27,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         candidates: &models.candidates,
         models: &models.models,
         mappings: &manifest.candidate_mappings,
+        default_margin: default_margin(&manifest.cv, kind),
     };
     let mut tables = Vec::with_capacity(jobs.len());
     for job in jobs {

@@ -98,14 +98,16 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     match &cv {
         Some(scores) => {
             println!(
-                "leave-procs-out cross-validation ({} folds): slowdown of the pick vs the best measured",
+                "leave-procs-out cross-validation ({} folds): slowdown of the pick vs the best measured;\n\
+                 margin: how much faster a candidate must be predicted to replace `default`",
                 scores.first().map_or(0, |s| s.folds)
             );
-            println!("  learner  geomean  best   within 5%  configs");
+            println!("  learner  margin  geomean  best   within 5%  configs");
             for s in scores {
                 println!(
-                    "  {:<7}  {:>7.4}  {:>4.1}%  {:>8.1}%  {:>7}",
+                    "  {:<7}  {:>5.0}%  {:>7.4}  {:>4.1}%  {:>8.1}%  {:>7}",
                     s.learner.name(),
+                    100.0 * s.default_margin,
                     s.geomean_slowdown_vs_best,
                     100.0 * s.best_rate,
                     100.0 * s.within_5pct_rate,
