@@ -215,20 +215,22 @@ fn scan_records(text: &str) -> Result<Vec<Record>, (usize, String)> {
 
 /// The fields of one record, unquoted.
 fn split_fields(record: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
+    let mut fields = Vec::new();
+    let mut field = String::new();
     let mut in_quotes = false;
     let mut chars = record.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '"' if in_quotes && chars.peek() == Some(&'"') => {
                 chars.next();
-                fields.last_mut().unwrap().push('"');
+                field.push('"');
             }
             '"' => in_quotes = !in_quotes,
-            ',' if !in_quotes => fields.push(String::new()),
-            _ => fields.last_mut().unwrap().push(c),
+            ',' if !in_quotes => fields.push(std::mem::take(&mut field)),
+            _ => field.push(c),
         }
     }
+    fields.push(field);
     fields
 }
 

@@ -171,14 +171,11 @@ impl Learner for Gam {
             linear: linear_columns(samples),
         };
         let p = layout.width();
-        let mut x = Array2::<f64>::zeros((n, p));
-        for i in 0..n {
-            let row = x.row_mut(i);
-            layout.design(
-                samples.row(i),
-                row.into_slice().expect("rows are contiguous"),
-            );
+        let mut design = vec![0.0; n * p];
+        for (i, row) in design.chunks_exact_mut(p).enumerate() {
+            layout.design(samples.row(i), row);
         }
+        let x = Array2::from_shape_vec((n, p), design).map_err(|e| e.to_string())?;
         let y = Array1::from(samples.y.clone());
         let gram = x.t().dot(&x);
         let xty = x.t().dot(&y);

@@ -52,10 +52,11 @@ impl KnnModel {
     pub fn predict(&self, row: &[f64]) -> f64 {
         let mut scaled = Vec::with_capacity(row.len());
         self.scaler.apply(row, &mut scaled);
-        let x =
-            DenseMatrix::new(1, row.len(), scaled, false).expect("one row of the trained width");
-        // Fitted models always predict; a failure here is a corrupted model.
-        self.regressor.predict(&x).map(|y| y[0]).unwrap_or(f64::NAN)
+        // A model file of another width fails here or in smartcore: no
+        // prediction (NaN ranks last) rather than a panic.
+        DenseMatrix::new(1, row.len(), scaled, false)
+            .and_then(|x| self.regressor.predict(&x))
+            .map_or(f64::NAN, |y| y[0])
     }
 }
 

@@ -240,16 +240,17 @@ struct RankState {
 
 impl RankState {
     fn inbox(&mut self, peer: u32) -> &mut Inbox {
-        match self.inboxes.iter().position(|i| i.peer == peer) {
-            Some(i) => &mut self.inboxes[i],
+        let i = match self.inboxes.iter().position(|i| i.peer == peer) {
+            Some(i) => i,
             None => {
                 self.inboxes.push(Inbox {
                     peer,
                     ..Inbox::default()
                 });
-                self.inboxes.last_mut().unwrap()
+                self.inboxes.len() - 1
             }
-        }
+        };
+        &mut self.inboxes[i]
     }
 }
 
