@@ -41,20 +41,16 @@ impl Algorithm {
         Algorithm::ScatterAllgather,
         Algorithm::ScatterAllgatherRing,
     ];
-    /// Every algorithm this tool knows.
-    pub const ALL: [Algorithm; 11] = [
-        Algorithm::Default,
-        Algorithm::Linear,
-        Algorithm::Chain,
-        Algorithm::Pipeline,
-        Algorithm::SplitBinary,
-        Algorithm::Binary,
-        Algorithm::Binomial,
-        Algorithm::Knomial,
-        Algorithm::ScatterAllgather,
-        Algorithm::ScatterAllgatherRing,
-        Algorithm::Sbbt,
-    ];
+    /// Every algorithm this tool knows: Open MPI's, then our own.
+    pub const ALL: [Algorithm; 11] = {
+        let mut all = [Algorithm::Sbbt; 11];
+        let mut i = 0;
+        while i < Self::OMPI.len() {
+            all[i] = Self::OMPI[i];
+            i += 1;
+        }
+        all
+    };
 
     /// The canonical name used in CSV files and reports.
     pub fn name(self) -> &'static str {

@@ -285,6 +285,18 @@ fn pipelined_ops(tree: &Tree, segments: &Segments, rank: u32, ops: &mut Vec<Op>)
         }
         return;
     };
+    receive_and_forward(parent, segments, ops, forward);
+}
+
+/// A non-root rank's receive loop, shared by the generic executor and
+/// split-binary: keep two receives posted (segment k posted before waiting
+/// for k − 1), forward each segment once it arrived.
+fn receive_and_forward(
+    parent: u32,
+    segments: &Segments,
+    ops: &mut Vec<Op>,
+    forward: impl Fn(&mut Vec<Op>, Span),
+) {
     let n = segments.count();
     ops.push(Op::Irecv {
         peer: parent,
@@ -350,24 +362,9 @@ fn split_binary_ops(tree: &Tree, halves: &[Segments; 2], rank: u32, ops: &mut Ve
             }
         }
         Some(parent) if !children.is_empty() => {
-            let mine = &halves[lr];
-            let forward = |ops: &mut Vec<Op>, bytes: Span| {
+            receive_and_forward(parent, &halves[lr], ops, |ops, bytes| {
                 ops.extend(children.iter().map(|&peer| Op::Send { peer, bytes }));
-            };
-            ops.push(Op::Irecv {
-                peer: parent,
-                bytes: mine.span(0),
             });
-            for k in 1..mine.count() {
-                ops.push(Op::Irecv {
-                    peer: parent,
-                    bytes: mine.span(k),
-                });
-                ops.push(Op::WaitRecv);
-                forward(ops, mine.span(k - 1));
-            }
-            ops.push(Op::WaitRecv);
-            forward(ops, mine.span(mine.count() - 1));
         }
         Some(parent) => {
             for bytes in halves[lr].spans() {
