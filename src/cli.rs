@@ -36,6 +36,86 @@ pub enum Command {
     /// default, ompi-fixed, each learner, auto) on configurations the models
     /// never saw: speed-up over default, slowdown vs the best, hit rates.
     Evaluate(EvaluateArgs),
+    /// Measure broadcasts on this MPI job; run it under mpirun or srun, e.g.
+    /// `mpirun -n 8 bcast-select bench --out data/mine.csv`. Runs our
+    /// re-implementations (impl own), Open MPI's forced algorithms (impl
+    /// ompi, set through the MPI tool interface) and the library default,
+    /// verifies every broadcast on every rank, appends one row per point and
+    /// resumes: rerunning the same command measures only what is missing.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Benchmark CSV to append to (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4.
+    #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
+    pub sizes: SizeList,
+    /// Algorithms, comma separated (names or Open MPI ids). `default` is
+    /// the library's own choice.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "default,linear,chain,pipeline,split_binary,binary,binomial",
+        value_parser = parse_algorithm
+    )]
+    pub algorithms: Vec<Algorithm>,
+    /// Segment sizes for the segmenting algorithms (0 = unsegmented).
+    #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
+    pub segsizes: SizeList,
+    /// Chains for `chain`, radix for `knomial`: numbers, or `default` for
+    /// the library's default (4).
+    #[arg(long, value_delimiter = ',', default_value = "default", value_parser = parse_fanout)]
+    pub fanouts: Vec<Fanout>,
+    /// Who runs each algorithm: own (our schedules over point-to-point),
+    /// ompi (Open MPI's MPI_Bcast), or both.
+    #[arg(long = "impl", value_delimiter = ',', default_value = "own,ompi", value_parser = parse_impl)]
+    pub impls: Vec<Impl>,
+    /// Roots, used in turn iteration by iteration: ranks or `last`.
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    pub roots: Vec<crate::bench::Root>,
+    /// Untimed broadcasts before each point.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u32,
+    /// Timed broadcasts at least, unless --max-seconds runs out first.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_reps: u32,
+    /// Timed broadcasts at most per point.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_reps: u32,
+    /// Seconds at most per point.
+    #[arg(long, default_value_t = 2.0)]
+    pub max_seconds: f64,
+    /// Stop a point once the 95% confidence half-width is within this
+    /// fraction of the mean.
+    #[arg(long, default_value_t = 0.025)]
+    pub target_ci: f64,
+    /// Bound on the whole campaign, e.g. 90s, 20m, 2h. Seconds left are
+    /// shared over the points left; when it runs out the campaign stops
+    /// cleanly and says what is missing (rerun to continue).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub time_budget: Option<std::time::Duration>,
+    /// Machine name written in each row [default: the MPI processor name].
+    #[arg(long)]
+    pub machine: Option<String>,
+}
+
+/// A chain count / knomial radix, or the library default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fanout(pub Option<u32>);
+
+fn parse_fanout(s: &str) -> Result<Fanout, String> {
+    match s.trim() {
+        "default" => Ok(Fanout(None)),
+        t => match t.parse::<u32>() {
+            Ok(k) if k >= 1 => Ok(Fanout(Some(k))),
+            _ => Err(format!(
+                "fanout {s:?} is neither a number >= 1 nor `default`"
+            )),
+        },
+    }
 }
 
 #[derive(Debug, Args)]

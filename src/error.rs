@@ -22,6 +22,10 @@ pub enum Error {
     },
     #[error("{0}")]
     Other(String),
+    /// A failure another process (MPI rank 0) has already reported; carries
+    /// the exit code.
+    #[error("failed (reported by rank 0)")]
+    Reported(i32),
 }
 
 impl Error {
@@ -29,6 +33,7 @@ impl Error {
         match self {
             Error::Input(_) | Error::Usage(_) => 2,
             Error::Io { .. } | Error::Other(_) => 1,
+            Error::Reported(code) => *code,
         }
     }
 

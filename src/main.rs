@@ -7,7 +7,9 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            if !matches!(e, bcast_select::Error::Reported(_)) {
+                eprintln!("error: {e}");
+            }
             ExitCode::from(e.exit_code() as u8)
         }
     }

@@ -1,6 +1,7 @@
 //! One module per verb; each turns parsed arguments into library calls and
 //! prints the result.
 
+mod bench;
 mod data;
 mod evaluate;
 mod import;
@@ -19,6 +20,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(args) => train::train(&args),
         Command::Predict(args) => predict::predict(&args),
         Command::Evaluate(args) => evaluate::evaluate(&args),
+        Command::Bench(args) => bench::bench(&args),
     }
 }
 

@@ -57,6 +57,19 @@ impl CsvWriter<BufWriter<File>> {
                     path.display()
                 )));
             }
+            if !text.ends_with('\n') {
+                // A row cut short by a kill: drop it, it is measured again.
+                let keep = text.rfind('\n').map_or(0, |i| i + 1);
+                OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .and_then(|f| f.set_len(keep as u64))
+                    .map_err(|e| Error::io(format!("cannot repair {}", path.display()), e))?;
+                eprintln!(
+                    "warning: {}: dropped an incomplete last row (interrupted run)",
+                    path.display()
+                );
+            }
         }
         let file = OpenOptions::new()
             .create(true)
@@ -162,5 +175,31 @@ mod tests {
             .provenance
             .machines
             .contains("box, rack \"7\""));
+    }
+
+    #[test]
+    fn append_drops_a_row_cut_short_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.csv");
+        let meta = RowMeta::default();
+        let mut w = CsvWriter::append(&path).unwrap();
+        w.write(&row(2, 8, Algorithm::Linear, 1.0), &meta).unwrap();
+        w.write(&row(2, 16, Algorithm::Linear, 2.0), &meta).unwrap();
+        drop(w);
+        // A kill in the middle of the third row.
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("linear,2,1,2,core,32,3.");
+        std::fs::write(&path, &text).unwrap();
+        let mut w = CsvWriter::append(&path).unwrap();
+        w.write(&row(2, 32, Algorithm::Linear, 3.0), &meta).unwrap();
+        drop(w);
+        let loaded = crate::data::load::load_file(&path).unwrap();
+        let sizes: Vec<u64> = loaded
+            .dataset
+            .measurements()
+            .iter()
+            .map(|m| m.config.msg_bytes)
+            .collect();
+        assert_eq!(sizes, [8, 16, 32]);
     }
 }

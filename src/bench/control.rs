@@ -1,0 +1,170 @@
+//! Forcing Open MPI's own broadcast algorithms from inside one job, through
+//! the MPI tool interface: the `coll_tuned_bcast_*` control variables are
+//! writable at run time, and Open MPI's tuned component reads them whenever a
+//! communicator is created. So writing them and then duplicating
+//! MPI_COMM_WORLD yields a communicator whose MPI_Bcast runs exactly the
+//! requested algorithm, segment size and fan-out: one `mpirun` measures all
+//! of them, no relaunch per algorithm.
+
+use crate::data::{Algorithm, Candidate};
+use crate::schedule::DEFAULT_FANOUT;
+use mpi::ffi;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::ffi::CString;
+use std::os::raw::{c_int, c_void};
+
+/// Environment variable that must be set before MPI_Init: without dynamic
+/// rules the tuned component ignores forced algorithms silently.
+pub const DYNAMIC_RULES_ENV: &str = "OMPI_MCA_coll_tuned_use_dynamic_rules";
+
+/// Sets [`DYNAMIC_RULES_ENV`] for this process unless the user chose a
+/// value; must run before `mpi::initialize`.
+pub fn enable_dynamic_rules() {
+    if std::env::var_os(DYNAMIC_RULES_ENV).is_none() {
+        std::env::set_var(DYNAMIC_RULES_ENV, "1");
+    }
+}
+
+/// Handles on the tuned component's broadcast control variables.
+pub struct TunedControl {
+    algorithm: Cvar,
+    segsize: Cvar,
+    chain_fanout: Cvar,
+    knomial_radix: Cvar,
+}
+
+struct Cvar {
+    name: &'static str,
+    handle: ffi::MPI_T_cvar_handle,
+}
+
+impl TunedControl {
+    /// Opens the tool interface and the control variables; fails with an
+    /// explanation where the MPI library is not Open MPI with coll/tuned and
+    /// dynamic rules.
+    pub fn open() -> Result<TunedControl, String> {
+        let mut provided: c_int = 0;
+        // SAFETY: plain C call with a valid out-pointer; MPI is initialized.
+        let rc = unsafe { ffi::MPI_T_init_thread(0, &mut provided) };
+        check(rc, "MPI_T_init_thread")?;
+        let dynamic = Cvar::open("coll_tuned_use_dynamic_rules")?;
+        if dynamic.read()? == 0 {
+            return Err(format!(
+                "Open MPI's tuned component ignores forced algorithms unless \
+                 coll_tuned_use_dynamic_rules is true, and it can only be set at launch: \
+                 unset {DYNAMIC_RULES_ENV} (bench sets it) or set it to 1"
+            ));
+        }
+        Ok(TunedControl {
+            algorithm: Cvar::open("coll_tuned_bcast_algorithm")?,
+            segsize: Cvar::open("coll_tuned_bcast_algorithm_segmentsize")?,
+            chain_fanout: Cvar::open("coll_tuned_bcast_algorithm_chain_fanout")?,
+            knomial_radix: Cvar::open("coll_tuned_bcast_algorithm_knomial_radix")?,
+        })
+    }
+
+    /// A fresh communicator over `world` whose MPI_Bcast runs `candidate`
+    /// (`default`: the library's own decision). Collective.
+    pub fn communicator(
+        &self,
+        world: &SimpleCommunicator,
+        candidate: &Candidate,
+    ) -> Result<SimpleCommunicator, String> {
+        let id = candidate.algorithm.ompi_id().ok_or_else(|| {
+            format!(
+                "{} is not an Open MPI algorithm",
+                candidate.algorithm.name()
+            )
+        })?;
+        let segsize = candidate.segsize.unwrap_or(0);
+        let segsize = c_int::try_from(segsize)
+            .map_err(|_| format!("segment size {segsize} does not fit Open MPI's int"))?;
+        let fanout = candidate.fanout.unwrap_or(DEFAULT_FANOUT) as c_int;
+        self.algorithm.write(c_int::from(id))?;
+        self.segsize.write(segsize)?;
+        match candidate.algorithm {
+            Algorithm::Chain => self.chain_fanout.write(fanout)?,
+            Algorithm::Knomial => self.knomial_radix.write(fanout)?,
+            _ => {}
+        }
+        let comm = world.duplicate();
+        // The communicator has captured the values (the knomial radix is read
+        // at call time, so it stays set until the next candidate).
+        self.algorithm.write(0)?;
+        Ok(comm)
+    }
+}
+
+impl Cvar {
+    fn open(name: &'static str) -> Result<Cvar, String> {
+        let cname = CString::new(name).map_err(|e| e.to_string())?;
+        let mut index: c_int = -1;
+        // SAFETY: valid NUL-terminated name and out-pointer.
+        let rc = unsafe { ffi::MPI_T_cvar_get_index(cname.as_ptr(), &mut index) };
+        if rc != 0 {
+            return Err(format!(
+                "the MPI library has no control variable {name}: forcing the library's \
+                 algorithms (--impl ompi) needs Open MPI with its tuned collective \
+                 component; use --impl own"
+            ));
+        }
+        let mut handle: ffi::MPI_T_cvar_handle = std::ptr::null_mut();
+        let mut count: c_int = 0;
+        // SAFETY: the variable is not bound to an MPI object, so no object
+        // handle is needed; out-pointers are valid.
+        let rc = unsafe {
+            ffi::MPI_T_cvar_handle_alloc(index, std::ptr::null_mut(), &mut handle, &mut count)
+        };
+        check(rc, name)?;
+        if count != 1 {
+            return Err(format!(
+                "control variable {name} has {count} values, expected 1"
+            ));
+        }
+        Ok(Cvar { name, handle })
+    }
+
+    fn read(&self) -> Result<c_int, String> {
+        // Booleans and ints are both read as one C int; spare room for safety.
+        let mut value: [c_int; 2] = [0; 2];
+        // SAFETY: live handle, buffer larger than one value.
+        let rc = unsafe { ffi::MPI_T_cvar_read(self.handle, value.as_mut_ptr() as *mut c_void) };
+        check(rc, self.name)?;
+        Ok(value[0])
+    }
+
+    fn write(&self, value: c_int) -> Result<(), String> {
+        // SAFETY: live handle of a single-int variable.
+        let rc =
+            unsafe { ffi::MPI_T_cvar_write(self.handle, &value as *const c_int as *const c_void) };
+        check(rc, self.name)?;
+        let back = self.read()?;
+        if back != value {
+            return Err(format!(
+                "wrote {value} to {} but it reads back {back}",
+                self.name
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Cvar {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from MPI_T_cvar_handle_alloc and is freed once.
+        unsafe {
+            ffi::MPI_T_cvar_handle_free(&mut self.handle);
+        }
+    }
+}
+
+fn check(rc: c_int, what: &str) -> Result<(), String> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "MPI tool interface call failed on {what} (error {rc})"
+        ))
+    }
+}

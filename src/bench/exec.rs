@@ -1,0 +1,116 @@
+//! Executes a schedule's operations over MPI point-to-point: the `impl=own`
+//! broadcast. The operations come from [`crate::schedule`], the same code the
+//! simulator proves and the models price.
+
+use crate::schedule::{Op, Span};
+use mpi::datatype::{AsDatatype, Buffer, BufferMut, Collection, Equivalence, Pointer, PointerMut};
+use mpi::point_to_point::{Destination, Source};
+use mpi::request::{scope, Request};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::Count;
+use std::collections::VecDeque;
+use std::os::raw::c_void;
+
+/// One rank's part of a broadcast: runs `ops` on `buf` (the whole message).
+pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
+    let base = buf.as_mut_ptr();
+    let len = buf.len();
+    let mut regions: Vec<Region> = ops
+        .iter()
+        .map(|op| match *op {
+            Op::Irecv { bytes, .. }
+            | Op::Isend { bytes, .. }
+            | Op::Send { bytes, .. }
+            | Op::Recv { bytes, .. } => Region::new(base, len, bytes),
+            Op::WaitRecv | Op::WaitSends => Region::new(base, len, Span { start: 0, end: 0 }),
+        })
+        .collect();
+    scope(|scope| {
+        let mut receives: VecDeque<Request<'_, Region, _>> = VecDeque::new();
+        let mut sends: Vec<Request<'_, Region, _>> = Vec::new();
+        for (op, region) in ops.iter().zip(regions.iter_mut()) {
+            match *op {
+                Op::Irecv { peer, .. } => receives.push_back(
+                    comm.process_at_rank(peer as i32)
+                        .immediate_receive_into(scope, region),
+                ),
+                Op::Isend { peer, .. } => {
+                    let region: &Region = region;
+                    sends.push(
+                        comm.process_at_rank(peer as i32)
+                            .immediate_send(scope, region),
+                    );
+                }
+                Op::WaitRecv => {
+                    if let Some(r) = receives.pop_front() {
+                        r.wait_without_status();
+                    }
+                }
+                Op::WaitSends => sends.drain(..).for_each(|r| r.wait_without_status()),
+                Op::Send { peer, .. } => comm.process_at_rank(peer as i32).send(&*region),
+                Op::Recv { peer, .. } => {
+                    comm.process_at_rank(peer as i32).receive_into(region);
+                }
+            }
+        }
+        // Schedules end with every request waited for; this keeps the scope
+        // sound even if one did not.
+        receives.into_iter().for_each(|r| r.wait_without_status());
+        sends.into_iter().for_each(|r| r.wait_without_status());
+    });
+}
+
+/// A byte range of the broadcast buffer handed to MPI. A schedule keeps
+/// several operations on one buffer in flight (two receives, sends of an
+/// earlier segment), on disjoint or read-only ranges; safe slices cannot
+/// express that, so each operation gets a raw range of its own.
+struct Region {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Region {
+    fn new(base: *mut u8, buf_len: usize, span: Span) -> Region {
+        let (start, end) = (span.start as usize, span.end as usize);
+        assert!(
+            start <= end && end <= buf_len,
+            "schedule span {span} outside a {buf_len}-byte buffer"
+        );
+        Region {
+            // SAFETY: start ≤ buf_len, so the offset stays inside the
+            // allocation (or one past its end for an empty range).
+            ptr: unsafe { base.add(start) },
+            len: end - start,
+        }
+    }
+}
+
+// SAFETY: a Region points into the caller's buffer, which outlives every
+// request (`run` waits for all of them before returning); it describes `len`
+// bytes of MPI_UINT8_T. Overlap: the schedule's receives of one rank target
+// disjoint spans and a span is only sent after it was received (the
+// simulator's delivery checks prove both for every algorithm).
+unsafe impl Pointer for Region {
+    fn pointer(&self) -> *const c_void {
+        self.ptr as *const c_void
+    }
+}
+unsafe impl PointerMut for Region {
+    fn pointer_mut(&mut self) -> *mut c_void {
+        self.ptr as *mut c_void
+    }
+}
+unsafe impl Collection for Region {
+    fn count(&self) -> Count {
+        // `bench` refuses messages over MAX_MESSAGE bytes, so this fits.
+        self.len as Count
+    }
+}
+unsafe impl AsDatatype for Region {
+    type Out = <u8 as Equivalence>::Out;
+    fn as_datatype(&self) -> Self::Out {
+        u8::equivalent_datatype()
+    }
+}
+unsafe impl Buffer for Region {}
+unsafe impl BufferMut for Region {}

@@ -1,0 +1,497 @@
+//! `bcast-select bench`: the measurement harness, run under `mpirun`/`srun`.
+//!
+//! Methodology (README "Benchmark your cluster"): per point a few warm-up
+//! broadcasts, then timed iterations — barrier, time one broadcast on every
+//! rank, iteration time = maximum over ranks — until the 95% confidence
+//! half-width of the mean is within `target_ci` of it, or a cap on
+//! repetitions or seconds is reached. Every broadcast's payload is verified
+//! on every rank. Rank 0 appends one flushed row per point, so an
+//! interrupted campaign loses at most the point in progress and a rerun
+//! skips what the file holds.
+
+pub mod control;
+pub mod exec;
+pub mod payload;
+pub mod plan;
+pub mod stats;
+pub mod topology;
+
+use crate::data::write::{CsvWriter, RowMeta, HEADER};
+use crate::data::{load, Candidate, Config, Dataset, Impl, Measurement};
+use crate::error::{Error, Result};
+use crate::schedule::{Op, Schedule, Spec};
+use crate::units::format_bytes;
+use indicatif::{ProgressBar, ProgressStyle};
+use mpi::collective::{Root as _, SystemOperation};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use plan::{Point, Sweep};
+use stats::Samples;
+use std::cell::Cell;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Largest broadcast the harness runs: MPI counts are C ints.
+pub const MAX_MESSAGE: u64 = i32::MAX as u64;
+
+/// A root given on the command line: a rank or the last rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Root {
+    Rank(u32),
+    Last,
+}
+
+impl std::str::FromStr for Root {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Root, String> {
+        match s.trim() {
+            "last" => Ok(Root::Last),
+            t => t
+                .parse()
+                .map(Root::Rank)
+                .map_err(|_| format!("root {s:?} is neither a rank nor `last`")),
+        }
+    }
+}
+
+/// Everything a campaign needs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub sweep: Sweep,
+    pub out: PathBuf,
+    /// Roots used in turn, iteration by iteration.
+    pub roots: Vec<Root>,
+    pub warmup: u32,
+    pub min_reps: u32,
+    pub max_reps: u32,
+    /// Per-point cap on seconds spent.
+    pub max_seconds: f64,
+    /// Stop once the CI half-width is within this fraction of the mean.
+    pub target_ci: f64,
+    pub time_budget: Option<Duration>,
+    pub machine: Option<String>,
+}
+
+/// What a campaign did, for rank 0 to report.
+#[derive(Debug)]
+pub struct Outcome {
+    pub rank: i32,
+    pub job: Config,
+    pub planned: usize,
+    pub already: usize,
+    pub measured: usize,
+    /// Points the time budget left out.
+    pub missing: Vec<Point>,
+    pub seconds: f64,
+}
+
+/// Runs a campaign on this process's MPI job. Returns the outcome, or the
+/// error with this process's rank (so that only rank 0 prints it).
+pub fn run(opts: &Options) -> (i32, Result<Outcome>) {
+    if opts.sweep.impls.contains(&Impl::Ompi) {
+        control::enable_dynamic_rules();
+    }
+    let Some(universe) = mpi::initialize() else {
+        return (0, Err(Error::Other("MPI was already initialized".into())));
+    };
+    let world = universe.world();
+    let rank = world.rank();
+    let result = campaign(&world, opts);
+    (rank, result)
+    // `universe` drops here: MPI_Finalize on every rank.
+}
+
+fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
+    let rank = world.rank();
+    let procs = world.size() as u32;
+    let placement = topology::detect(world).map_err(Error::Usage)?;
+    let roots = resolve_roots(&opts.roots, procs)?;
+    let points = opts.sweep.points().map_err(Error::Usage)?;
+    if let Some(big) = opts.sweep.sizes.iter().find(|&&m| m > MAX_MESSAGE) {
+        return Err(Error::Usage(format!(
+            "message size {big} exceeds the {MAX_MESSAGE} bytes one MPI_Bcast can carry"
+        )));
+    }
+    let control = if opts.sweep.impls.contains(&Impl::Ompi) {
+        Some(control::TunedControl::open().map_err(Error::Other)?)
+    } else {
+        None
+    };
+    let job = Config {
+        procs,
+        nodes: placement.nodes,
+        ppn: placement.ppn,
+        mapping: placement.mapping,
+        msg_bytes: 0,
+        imbalance: 0.0,
+    };
+
+    // Rank 0 owns the file: it reads what is there and tells the others.
+    let mut writer = None;
+    let mut done = vec![0u8; points.len()];
+    let mut status: i32 = 0;
+    if rank == 0 {
+        match prepare_output(&opts.out, &points, &job) {
+            Ok((w, flags)) => {
+                writer = Some(w);
+                done = flags.iter().map(|&f| u8::from(f)).collect();
+            }
+            Err(e) => {
+                status = 1;
+                share_status(world, &mut status);
+                return Err(e);
+            }
+        }
+    }
+    share_status(world, &mut status);
+    if status != 0 {
+        return Err(Error::Other("rank 0 could not open the output file".into()));
+    }
+    world.process_at_rank(0).broadcast_into(&mut done[..]);
+
+    let todo: Vec<usize> = (0..points.len()).filter(|&i| done[i] == 0).collect();
+    let meta = row_meta(opts);
+    let progress = Progress::new(rank == 0, todo.len());
+    let mut buf = vec![0u8; opts.sweep.sizes.iter().copied().max().unwrap_or(0) as usize];
+    world.barrier();
+    let clock = Clock::start();
+    let mut missing = Vec::new();
+    for (k, &i) in todo.iter().enumerate() {
+        let point = points[i];
+        let now = clock.elapsed(world);
+        let mut cap = opts.max_seconds;
+        if let Some(budget) = opts.time_budget.map(|b| b.as_secs_f64()) {
+            if now >= budget {
+                missing = todo[k..].iter().map(|&j| points[j]).collect();
+                break;
+            }
+            // Share what is left evenly over the points still to measure.
+            cap = cap.min((budget - now) / (todo.len() - k) as f64);
+        }
+        progress.start(&point);
+        let runner = Runner::new(world, control.as_ref(), &point, &roots)?;
+        let samples = measure(
+            world,
+            &runner,
+            &point,
+            &roots,
+            &mut buf[..point.msg_bytes as usize],
+            cap,
+            opts,
+        );
+        if let Some(w) = writer.as_mut() {
+            let row = measurement(&job, &point, &samples);
+            if let Err(e) = w.write(&row, &meta) {
+                eprintln!("error: {e}; stopping the campaign");
+                world.abort(1);
+            }
+        }
+        progress.finish_point();
+    }
+    progress.done();
+    Ok(Outcome {
+        rank,
+        job,
+        planned: points.len(),
+        already: points.len() - todo.len(),
+        measured: todo.len() - missing.len(),
+        missing,
+        seconds: clock.elapsed(world),
+    })
+}
+
+fn share_status(world: &SimpleCommunicator, status: &mut i32) {
+    world.process_at_rank(0).broadcast_into(status);
+}
+
+fn resolve_roots(roots: &[Root], procs: u32) -> Result<Vec<u32>> {
+    roots
+        .iter()
+        .map(|r| match *r {
+            Root::Last => Ok(procs - 1),
+            Root::Rank(r) if r < procs => Ok(r),
+            Root::Rank(r) => Err(Error::Usage(format!(
+                "root {r} is not a rank of this {procs}-rank job"
+            ))),
+        })
+        .collect()
+}
+
+/// Opens the CSV for appending and marks the points it already holds.
+fn prepare_output(
+    out: &std::path::Path,
+    points: &[Point],
+    job: &Config,
+) -> Result<(CsvWriter<std::io::BufWriter<std::fs::File>>, Vec<bool>)> {
+    // Opening first drops a row an earlier kill cut short.
+    let writer = CsvWriter::append(out)?;
+    let existing = match std::fs::metadata(out) {
+        Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => load::load_file(out)?.dataset,
+        _ => Dataset::default(),
+    };
+    Ok((writer, plan::already_measured(points, job, &existing)))
+}
+
+fn row_meta(opts: &Options) -> RowMeta {
+    let host = mpi::environment::processor_name().unwrap_or_default();
+    let machine = opts.machine.clone().unwrap_or(host);
+    let mpi = mpi::environment::library_version()
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_matches(char::from(0))
+        .trim()
+        .to_string();
+    RowMeta {
+        machine,
+        mpi,
+        source: format!("bcast-select {} bench", env!("CARGO_PKG_VERSION")),
+    }
+}
+
+/// How one point's broadcast is executed.
+enum Runner {
+    /// Our schedule: this rank's operations for each root, in root order.
+    Own {
+        comm: SimpleCommunicator,
+        ops: Vec<Vec<Op>>,
+    },
+    /// MPI_Bcast on a communicator configured for the candidate.
+    Library { comm: SimpleCommunicator },
+}
+
+impl Runner {
+    fn new(
+        world: &SimpleCommunicator,
+        control: Option<&control::TunedControl>,
+        point: &Point,
+        roots: &[u32],
+    ) -> Result<Runner> {
+        let c = &point.candidate;
+        match c.implementation {
+            Impl::Own => {
+                let rank = world.rank() as u32;
+                let ops = roots
+                    .iter()
+                    .map(|&root| {
+                        Schedule::new(spec(world.size() as u32, root, point))
+                            .map(|s| s.ops(rank))
+                            .map_err(Error::Usage)
+                    })
+                    .collect::<Result<_>>()?;
+                Ok(Runner::Own {
+                    comm: world.duplicate(),
+                    ops,
+                })
+            }
+            Impl::Ompi => {
+                let control = control.ok_or_else(|| {
+                    Error::Other("library algorithms requested without MPI_T control".into())
+                })?;
+                let comm = control.communicator(world, c).map_err(Error::Other)?;
+                Ok(Runner::Library { comm })
+            }
+        }
+    }
+
+    fn comm(&self) -> &SimpleCommunicator {
+        match self {
+            Runner::Own { comm, .. } | Runner::Library { comm } => comm,
+        }
+    }
+
+    fn broadcast(&self, buf: &mut [u8], root: u32, root_index: usize) {
+        match self {
+            Runner::Own { comm, ops } => exec::run(comm, &ops[root_index], buf),
+            Runner::Library { comm } => comm.process_at_rank(root as i32).broadcast_into(buf),
+        }
+    }
+}
+
+fn spec(procs: u32, root: u32, point: &Point) -> Spec {
+    Spec {
+        algorithm: point.candidate.algorithm,
+        procs,
+        root,
+        msg_bytes: point.msg_bytes,
+        segsize: point.candidate.segsize.unwrap_or(0),
+        fanout: point.candidate.fanout,
+    }
+}
+
+/// Times one point until its stopping rule holds. Collective: every rank
+/// takes the same decisions from the same all-reduced numbers.
+fn measure(
+    world: &SimpleCommunicator,
+    runner: &Runner,
+    point: &Point,
+    roots: &[u32],
+    buf: &mut [u8],
+    cap_seconds: f64,
+    opts: &Options,
+) -> Samples {
+    let comm = runner.comm();
+    let rank = comm.rank() as u32;
+    let mut samples = Samples::default();
+    let start = mpi::time();
+    for iteration in 0u64.. {
+        let root_index = (iteration % roots.len() as u64) as usize;
+        let root = roots[root_index];
+        let seed = payload::seed(root, iteration, point.msg_bytes);
+        if rank == root {
+            payload::fill(buf, seed);
+        }
+        comm.barrier();
+        let t0 = mpi::time();
+        runner.broadcast(buf, root, root_index);
+        let local_us = (mpi::time() - t0) * 1e6;
+        if rank != root {
+            if let Some((offset, expected, found)) = payload::first_mismatch(buf, seed) {
+                eprintln!(
+                    "error: payload mismatch on rank {rank}: {} of {} bytes from root {root}, \
+                     iteration {iteration}: byte offset {offset} is 0x{found:02x}, \
+                     expected 0x{expected:02x}",
+                    describe(&point.candidate),
+                    point.msg_bytes,
+                );
+                world.abort(3);
+            }
+        }
+        let local = [local_us, mpi::time() - start];
+        let mut global = [0.0f64; 2];
+        comm.all_reduce_into(&local[..], &mut global[..], SystemOperation::max());
+        if iteration >= u64::from(opts.warmup) {
+            samples.push(global[0]);
+        }
+        let n = samples.len();
+        let enough = n >= opts.max_reps as usize
+            || (n >= opts.min_reps as usize && samples.converged(opts.target_ci))
+            || (n >= 1 && global[1] >= cap_seconds);
+        if enough {
+            break;
+        }
+    }
+    samples
+}
+
+fn measurement(job: &Config, point: &Point, s: &Samples) -> Measurement {
+    let ci = s.ci95();
+    Measurement {
+        config: Config {
+            msg_bytes: point.msg_bytes,
+            ..*job
+        },
+        candidate: point.candidate,
+        // A zero-byte broadcast can finish below the timer's resolution;
+        // the schema needs a positive time.
+        time_us: ns(s.mean()).max(1e-3),
+        time_min_us: Some(ns(s.min())),
+        time_max_us: Some(ns(s.max())),
+        ci95_us: ci.is_finite().then(|| ns(ci)),
+        reps: Some(s.len() as u64),
+        rows: 1,
+    }
+}
+
+/// Microseconds rounded to nanoseconds, the timer's resolution at best.
+fn ns(us: f64) -> f64 {
+    (us * 1e3).round() / 1e3
+}
+
+fn describe(c: &Candidate) -> String {
+    let mut s = c.algorithm.name().to_string();
+    if let Some(seg) = c.segsize {
+        s += &format!(" segsize {seg}");
+    }
+    if let Some(f) = c.fanout {
+        s += &format!(" fanout {f}");
+    }
+    s + &format!(" ({})", c.implementation)
+}
+
+/// Seconds since the campaign started, identical on every rank.
+struct Clock(f64);
+
+impl Clock {
+    fn start() -> Clock {
+        Clock(mpi::time())
+    }
+
+    fn elapsed(&self, world: &SimpleCommunicator) -> f64 {
+        let local = mpi::time() - self.0;
+        let mut global = 0.0;
+        world.all_reduce_into(&local, &mut global, SystemOperation::max());
+        global
+    }
+}
+
+/// Progress on rank 0: a bar with ETA on a terminal; under mpirun, whose
+/// output is a pipe, a line every ten seconds instead.
+struct Progress {
+    bar: Option<ProgressBar>,
+    /// Plain lines: (points done, time of the last line).
+    plain: Option<Cell<(usize, Instant)>>,
+    total: usize,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(show: bool, total: usize) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (show && terminal).then(|| {
+            ProgressBar::new(total as u64).with_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            )
+        });
+        let started = Instant::now();
+        Progress {
+            bar,
+            plain: (show && !terminal).then(|| Cell::new((0, started))),
+            total,
+            started,
+        }
+    }
+
+    fn start(&self, point: &Point) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!(
+                "{} {}",
+                format_bytes(point.msg_bytes),
+                describe(&point.candidate)
+            ));
+        }
+    }
+
+    fn finish_point(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+        if let Some(plain) = &self.plain {
+            let (done, last) = plain.get();
+            let done = done + 1;
+            let now = Instant::now();
+            if now - last >= Duration::from_secs(10) {
+                let elapsed = (now - self.started).as_secs_f64();
+                let eta = elapsed / done as f64 * (self.total - done) as f64;
+                eprintln!(
+                    "bench: {done}/{} points, {:.0} s elapsed, ETA {:.0} s",
+                    self.total, elapsed, eta
+                );
+                plain.set((done, now));
+            } else {
+                plain.set((done, last));
+            }
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

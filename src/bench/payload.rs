@@ -1,0 +1,83 @@
+//! The bytes every broadcast carries: a pattern that depends on the root, the
+//! iteration and the message size, so a stale buffer, a shifted segment or a
+//! message from another iteration all fail verification.
+
+/// The pattern's seed for one broadcast.
+pub fn seed(root: u32, iteration: u64, msg_bytes: u64) -> u64 {
+    splitmix64(splitmix64(splitmix64(u64::from(root)) ^ iteration) ^ msg_bytes)
+}
+
+/// Writes the pattern of `seed` into `buf`.
+pub fn fill(buf: &mut [u8], seed: u64) {
+    for (word, chunk) in buf.chunks_mut(8).enumerate() {
+        let bytes = pattern_word(seed, word).to_le_bytes();
+        chunk.copy_from_slice(&bytes[..chunk.len()]);
+    }
+}
+
+/// The first byte of `buf` that differs from the pattern: (offset, expected,
+/// found).
+pub fn first_mismatch(buf: &[u8], seed: u64) -> Option<(usize, u8, u8)> {
+    buf.chunks(8).enumerate().find_map(|(word, chunk)| {
+        let expected = pattern_word(seed, word).to_le_bytes();
+        chunk
+            .iter()
+            .zip(expected)
+            .position(|(&found, want)| found != want)
+            .map(|i| (word * 8 + i, expected[i], chunk[i]))
+    })
+}
+
+fn pattern_word(seed: u64, word: usize) -> u64 {
+    splitmix64(seed.wrapping_add(word as u64))
+}
+
+/// Steele et al.'s SplitMix64 finalizer: every input bit affects every
+/// output bit, at about a nanosecond per word.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filled_buffer_verifies() {
+        let mut buf = vec![0u8; 1003];
+        fill(&mut buf, seed(3, 7, 1003));
+        assert_eq!(first_mismatch(&buf, seed(3, 7, 1003)), None);
+    }
+
+    #[test]
+    fn corruption_is_located() {
+        let s = seed(0, 1, 4096);
+        let mut buf = vec![0u8; 4096];
+        fill(&mut buf, s);
+        buf[2049] ^= 0x10;
+        let (offset, expected, found) = first_mismatch(&buf, s).expect("mismatch");
+        assert_eq!(offset, 2049);
+        assert_eq!(expected ^ found, 0x10);
+    }
+
+    #[test]
+    fn stale_or_shifted_data_fails() {
+        let n = 64 * 1024;
+        let mut previous = vec![0u8; n];
+        fill(&mut previous, seed(0, 4, n as u64));
+        // The buffer of the previous iteration, another root, another size.
+        assert!(first_mismatch(&previous, seed(0, 5, n as u64)).is_some());
+        assert!(first_mismatch(&previous, seed(1, 4, n as u64)).is_some());
+        assert!(first_mismatch(&previous, seed(0, 4, n as u64 + 1)).is_some());
+        // A segment written 8 KiB too far.
+        let mut shifted = previous.clone();
+        shifted.copy_within(0..8192, 8192);
+        assert_eq!(
+            first_mismatch(&shifted, seed(0, 4, n as u64)).map(|m| m.0 / 8192),
+            Some(1)
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! The points of a campaign: message sizes × candidates, in the order they
+//! are measured, and which of them an existing CSV already holds.
+
+use crate::data::{Algorithm, Candidate, Config, Dataset, Impl};
+use crate::schedule::SCHEDULED;
+use std::collections::HashSet;
+
+/// What the user asked to measure.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    pub sizes: Vec<u64>,
+    pub algorithms: Vec<Algorithm>,
+    /// Segment sizes for the segmenting algorithms (0 = unsegmented).
+    pub segsizes: Vec<u64>,
+    /// Chain counts / knomial radices; `None` = the library default.
+    pub fanouts: Vec<Option<u32>>,
+    pub impls: Vec<Impl>,
+}
+
+/// One measurement: a message size and a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Point {
+    pub msg_bytes: u64,
+    pub candidate: Candidate,
+}
+
+impl Sweep {
+    /// Every point, sizes outermost so that an interrupted campaign has whole
+    /// sizes; for each algorithm and parameter the own implementation comes
+    /// right next to the library's, so the two are measured side by side.
+    pub fn points(&self) -> Result<Vec<Point>, String> {
+        let candidates = self.candidates()?;
+        Ok(self
+            .sizes
+            .iter()
+            .flat_map(|&msg_bytes| {
+                candidates.iter().map(move |&candidate| Point {
+                    msg_bytes,
+                    candidate,
+                })
+            })
+            .collect())
+    }
+
+    fn candidates(&self) -> Result<Vec<Candidate>, String> {
+        let mut out = Vec::new();
+        for &algorithm in &self.algorithms {
+            let before = out.len();
+            for (segsize, fanout) in self.parameters(algorithm) {
+                for &implementation in &self.impls {
+                    let runnable = match implementation {
+                        Impl::Own => SCHEDULED.contains(&algorithm),
+                        Impl::Ompi => algorithm.ompi_id().is_some(),
+                    };
+                    if runnable {
+                        out.push(Candidate {
+                            algorithm,
+                            segsize,
+                            fanout,
+                            implementation,
+                        });
+                    }
+                }
+            }
+            if out.len() == before {
+                let impls: Vec<&str> = self.impls.iter().map(|i| i.name()).collect();
+                return Err(format!(
+                    "algorithm {algorithm} cannot run with --impl {}: {}",
+                    impls.join(","),
+                    match algorithm {
+                        Algorithm::Default => "it is the library's own choice (needs ompi)",
+                        Algorithm::Sbbt => "it exists only as our implementation (needs own)",
+                        _ => "only Open MPI implements it (needs ompi)",
+                    }
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// (segsize, fanout) combinations that mean something for `algorithm`.
+    fn parameters(&self, algorithm: Algorithm) -> Vec<(Option<u64>, Option<u32>)> {
+        let segs = || self.segsizes.iter().map(|&s| Some(s));
+        match algorithm {
+            Algorithm::Default | Algorithm::Linear | Algorithm::Sbbt => vec![(None, None)],
+            Algorithm::Chain | Algorithm::Knomial => segs()
+                .flat_map(|s| self.fanouts.iter().map(move |&f| (s, f)))
+                .collect(),
+            _ => segs().map(|s| (s, None)).collect(),
+        }
+    }
+}
+
+/// The points of `points` that `existing` already measured for this job.
+pub fn already_measured(points: &[Point], job: &Config, existing: &Dataset) -> Vec<bool> {
+    let have: HashSet<(Config, Candidate)> = existing
+        .measurements()
+        .iter()
+        .map(|m| (m.config, m.candidate))
+        .collect();
+    points
+        .iter()
+        .map(|p| {
+            let config = Config {
+                msg_bytes: p.msg_bytes,
+                ..*job
+            };
+            have.contains(&(config, p.candidate))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(algorithms: &[Algorithm], impls: &[Impl]) -> Sweep {
+        Sweep {
+            sizes: vec![1, 1024],
+            algorithms: algorithms.to_vec(),
+            segsizes: vec![0, 8192],
+            fanouts: vec![None, Some(2)],
+            impls: impls.to_vec(),
+        }
+    }
+
+    #[test]
+    fn parameters_only_where_they_mean_something() {
+        use Algorithm::*;
+        let s = sweep(
+            &[Default, Linear, Pipeline, Chain],
+            &[Impl::Own, Impl::Ompi],
+        );
+        let points = s.points().unwrap();
+        // default 1 + linear 2 impls + pipeline 2 segs x 2 + chain 2 x 2 x 2.
+        assert_eq!(points.len(), 2 * (1 + 2 + 4 + 8));
+        assert!(points.iter().all(|p| p.candidate.algorithm != Linear
+            || (p.candidate.segsize.is_none() && p.candidate.fanout.is_none())));
+        // Own and ompi of one candidate are adjacent.
+        let pipe: Vec<_> = points
+            .iter()
+            .filter(|p| p.candidate.algorithm == Pipeline && p.msg_bytes == 1)
+            .map(|p| (p.candidate.segsize, p.candidate.implementation))
+            .collect();
+        assert_eq!(
+            pipe,
+            [
+                (Some(0), Impl::Own),
+                (Some(0), Impl::Ompi),
+                (Some(8192), Impl::Own),
+                (Some(8192), Impl::Ompi)
+            ]
+        );
+    }
+
+    #[test]
+    fn impossible_combinations_are_explained() {
+        let err = sweep(&[Algorithm::Default], &[Impl::Own])
+            .points()
+            .unwrap_err();
+        assert!(err.contains("needs ompi"), "{err}");
+        let err = sweep(&[Algorithm::Sbbt], &[Impl::Ompi])
+            .points()
+            .unwrap_err();
+        assert!(err.contains("needs own"), "{err}");
+        let err = sweep(&[Algorithm::ScatterAllgather], &[Impl::Own])
+            .points()
+            .unwrap_err();
+        assert!(err.contains("only Open MPI"), "{err}");
+    }
+}

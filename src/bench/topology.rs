@@ -1,0 +1,102 @@
+//! Placement detected from the running job, never assumed: which ranks share
+//! a node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED), hence nodes, ppn
+//! and whether ranks fill nodes in blocks or are dealt round-robin.
+
+use crate::data::Mapping;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::*;
+
+/// Nodes, ranks on the most loaded node, and mapping of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detected {
+    pub nodes: u32,
+    pub ppn: u32,
+    pub mapping: Mapping,
+}
+
+/// Collective over `world`: every rank learns the job's placement.
+pub fn detect(world: &SimpleCommunicator) -> Result<Detected, String> {
+    let node = world.split_shared(world.rank());
+    // A node is named by the lowest world rank on it.
+    let mut leader = world.rank();
+    node.process_at_rank(0).broadcast_into(&mut leader);
+    let mut leaders = vec![0i32; world.size() as usize];
+    world.all_gather_into(&leader, &mut leaders[..]);
+    classify(&leaders)
+}
+
+/// Placement from each rank's node name (any value shared by the ranks of
+/// one node), in rank order.
+pub fn classify(node_names: &[i32]) -> Result<Detected, String> {
+    // Number nodes in order of their first rank.
+    let mut names: Vec<i32> = Vec::new();
+    let node_of: Vec<usize> = node_names
+        .iter()
+        .map(|n| match names.iter().position(|m| m == n) {
+            Some(i) => i,
+            None => {
+                names.push(*n);
+                names.len() - 1
+            }
+        })
+        .collect();
+    let nodes = names.len();
+    let mut per_node = vec![0u32; nodes];
+    for &n in &node_of {
+        per_node[n] += 1;
+    }
+    let ppn = per_node.iter().copied().max().unwrap_or(0);
+    let contiguous = node_of.windows(2).all(|w| w[0] <= w[1]);
+    let round_robin = node_of.iter().enumerate().all(|(r, &n)| n == r % nodes);
+    let mapping = if contiguous {
+        Mapping::Core
+    } else if round_robin {
+        Mapping::Node
+    } else {
+        return Err(format!(
+            "ranks are placed neither in blocks nor round-robin over the {nodes} nodes \
+             (rank -> node: {node_of:?}); launch with --map-by core or --map-by node"
+        ));
+    };
+    Ok(Detected {
+        nodes: nodes as u32,
+        ppn,
+        mapping,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detected(nodes: u32, ppn: u32, mapping: Mapping) -> Result<Detected, String> {
+        Ok(Detected {
+            nodes,
+            ppn,
+            mapping,
+        })
+    }
+
+    #[test]
+    fn one_node() {
+        assert_eq!(classify(&[0, 0, 0, 0]), detected(1, 4, Mapping::Core));
+    }
+
+    #[test]
+    fn blocks_even_and_uneven() {
+        assert_eq!(classify(&[0, 0, 4, 4]), detected(2, 2, Mapping::Core));
+        assert_eq!(classify(&[0, 0, 0, 3, 3]), detected(2, 3, Mapping::Core));
+    }
+
+    #[test]
+    fn round_robin() {
+        assert_eq!(classify(&[0, 1, 0, 1, 0]), detected(2, 3, Mapping::Node));
+        assert_eq!(classify(&[0, 1, 2, 0, 1, 2]), detected(3, 2, Mapping::Node));
+    }
+
+    #[test]
+    fn irregular_is_refused() {
+        let err = classify(&[0, 1, 1, 0]).unwrap_err();
+        assert!(err.contains("neither in blocks nor round-robin"), "{err}");
+    }
+}

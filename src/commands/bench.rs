@@ -1,0 +1,62 @@
+use crate::bench::{self, plan::Sweep, Options};
+use crate::cli::BenchArgs;
+use crate::error::{Error, Result};
+use crate::units::format_bytes;
+
+pub fn bench(args: &BenchArgs) -> Result<()> {
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if !positive(args.target_ci) || !positive(args.max_seconds) {
+        return Err(Error::Usage(
+            "--target-ci and --max-seconds must be positive".into(),
+        ));
+    }
+    let opts = Options {
+        sweep: Sweep {
+            sizes: args.sizes.0.clone(),
+            algorithms: args.algorithms.clone(),
+            segsizes: args.segsizes.0.clone(),
+            fanouts: args.fanouts.iter().map(|f| f.0).collect(),
+            impls: args.impls.clone(),
+        },
+        out: args.out.clone(),
+        roots: args.roots.clone(),
+        warmup: args.warmup,
+        min_reps: args.min_reps,
+        max_reps: args.max_reps.max(args.min_reps),
+        max_seconds: args.max_seconds,
+        target_ci: args.target_ci,
+        time_budget: args.time_budget,
+        machine: args.machine.clone(),
+    };
+    let (rank, result) = bench::run(&opts);
+    match result {
+        Ok(o) if o.rank == 0 => {
+            eprintln!(
+                "bench: {} ranks ({} node(s) x {} ppn, {}): measured {} of {} points \
+                 ({} already in {}) in {:.1} s",
+                o.job.procs,
+                o.job.nodes,
+                o.job.ppn,
+                o.job.mapping,
+                o.measured,
+                o.planned,
+                o.already,
+                args.out.display(),
+                o.seconds
+            );
+            if let (Some(first), Some(last)) = (o.missing.first(), o.missing.last()) {
+                eprintln!(
+                    "bench: time budget reached; {} points not measured (message sizes {} to {}); \
+                     rerun the same command to measure them",
+                    o.missing.len(),
+                    format_bytes(first.msg_bytes),
+                    format_bytes(last.msg_bytes)
+                );
+            }
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(e) if rank != 0 => Err(Error::Reported(e.exit_code())),
+        Err(e) => Err(e),
+    }
+}

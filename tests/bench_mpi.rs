@@ -1,0 +1,191 @@
+//! `bench` under mpirun: every own algorithm delivers verified payloads for
+//! many job sizes and both roots, Open MPI's forced algorithms really run,
+//! and interrupted campaigns resume without losing or repeating points.
+
+use bcast_select::data::{load::load_file, Algorithm, Dataset, Impl};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bench(ranks: u32, out: &Path, args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args(["-n", &ranks.to_string(), "--oversubscribe"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .args(["bench", "--out"])
+        .arg(out)
+        .args(args)
+        .output()
+        .expect("mpirun must be installed (openmpi-bin)")
+}
+
+fn ok(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "bench failed:\n{stderr}");
+    stderr
+}
+
+fn dataset(path: &Path) -> Dataset {
+    load_file(path).expect("bench writes loadable CSV").dataset
+}
+
+#[test]
+fn every_own_algorithm_delivers_for_every_job_size() {
+    let dir = tempfile::tempdir().unwrap();
+    // 100000 bytes is not a multiple of the 8 KiB segment.
+    let sizes = "0,1,1000,100000,1M";
+    for ranks in [1, 2, 3, 4, 5, 7, 8] {
+        let csv = dir.path().join(format!("own{ranks}.csv"));
+        let out = bench(
+            ranks,
+            &csv,
+            &[
+                "--impl",
+                "own",
+                "--algorithms",
+                "linear,chain,pipeline,split_binary,binary,binomial,knomial,sbbt",
+                "--segsizes",
+                "0,8K",
+                "--fanouts",
+                "default,3",
+                "--sizes",
+                sizes,
+                // Two timed iterations: one from root 0, one from the last rank.
+                "--roots",
+                "0,last",
+                "--warmup",
+                "0",
+                "--min-reps",
+                "2",
+                "--max-reps",
+                "2",
+            ],
+        );
+        ok(&out);
+        let data = dataset(&csv);
+        // Per size: linear 1, chain 2x2, pipeline 2, split 2, binary 2,
+        // binomial 2, knomial 2x2, sbbt 1.
+        assert_eq!(data.measurements().len(), 5 * 18, "ranks {ranks}");
+        for m in data.measurements() {
+            assert_eq!(m.config.procs, ranks);
+            assert_eq!((m.config.nodes, m.config.ppn), (1, ranks));
+            assert_eq!(m.candidate.implementation, Impl::Own);
+            assert_eq!(m.reps, Some(2));
+            assert!(m.time_us > 0.0);
+        }
+    }
+}
+
+fn time_of(data: &Dataset, algorithm: Algorithm, segsize: Option<u64>, imp: Impl) -> f64 {
+    data.measurements()
+        .iter()
+        .find(|m| {
+            m.candidate.algorithm == algorithm
+                && m.candidate.segsize == segsize
+                && m.candidate.implementation == imp
+        })
+        .map(|m| m.time_us)
+        .unwrap_or_else(|| panic!("no row for {algorithm} {segsize:?} {imp}"))
+}
+
+/// reference/toolchain.md: at 4 ranks and 4 MiB, pipeline with 1 KiB
+/// segments is about three times slower than unsegmented. If the forced
+/// settings were ignored, both rows would time the library default.
+#[test]
+fn library_algorithms_are_really_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("ompi.csv");
+    ok(&bench(
+        4,
+        &csv,
+        &[
+            "--impl",
+            "ompi,own",
+            "--algorithms",
+            "default,pipeline",
+            "--segsizes",
+            "0,1K",
+            "--sizes",
+            "4M",
+            "--min-reps",
+            "3",
+            "--max-reps",
+            "20",
+        ],
+    ));
+    let data = dataset(&csv);
+    assert_eq!(data.measurements().len(), 5);
+    let ompi_fine = time_of(&data, Algorithm::Pipeline, Some(1024), Impl::Ompi);
+    let ompi_whole = time_of(&data, Algorithm::Pipeline, Some(0), Impl::Ompi);
+    assert!(
+        ompi_fine > 1.5 * ompi_whole,
+        "forced pipeline 1 KiB {ompi_fine} us vs unsegmented {ompi_whole} us"
+    );
+    // Our pipeline behaves like theirs: the same slowdown from segmenting.
+    let own_fine = time_of(&data, Algorithm::Pipeline, Some(1024), Impl::Own);
+    let own_whole = time_of(&data, Algorithm::Pipeline, Some(0), Impl::Own);
+    assert!(own_fine > 1.5 * own_whole, "{own_fine} vs {own_whole}");
+}
+
+#[test]
+fn interrupted_campaign_resumes_without_gaps_or_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("resume.csv");
+    let args = [
+        "--algorithms",
+        "default,linear,binomial",
+        "--segsizes",
+        "0",
+        "--sizes",
+        "1:64K:x4",
+        "--min-reps",
+        "2",
+        "--max-reps",
+        "3",
+    ];
+    // 9 sizes x (default + linear own/ompi + binomial own/ompi).
+    let all = 9 * 5;
+    let mut first = args.to_vec();
+    first.extend(["--time-budget", "1ms"]);
+    let stderr = ok(&bench(2, &csv, &first));
+    assert!(stderr.contains("time budget reached"), "{stderr}");
+    let partial = dataset(&csv).measurements().len();
+    assert!(partial >= 1 && partial < all, "{partial} rows after 1 ms");
+
+    // A kill in the middle of writing a row leaves half a line.
+    let mut text = std::fs::read_to_string(&csv).unwrap();
+    text.push_str("binomial,2,1,2,core,65536,12");
+    std::fs::write(&csv, text).unwrap();
+
+    let stderr = ok(&bench(2, &csv, &args));
+    assert!(stderr.contains("incomplete last row"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{partial} already in")),
+        "{stderr}"
+    );
+    let data = dataset(&csv);
+    assert_eq!(data.measurements().len(), all);
+    assert_eq!(data.duplicate_rows(), 0, "a point was measured twice");
+
+    let stderr = ok(&bench(2, &csv, &args));
+    assert!(stderr.contains(&format!("measured 0 of {all}")), "{stderr}");
+}
+
+#[test]
+fn bad_campaigns_are_refused_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("bad.csv");
+    let out = bench(2, &csv, &["--roots", "5"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("root 5 is not a rank of this 2-rank job"),
+        "{stderr}"
+    );
+    // Printed once, by rank 0.
+    assert_eq!(stderr.matches("root 5 is not").count(), 1, "{stderr}");
+
+    let out = bench(2, &csv, &["--impl", "own", "--algorithms", "default"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs ompi"));
+}
