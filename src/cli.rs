@@ -25,6 +25,9 @@ pub enum Command {
     /// Inspect the broadcast schedules the harness runs and the models price.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
+    /// Analytical cost models derived from the schedules.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Fit one regressor of ln(time) per candidate for every learner, choose
     /// the `auto` learner by leave-procs-out cross-validation, and write a
     /// model directory for `predict`.
@@ -266,6 +269,21 @@ pub struct ShowArgs {
     /// Print at most this many stages.
     #[arg(long, default_value_t = 40)]
     pub max_stages: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Fit each candidate's analytical model (stages of flat-tree fan-outs,
+    /// γ(k), Q, Hockney α and β per channel) to benchmark data, and report
+    /// the parameters with R² of ln(time), next to the linear baseline's R².
+    /// One fit per file: parameters belong to one machine.
+    Fit {
+        /// Benchmark CSV files (DESIGN §1 schema).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
+        format: SummaryFormat,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -4,6 +4,7 @@
 //! Pipeline: [`data`] (benchmark CSV → `Dataset`) → schedules → models →
 //! learners → selection → reports. Each stage only depends on earlier ones.
 
+pub mod analytical;
 pub mod bench;
 pub mod cli;
 pub mod commands;

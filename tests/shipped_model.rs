@@ -6,14 +6,18 @@ use assert_cmd::Command;
 fn retraining_reproduces_trained_default() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m");
+    // What `train data/*.csv` sees.
+    let mut data: Vec<_> = std::fs::read_dir("data")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    data.sort();
     let o = Command::cargo_bin("bcast-select")
         .unwrap()
-        .args([
-            "train",
-            "data/derin_orfeo_epyc.csv",
-            "data/zampar_orfeo_thin_2024feb.csv",
-            "--out",
-        ])
+        .arg("train")
+        .args(&data)
+        .arg("--out")
         .arg(&out)
         .output()
         .unwrap();

@@ -97,7 +97,16 @@ pub fn run(opts: &Options) -> (i32, Result<Outcome>) {
     };
     let world = universe.world();
     let rank = world.rank();
-    let result = campaign(&world, opts);
+    let result = campaign(&world, opts).map_err(|e| {
+        // Failures are collective (every rank checks the same things, and
+        // rank 0 shares its own); rank 0 reports before anyone exits, since
+        // mpirun kills the job at the first non-zero exit.
+        if rank == 0 {
+            eprintln!("error: {e}");
+        }
+        world.barrier();
+        Error::Reported(e.exit_code())
+    });
     (rank, result)
     // `universe` drops here: MPI_Finalize on every rank.
 }

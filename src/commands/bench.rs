@@ -28,7 +28,9 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         time_budget: args.time_budget,
         machine: args.machine.clone(),
     };
-    let (rank, result) = bench::run(&opts);
+    // What needs no MPI is checked before starting it.
+    opts.sweep.points().map_err(Error::Usage)?;
+    let (_, result) = bench::run(&opts);
     match result {
         Ok(o) if o.rank == 0 => {
             eprintln!(
@@ -56,7 +58,6 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             Ok(())
         }
         Ok(_) => Ok(()),
-        Err(e) if rank != 0 => Err(Error::Reported(e.exit_code())),
         Err(e) => Err(e),
     }
 }

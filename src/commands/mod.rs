@@ -5,11 +5,12 @@ mod bench;
 mod data;
 mod evaluate;
 mod import;
+mod model;
 mod predict;
 mod schedule;
 mod train;
 
-use crate::cli::{Cli, Command, DataCommand, ImportCommand, ScheduleCommand};
+use crate::cli::{Cli, Command, DataCommand, ImportCommand, ModelCommand, ScheduleCommand};
 use crate::error::Result;
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Predict(args) => predict::predict(&args),
         Command::Evaluate(args) => evaluate::evaluate(&args),
         Command::Bench(args) => bench::bench(&args),
+        Command::Model(ModelCommand::Fit { files, format }) => model::fit(&files, format),
     }
 }
 

@@ -1,0 +1,166 @@
+//! Analytical cost models of the broadcast algorithms, derived from the
+//! schedules the harness runs (the model-based selection paper, §4): a
+//! broadcast is the sum of its stages, a stage costs its slowest concurrent
+//! flat-tree fan-out (NBFT), and a fan-out of k children costs γ(k) times one
+//! point-to-point transfer of its segment on its channel (Hockney α + β·m,
+//! shared memory within a node, network across). A fan-out that mixes the
+//! channels counts as a network fan-out in which every Q shared-memory
+//! children weigh like one network child (the paper's eq. 4).
+//!
+//! γ(k) = 1 + s·(k − 1) between full overlap (s = 0) and serialized sends
+//! (s = 1) and the channel ratio Q are shared by all algorithms; (overhead,
+//! α, β per channel) are fitted per candidate ([`fit`]).
+
+pub mod fit;
+
+use crate::data::{Candidate, Config};
+use crate::schedule::{Schedule, Spec};
+use crate::sim::stage_structure;
+use serde::{Deserialize, Serialize};
+
+/// A stage as the model needs it: its distinct fan-outs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    stages: Vec<Vec<Fanout>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Fanout {
+    children: u32,
+    cross_node: u32,
+    bytes: f64,
+}
+
+impl Shape {
+    /// The stage structure of `candidate` on `config` (root 0); `None` for
+    /// candidates without a schedule (the library default, scatter-allgather).
+    pub fn of(config: &Config, candidate: &Candidate) -> Option<Shape> {
+        if !crate::schedule::SCHEDULED.contains(&candidate.algorithm) {
+            return None;
+        }
+        let schedule = Schedule::new(Spec {
+            algorithm: candidate.algorithm,
+            procs: config.procs,
+            root: 0,
+            msg_bytes: config.msg_bytes,
+            segsize: candidate.segsize.unwrap_or(0),
+            fanout: candidate.fanout,
+        })
+        .ok()?;
+        let structure = stage_structure(&schedule, &config.placement()).ok()?;
+        let stages = structure
+            .stages
+            .iter()
+            .map(|stage| {
+                let mut kinds: Vec<Fanout> = Vec::new();
+                for n in &stage.nbfts {
+                    let f = Fanout {
+                        children: n.children,
+                        cross_node: n.cross_node,
+                        bytes: n.bytes as f64,
+                    };
+                    if !kinds.contains(&f) {
+                        kinds.push(f);
+                    }
+                }
+                kinds
+            })
+            .collect();
+        Some(Shape { stages })
+    }
+
+    pub fn has_network(&self) -> bool {
+        self.stages.iter().flatten().any(|f| f.cross_node > 0)
+    }
+}
+
+/// Parameters shared by every algorithm of a platform.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shared {
+    /// Slope s of γ(k) = 1 + s·(k − 1).
+    pub gamma_slope: f64,
+    /// How many shared-memory children weigh like one network child.
+    pub q: f64,
+}
+
+impl Shared {
+    fn gamma(&self, children: f64) -> f64 {
+        1.0 + self.gamma_slope * (children - 1.0).max(0.0)
+    }
+}
+
+/// One candidate's fitted parameters (µs, µs per byte).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub overhead_us: f64,
+    pub shm_alpha_us: f64,
+    pub shm_beta_us_per_byte: f64,
+    pub net_alpha_us: f64,
+    pub net_beta_us_per_byte: f64,
+}
+
+/// Number of coefficients in [`Params`], in the order of [`Params::to_vec`].
+pub const WIDTH: usize = 5;
+
+impl Params {
+    pub fn to_vec(self) -> [f64; WIDTH] {
+        [
+            self.overhead_us,
+            self.shm_alpha_us,
+            self.shm_beta_us_per_byte,
+            self.net_alpha_us,
+            self.net_beta_us_per_byte,
+        ]
+    }
+
+    pub fn from_slice(v: &[f64]) -> Params {
+        Params {
+            overhead_us: v[0],
+            shm_alpha_us: v[1],
+            shm_beta_us_per_byte: v[2],
+            net_alpha_us: v[3],
+            net_beta_us_per_byte: v[4],
+        }
+    }
+}
+
+/// The model's time as a linear function of the parameters: the
+/// coefficients of (overhead, α_shm, β_shm, α_net, β_net), given which
+/// fan-out dominates each stage under `params`.
+pub fn design(shape: &Shape, shared: &Shared, params: &Params) -> [f64; WIDTH] {
+    let mut row = [1.0, 0.0, 0.0, 0.0, 0.0];
+    for stage in &shape.stages {
+        let terms = stage.iter().map(|f| terms(f, shared));
+        let cost = |t: &[f64; WIDTH]| {
+            t[1] * params.shm_alpha_us
+                + t[2] * params.shm_beta_us_per_byte
+                + t[3] * params.net_alpha_us
+                + t[4] * params.net_beta_us_per_byte
+        };
+        if let Some(slowest) = terms.max_by(|a, b| cost(a).total_cmp(&cost(b))) {
+            for (r, t) in row.iter_mut().zip(slowest).skip(1) {
+                *r += t;
+            }
+        }
+    }
+    row
+}
+
+/// One fan-out's coefficients (the overhead slot stays 0).
+fn terms(f: &Fanout, shared: &Shared) -> [f64; WIDTH] {
+    let k = f64::from(f.children);
+    if f.cross_node == 0 {
+        let g = shared.gamma(k);
+        [0.0, g, g * f.bytes, 0.0, 0.0]
+    } else {
+        let c = f64::from(f.cross_node);
+        let g = shared.gamma(c + ((k - c) / shared.q).floor());
+        [0.0, 0.0, 0.0, g, g * f.bytes]
+    }
+}
+
+/// Predicted time (µs) of a shape.
+pub fn predict(shape: &Shape, shared: &Shared, params: &Params) -> f64 {
+    let row = design(shape, shared, params);
+    row.iter().zip(params.to_vec()).map(|(x, p)| x * p).sum()
+}
