@@ -1,63 +1,99 @@
 //! Prediction speed with the shipped model (issue targets: one configuration
 //! over all candidates with the `auto` learner < 20 us; a 30-size decision
-//! table < 50 ms). Prints figures; asserts nothing.
-//! Run: cargo bench --bench predict
+//! table < 50 ms), for `auto` and every other selector the model offers.
+//! Prints figures; asserts nothing. Run: cargo bench --bench predict
 
 use bcast_select::data::Mapping;
 use bcast_select::decision::{DecisionTable, Job};
-use bcast_select::model_dir::{load_learner, load_manifest};
-use bcast_select::select::Selector;
+use bcast_select::model_dir::{load_analytical, load_learner, load_manifest};
+use bcast_select::select::{Predictor, Selector};
 use bcast_select::train::default_margin;
 use std::path::Path;
 use std::time::Instant;
 
 fn main() {
-    let dir = Path::new("trained/default");
+    // MODEL=dir benchmarks another model directory.
+    let dir = std::env::var("MODEL").unwrap_or_else(|_| "trained/default".into());
+    let dir = Path::new(&dir);
     let start = Instant::now();
     let manifest = load_manifest(dir).expect("trained/default must load");
-    let models = load_learner(dir, &manifest, manifest.auto).expect("auto learner must load");
+    let analytical = load_analytical(dir).expect("analytical models must load");
+    let learners: Vec<_> = manifest
+        .learners
+        .iter()
+        .map(|&k| {
+            (
+                k,
+                load_learner(dir, &manifest, k).expect("learner must load"),
+            )
+        })
+        .collect();
     println!(
-        "load trained/default ({} learner, {} candidates): {:.1} ms",
+        "load {} ({} learners, {} candidates; auto = {}): {:.1} ms",
+        dir.display(),
+        learners.len(),
+        manifest.candidates.len(),
         manifest.auto,
-        models.candidates.len(),
         start.elapsed().as_secs_f64() * 1e3
     );
-    let selector = Selector {
-        candidates: &models.candidates,
-        models: &models.models,
-        mappings: &manifest.candidate_mappings,
-        default_margin: default_margin(&manifest.cv, manifest.auto),
-    };
+    let mut selectors = vec![(
+        "analytical".to_string(),
+        Predictor::Analytical(&analytical),
+        0.0,
+    )];
+    for (kind, models) in &learners {
+        let predictor = if kind.is_hybrid() {
+            Predictor::Hybrid(&models.models, &analytical)
+        } else {
+            Predictor::Learned(&models.models)
+        };
+        let auto = if *kind == manifest.auto {
+            " (auto)"
+        } else {
+            ""
+        };
+        selectors.push((
+            format!("{kind}{auto}"),
+            predictor,
+            default_margin(&manifest.cv, *kind),
+        ));
+    }
     let job = |ppn: u32| Job {
         nodes: 2,
         ppn,
         procs: 2 * ppn,
         mapping: Mapping::Core,
     };
-    let n = 20_000;
-    let start = Instant::now();
-    let mut checksum = 0.0;
-    for i in 0..n {
-        let config = job(1 + (i % 64) as u32).config(1 << (i % 21));
-        checksum += selector.rank(&config, None)[0].predicted_us;
+    println!("selector           one config (us)  30-size table median / max (ms)");
+    for (name, predictor, margin) in selectors {
+        let selector = Selector {
+            candidates: &manifest.candidates,
+            predictor,
+            mappings: &manifest.candidate_mappings,
+            default_margin: margin,
+        };
+        let n = 2_000;
+        let start = Instant::now();
+        let mut checksum = 0.0;
+        for i in 0..n {
+            let config = job(1 + (i % 64) as u32).config(1 << (i % 21));
+            checksum += selector.rank(&config, None)[0].predicted_us;
+        }
+        let per = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+        let sizes: Vec<u64> = (0..30).map(|i| 1u64 << (i % 23) | i).collect();
+        let mut times: Vec<f64> = (0..11)
+            .map(|_| {
+                let start = Instant::now();
+                let t = DecisionTable::new(&selector, job(24), name.clone(), &sizes)
+                    .expect("every size decided");
+                assert_eq!(t.decisions.len(), 30);
+                start.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{name:<18} {per:>15.2}  {:>12.3} / {:.3}   (checksum {checksum:.0})",
+            times[5], times[10]
+        );
     }
-    let per = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
-    println!(
-        "select one configuration over all candidates ({}): {per:.2} us (mean of {n}; checksum {checksum:.0})",
-        manifest.auto
-    );
-    let sizes: Vec<u64> = (0..30).map(|i| 1u64 << (i % 23) | i).collect();
-    let mut times: Vec<f64> = (0..21)
-        .map(|_| {
-            let start = Instant::now();
-            let t = DecisionTable::new(&selector, job(24), manifest.auto.to_string(), &sizes);
-            assert_eq!(t.decisions.len(), 30);
-            start.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    println!(
-        "30-size decision table: median {:.3} ms, max {:.3} ms",
-        times[10], times[20]
-    );
 }

@@ -7,7 +7,7 @@ use bcast_select::data::{Algorithm, Dataset, Mapping, Provenance};
 use bcast_select::learn::LearnerKind;
 use bcast_select::sim::campaign::{run, Campaign};
 use bcast_select::sim::{CostModel, Link};
-use bcast_select::train::{candidate_samples, cross_validate, fit};
+use bcast_select::train::{cross_validate, TrainingSet};
 use std::time::Instant;
 
 fn main() {
@@ -48,19 +48,23 @@ fn main() {
         data.rows,
         start.elapsed().as_secs_f64()
     );
-    let cs = candidate_samples(&data, |_| true);
     let start = Instant::now();
+    let set = TrainingSet::new(&data, None, true);
+    println!(
+        "  analytical models and hybrid features {:>6.2} s",
+        start.elapsed().as_secs_f64()
+    );
     for kind in LearnerKind::ALL {
         let t = Instant::now();
-        fit(&cs, kind).expect("fit");
-        println!("  fit {kind:<6} {:>6.2} s", t.elapsed().as_secs_f64());
+        set.fit(kind).expect("fit");
+        println!("  fit {kind:<10} {:>6.2} s", t.elapsed().as_secs_f64());
     }
     println!(
         "fit all learners, every candidate: {:.2} s",
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    cross_validate(&data, &LearnerKind::ALL, 5, || {}).expect("cv");
+    cross_validate(&data, &LearnerKind::ALL, set.analytical.shared, 5, || {}).expect("cv");
     println!(
         "5-fold leave-procs-out cross-validation of all learners: {:.2} s",
         start.elapsed().as_secs_f64()

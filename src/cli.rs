@@ -36,7 +36,8 @@ pub enum Command {
     /// the smallest predicted time, the runner-up and the margin. Needs no MPI.
     Predict(PredictArgs),
     /// Train on one part of the data and compare every selector (oracle,
-    /// default, ompi-fixed, each learner, auto) on configurations the models
+    /// default, ompi-fixed, analytical, each learner and hybrid, auto) on
+    /// configurations the models
     /// never saw: speed-up over default, slowdown vs the best, hit rates.
     Evaluate(EvaluateArgs),
     /// Measure broadcasts on this MPI job; run it under mpirun or srun, e.g.
@@ -167,7 +168,7 @@ pub struct TrainArgs {
 #[derive(Debug, Args)]
 pub struct LearningArgs {
     /// Learners to fit, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear", value_parser = parse_learner)]
+    #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear,hybrid-knn,hybrid-gbm,hybrid-gam", value_parser = parse_learner)]
     pub learners: Vec<LearnerKind>,
     /// Cross-validation folds over the distinct procs values (chooses `auto`).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
@@ -220,7 +221,9 @@ pub struct PredictArgs {
     /// 1:4M:x2 [default: the sizes in the training data].
     #[arg(long, value_parser = parse_sizes)]
     pub sizes: Option<SizeList>,
-    /// Learner: auto (the one cross-validation chose), knn, gbm, gam, linear.
+    /// Selector: auto (the learner cross-validation chose), analytical (the
+    /// cost models alone), knn, gbm, gam, linear, hybrid-knn, hybrid-gbm,
+    /// hybrid-gam (a learner fed the cost model's prediction).
     #[arg(long, default_value = "auto")]
     pub learner: String,
     #[arg(long, value_enum, default_value_t = crate::export::Format::Table)]

@@ -70,27 +70,37 @@ pub struct DecisionTable {
 }
 
 impl DecisionTable {
-    /// Decides every size in `sizes` (ascending) for `job`.
-    pub fn new(selector: &Selector, job: Job, learner: String, sizes: &[u64]) -> DecisionTable {
+    /// Decides every size in `sizes` (ascending) for `job`. Fails when the
+    /// selector can predict no candidate for a size.
+    pub fn new(
+        selector: &Selector,
+        job: Job,
+        learner: String,
+        sizes: &[u64],
+    ) -> Result<DecisionTable, String> {
         let decisions = sizes
             .iter()
             .map(|&m| {
-                let ranked = selector.rank(&job.config(m), None);
-                let choice = Choice::from(ranked[0]);
+                let config = job.config(m);
+                let ranked = selector.rank(&config, None);
+                let choice =
+                    Choice::from(*ranked.first().ok_or_else(|| {
+                        format!("{learner} can predict no candidate for {config}")
+                    })?);
                 let runner_up = ranked.get(1).copied().map(Choice::from);
-                Decision {
+                Ok(Decision {
                     msg_bytes: m,
                     choice,
                     runner_up,
                     margin: runner_up.map(|r| r.predicted_us / choice.predicted_us - 1.0),
-                }
+                })
             })
-            .collect();
-        DecisionTable {
+            .collect::<Result<_, String>>()?;
+        Ok(DecisionTable {
             job,
             learner,
             decisions,
-        }
+        })
     }
 
     /// The choice as rules: (first message size it applies to, candidate),

@@ -2,12 +2,12 @@
 //! (DESIGN §3): speed-up over the library default, slowdown against the best
 //! measured candidate, hit rates.
 
-use crate::data::{Candidate, Config, Dataset, Measurement};
+use crate::data::{Candidate, Config, Dataset};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
 use crate::ompi_fixed;
-use crate::select::Selector;
-use crate::train::{candidate_samples, choose_auto, cross_validate, default_margin, fit, CvScore};
+use crate::select::{Predictor, Ranked, Selector};
+use crate::train::{choose_auto, cross_validate, default_margin, CvScore, TrainingSet};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -58,17 +58,7 @@ pub fn small_train(d: &Dataset) -> Dataset {
         .into_iter()
         .collect();
     let keep: BTreeSet<u32> = procs.into_iter().step_by(3).collect();
-    subset(d, |m| keep.contains(&m.config.procs))
-}
-
-pub fn subset(d: &Dataset, keep: impl Fn(&Measurement) -> bool) -> Dataset {
-    let rows = d
-        .measurements()
-        .iter()
-        .filter(|m| keep(m))
-        .cloned()
-        .collect();
-    Dataset::from_rows(rows, d.provenance.clone())
+    d.subset(|m| keep.contains(&m.config.procs))
 }
 
 /// One selector's figures (DESIGN §3 field names).
@@ -131,15 +121,21 @@ pub fn evaluate(
     if train.is_empty() {
         return Err(Error::Usage("the training part is empty".into()));
     }
-    let cv = cross_validate(train, learners, folds, &mut tick)?;
+    let set = TrainingSet::new(train, None, learners.iter().any(|k| k.is_hybrid()));
+    let cv = cross_validate(train, learners, set.analytical.shared, folds, &mut tick)?;
     let auto = choose_auto(learners, cv.as_deref());
-    let cs = candidate_samples(train, |_| true);
     let mut fitted = Vec::new();
     for &kind in learners {
-        fitted.push((kind, fit(&cs, kind)?));
+        fitted.push((kind, set.fit(kind)?));
         tick();
     }
-    let mut names: Vec<String> = ["oracle", "default", "ompi-fixed"]
+    let analytical = Selector {
+        candidates: &set.cs.candidates,
+        predictor: Predictor::Analytical(&set.analytical),
+        mappings: &set.cs.mappings,
+        default_margin: 0.0,
+    };
+    let mut names: Vec<String> = ["oracle", "default", "ompi-fixed", "analytical"]
         .map(String::from)
         .to_vec();
     names.extend(learners.iter().map(|k| k.to_string()));
@@ -179,27 +175,27 @@ pub fn evaluate(
             time_us: measured(&fixed),
             predicted_us: None,
         });
-        for (kind, models) in &fitted {
-            let selector = Selector {
-                candidates: &cs.candidates,
-                models,
-                mappings: &cs.mappings,
-                default_margin: default_margin(cv.as_deref().unwrap_or_default(), *kind),
-            };
-            let top = selector.rank(&config, None)[0];
-            let pick = Pick {
-                selector: kind.to_string(),
+        let pick = |name: &str, ranked: Vec<Ranked>| {
+            ranked.first().map(|top| Pick {
+                selector: name.to_string(),
                 candidate: top.candidate,
                 time_us: measured(&top.candidate),
                 predicted_us: Some(top.predicted_us),
-            };
-            if *kind == auto {
-                picks.push(Pick {
-                    selector: "auto".into(),
-                    ..pick.clone()
-                });
+            })
+        };
+        picks.extend(pick("analytical", analytical.rank(&config, None)));
+        for (kind, models) in &fitted {
+            let margin = default_margin(cv.as_deref().unwrap_or_default(), *kind);
+            let ranked = set.selector(*kind, models, margin).rank(&config, None);
+            if let Some(p) = pick(kind.name(), ranked) {
+                if *kind == auto {
+                    picks.push(Pick {
+                        selector: "auto".into(),
+                        ..p.clone()
+                    });
+                }
+                picks.push(p);
             }
-            picks.push(pick);
         }
         configs.push(ConfigResult {
             config,
@@ -227,10 +223,13 @@ fn score(name: &str, configs: &[ConfigResult]) -> SelectorScore {
     let (mut log_speedup, mut sum_speedup, mut log_slowdown) = (0.0, 0.0, 0.0);
     let (mut best, mut within, mut worse) = (0usize, 0usize, 0usize);
     for c in configs {
-        let Some(pick) = c.picks.iter().find(|p| p.selector == name) else {
-            continue;
-        };
-        let Some(t) = pick.time_us else {
+        // No pick (the selector had no model there) counts as unmeasured.
+        let Some(t) = c
+            .picks
+            .iter()
+            .find(|p| p.selector == name)
+            .and_then(|p| p.time_us)
+        else {
             unmeasured += 1;
             continue;
         };

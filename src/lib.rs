@@ -17,6 +17,7 @@ pub mod decision;
 pub mod evaluate;
 pub mod export;
 pub mod features;
+pub mod hybrid;
 pub mod learn;
 pub mod model_dir;
 pub mod ompi_fixed;

@@ -3,21 +3,26 @@
 //! - `manifest.json`: format version, feature names, candidates, learners,
 //!   the `auto` choice with its cross-validation figures, and a summary of
 //!   the training data;
-//! - `<learner>.json`: that learner's model for every candidate.
+//! - `<learner>.json`: that learner's model for every candidate;
+//! - `analytical.json`: the analytical models (the `analytical` selector and
+//!   the hybrid learners' features).
 //!
 //! A directory of another format version or feature set is refused.
 
+use crate::analytical::Fitted;
 use crate::data::summary::Summary;
 use crate::data::{Candidate, Mapping};
 use crate::error::{Error, InputError, Result};
 use crate::features;
+use crate::hybrid;
 use crate::learn::{LearnerKind, Model};
 use crate::train::CvScore;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const MANIFEST: &str = "manifest.json";
+const ANALYTICAL: &str = "analytical.json";
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -25,6 +30,8 @@ pub struct Manifest {
     /// bcast-select version that wrote it.
     pub written_by: String,
     pub features: Vec<String>,
+    /// Columns the hybrid learners see after `features`.
+    pub hybrid_features: Vec<String>,
     pub candidates: Vec<Candidate>,
     /// Mappings each candidate was measured under (same order).
     pub candidate_mappings: Vec<Vec<Mapping>>,
@@ -48,7 +55,12 @@ pub struct LearnerModels {
 
 /// Writes the directory atomically: into a sibling temporary directory that
 /// then replaces `dir`, so an interrupted `train` never leaves a half model.
-pub fn save(dir: &Path, manifest: &Manifest, learners: &[LearnerModels]) -> Result<()> {
+pub fn save(
+    dir: &Path,
+    manifest: &Manifest,
+    learners: &[LearnerModels],
+    analytical: &Fitted,
+) -> Result<()> {
     let tmp = sibling(dir, ".tmp");
     let io = |what: &str, e| Error::io(format!("{what} {}", tmp.display()), e);
     if tmp.exists() {
@@ -62,6 +74,10 @@ pub fn save(dir: &Path, manifest: &Manifest, learners: &[LearnerModels]) -> Resu
     write(
         MANIFEST,
         serde_json::to_string_pretty(manifest).map_err(json)? + "\n",
+    )?;
+    write(
+        ANALYTICAL,
+        serde_json::to_string_pretty(analytical).map_err(json)? + "\n",
     )?;
     for l in learners {
         write(
@@ -127,13 +143,16 @@ pub fn load_manifest(dir: &Path) -> Result<Manifest, InputError> {
             "candidate_mappings and candidates differ in length; expected one entry per candidate",
         ));
     }
-    if manifest.features != features::BASE {
+    if manifest.features != features::BASE || manifest.hybrid_features != [hybrid::FEATURE] {
         return Err(InputError::new(
             &path,
             format!(
-                "model uses features [{}]; this bcast-select uses [{}]: retrain with `bcast-select train`",
+                "model uses features [{}] + [{}]; this bcast-select uses [{}] + [{}]: \
+                 retrain with `bcast-select train`",
                 manifest.features.join(", "),
-                features::BASE.join(", ")
+                manifest.hybrid_features.join(", "),
+                features::BASE.join(", "),
+                hybrid::FEATURE
             ),
         ));
     }
@@ -168,4 +187,20 @@ pub fn load_learner(
         ));
     }
     Ok(models)
+}
+
+/// The analytical models.
+pub fn load_analytical(dir: &Path) -> Result<Fitted, InputError> {
+    let path = dir.join(ANALYTICAL);
+    let text = read(&path)?;
+    let fitted: Fitted = serde_json::from_str(&text).map_err(|e| {
+        InputError::new(&path, format!("malformed analytical models: {e}")).at(e.line(), e.column())
+    })?;
+    if !fitted.fits.is_sorted_by(|a, b| a.candidate < b.candidate) {
+        return Err(InputError::new(
+            &path,
+            "fits are not in candidate order; expected the file `bcast-select train` wrote",
+        ));
+    }
+    Ok(fitted)
 }

@@ -1,8 +1,10 @@
 //! Selection: predict every candidate's time for a configuration and rank
 //! them; the fastest predicted is the choice.
 
+use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Mapping};
 use crate::features;
+use crate::hybrid::{self, Terms};
 use crate::learn::Model;
 
 /// A candidate with its predicted time.
@@ -13,11 +15,23 @@ pub struct Ranked {
     pub predicted_us: f64,
 }
 
-/// Per-candidate models of one learner, with the mappings each candidate
-/// was measured under.
+/// Where a candidate's predicted time comes from.
+#[derive(Clone, Copy)]
+pub enum Predictor<'a> {
+    /// One regressor per candidate on the base features.
+    Learned(&'a [Model]),
+    /// One regressor per candidate on the hybrid features (see
+    /// [`crate::hybrid`]), predicting ln time relative to the model.
+    Hybrid(&'a [Model], &'a Fitted),
+    /// The analytical models alone; candidates without one are not offered.
+    Analytical(&'a Fitted),
+}
+
+/// The candidates with their predictor and the mappings each candidate was
+/// measured under.
 pub struct Selector<'a> {
     pub candidates: &'a [Candidate],
-    pub models: &'a [Model],
+    pub predictor: Predictor<'a>,
     pub mappings: &'a [Vec<Mapping>],
     /// Another candidate replaces `default` only when predicted faster by
     /// more than this fraction (chosen by cross-validation in `train`).
@@ -28,23 +42,39 @@ impl Selector<'_> {
     /// Candidates (those `allowed`, if given) fastest predicted first. A
     /// candidate never measured under the configuration's mapping is not
     /// offered (its prediction there would be pure extrapolation), unless no
-    /// candidate was.
+    /// candidate was; nor is one the predictor has no model for. Empty only
+    /// when nothing is left.
     pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
-        let row = features::base(config);
-        let seen = |i: usize| self.mappings[i].contains(&config.mapping);
-        let any_seen = (0..self.candidates.len()).any(seen);
+        let base = features::base(config);
+        let terms = match self.predictor {
+            Predictor::Hybrid(_, fitted) => Some(Terms::new(fitted, config)),
+            _ => None,
+        };
+        let predict = |i: usize, candidate: &Candidate| match self.predictor {
+            Predictor::Learned(models) => Some(models[i].predict(&base).exp()),
+            Predictor::Hybrid(models, _) => {
+                let term = terms.as_ref()?.of(candidate);
+                Some((models[i].predict(&hybrid::row(config, term)) + term).exp())
+            }
+            Predictor::Analytical(fitted) => fitted.predict_us(config, candidate),
+        };
         let mut ranked: Vec<Ranked> = self
             .candidates
             .iter()
-            .zip(self.models)
             .enumerate()
-            .filter(|(i, _)| allowed.is_none_or(|a| a[*i]) && (!any_seen || seen(*i)))
-            .map(|(index, (candidate, model))| Ranked {
-                index,
-                candidate: *candidate,
-                predicted_us: model.predict(&row).exp(),
+            .filter(|(i, _)| allowed.is_none_or(|a| a[*i]))
+            .filter_map(|(index, candidate)| {
+                Some(Ranked {
+                    index,
+                    candidate: *candidate,
+                    predicted_us: predict(index, candidate)?,
+                })
             })
             .collect();
+        let seen = |r: &Ranked| self.mappings[r.index].contains(&config.mapping);
+        if ranked.iter().any(seen) {
+            ranked.retain(seen);
+        }
         // NaN (a broken model) sorts last.
         ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
         prefer_default(&mut ranked, self.default_margin);

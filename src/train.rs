@@ -3,11 +3,14 @@
 //! cross-validation (whole communicator sizes held out, as at prediction
 //! time the job size is usually one the data never had).
 
-use crate::data::{Candidate, Dataset, Mapping};
+use crate::analytical::fit::fit_dataset_with;
+use crate::analytical::{Fitted, Shared};
+use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::error::{Error, Result};
 use crate::features::{self, Samples};
+use crate::hybrid::{self, Terms};
 use crate::learn::{LearnerKind, Model};
-use crate::select::{prefer_default, Ranked, Selector};
+use crate::select::{prefer_default, Predictor, Ranked, Selector};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,50 +22,136 @@ pub const MIN_ROWS: usize = 3;
 pub struct CandidateSamples {
     pub candidates: Vec<Candidate>,
     pub samples: Vec<Samples>,
+    /// The configuration of each sample row.
+    pub configs: Vec<Vec<Config>>,
     /// Mappings each candidate was measured under.
     pub mappings: Vec<Vec<Mapping>>,
     /// Candidates left out for having fewer than [`MIN_ROWS`] rows.
     pub too_rare: Vec<(Candidate, usize)>,
 }
 
-/// Features and ln(time) of every measurement whose procs `keep` accepts.
-pub fn candidate_samples(d: &Dataset, keep: impl Fn(u32) -> bool) -> CandidateSamples {
-    let mut by: BTreeMap<Candidate, (Samples, BTreeSet<Mapping>)> = BTreeMap::new();
-    for m in d.measurements().iter().filter(|m| keep(m.config.procs)) {
-        let (samples, mappings) = by
+/// Features and ln(time) of every measurement.
+pub fn candidate_samples(d: &Dataset) -> CandidateSamples {
+    let mut by: BTreeMap<Candidate, (Samples, Vec<Config>)> = BTreeMap::new();
+    for m in d.measurements() {
+        let (samples, configs) = by
             .entry(m.candidate)
-            .or_insert_with(|| (Samples::new(features::BASE.len()), BTreeSet::new()));
+            .or_insert_with(|| (Samples::new(features::BASE.len()), Vec::new()));
         samples.push(&features::base(&m.config), m.time_us.ln());
-        mappings.insert(m.config.mapping);
+        configs.push(m.config);
     }
     let mut out = CandidateSamples {
         candidates: Vec::new(),
         samples: Vec::new(),
+        configs: Vec::new(),
         mappings: Vec::new(),
         too_rare: Vec::new(),
     };
-    for (c, (s, mappings)) in by {
+    for (c, (s, configs)) in by {
         if s.len() < MIN_ROWS {
             out.too_rare.push((c, s.len()));
         } else {
+            let mappings: BTreeSet<Mapping> = configs.iter().map(|c| c.mapping).collect();
             out.candidates.push(c);
             out.samples.push(s);
+            out.configs.push(configs);
             out.mappings.push(mappings.into_iter().collect());
         }
     }
     out
 }
 
-/// One model per candidate.
-pub fn fit(cs: &CandidateSamples, kind: LearnerKind) -> Result<Vec<Model>> {
-    let learner = kind.learner();
+/// Everything the learners train on: the samples per candidate, the
+/// analytical models fitted on the same rows, and — when a hybrid learner
+/// is wanted — the samples as the hybrids see them.
+pub struct TrainingSet {
+    pub cs: CandidateSamples,
+    pub analytical: Fitted,
+    hybrid: Vec<Samples>,
+}
+
+impl TrainingSet {
+    /// `shared`: the analytical model's shared constants, or `None` to
+    /// choose them from `d`; `hybrid`: whether to build the hybrid samples.
+    pub fn new(d: &Dataset, shared: Option<Shared>, hybrid: bool) -> TrainingSet {
+        let cs = candidate_samples(d);
+        let analytical = fit_dataset_with(d, shared);
+        let hybrid = if hybrid {
+            hybrid_samples(&cs, &analytical)
+        } else {
+            Vec::new()
+        };
+        TrainingSet {
+            cs,
+            analytical,
+            hybrid,
+        }
+    }
+
+    /// One model per candidate. A hybrid learner needs the set built with
+    /// `hybrid`.
+    pub fn fit(&self, kind: LearnerKind) -> Result<Vec<Model>> {
+        let samples = if kind.is_hybrid() {
+            &self.hybrid
+        } else {
+            &self.cs.samples
+        };
+        if samples.len() != self.cs.candidates.len() {
+            return Err(Error::Other(format!(
+                "{kind} needs the hybrid features, which were not built"
+            )));
+        }
+        let learner = kind.learner();
+        self.cs
+            .candidates
+            .iter()
+            .zip(samples)
+            .map(|(c, s)| {
+                learner
+                    .fit(s)
+                    .map_err(|e| Error::Other(format!("{kind} could not fit {c}: {e}")))
+            })
+            .collect()
+    }
+
+    /// The selector of `kind`'s fitted `models`.
+    pub fn selector<'a>(
+        &'a self,
+        kind: LearnerKind,
+        models: &'a [Model],
+        default_margin: f64,
+    ) -> Selector<'a> {
+        Selector {
+            candidates: &self.cs.candidates,
+            predictor: if kind.is_hybrid() {
+                Predictor::Hybrid(models, &self.analytical)
+            } else {
+                Predictor::Learned(models)
+            },
+            mappings: &self.cs.mappings,
+            default_margin,
+        }
+    }
+}
+
+/// Each candidate's samples with the analytical term appended and taken off
+/// the target (see [`crate::hybrid`]).
+fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
+    let configs: BTreeSet<&Config> = cs.configs.iter().flatten().collect();
+    let terms: BTreeMap<&Config, Terms> = configs
+        .into_iter()
+        .map(|c| (c, Terms::new(analytical, c)))
+        .collect();
     cs.candidates
         .iter()
-        .zip(&cs.samples)
-        .map(|(c, s)| {
-            learner
-                .fit(s)
-                .map_err(|e| Error::Other(format!("{kind} could not fit {c}: {e}")))
+        .zip(cs.samples.iter().zip(&cs.configs))
+        .map(|(candidate, (samples, configs))| {
+            let mut out = Samples::new(hybrid::WIDTH);
+            for (config, y) in configs.iter().zip(&samples.y) {
+                let term = terms[config].of(candidate);
+                out.push(&hybrid::row(config, term), y - term);
+            }
+            out
         })
         .collect()
 }
@@ -106,11 +195,14 @@ struct HeldOut {
 }
 
 /// Leave-procs-out cross-validation of each learner. A pick counts among the
-/// candidates measured at that configuration (and trained on). Returns
-/// `None` when the data has fewer than two procs values.
+/// candidates measured at that configuration (and trained on). The
+/// analytical models are refitted per fold under `shared` (the full data's
+/// choice of γ's slope and Q). Returns `None` when the data has fewer than
+/// two procs values.
 pub fn cross_validate(
     d: &Dataset,
     kinds: &[LearnerKind],
+    shared: Shared,
     folds: usize,
     mut tick: impl FnMut(),
 ) -> Result<Option<Vec<CvScore>>> {
@@ -118,19 +210,16 @@ pub fn cross_validate(
     if groups.len() < 2 {
         return Ok(None);
     }
-    let mut scores = Vec::new();
-    for &kind in kinds {
-        let mut held_out = Vec::new();
-        for held in &groups {
-            let cs = candidate_samples(d, |p| !held.contains(&p));
-            let models = fit(&cs, kind)?;
-            let selector = Selector {
-                candidates: &cs.candidates,
-                models: &models,
-                mappings: &cs.mappings,
-                default_margin: 0.0,
-            };
-            for group in d.by_config().filter(|g| held.contains(&g[0].config.procs)) {
+    let hybrid = kinds.iter().any(|k| k.is_hybrid());
+    let mut held_out: Vec<Vec<HeldOut>> = kinds.iter().map(|_| Vec::new()).collect();
+    for held in &groups {
+        let part = d.subset(|m| !held.contains(&m.config.procs));
+        let set = TrainingSet::new(&part, Some(shared), hybrid);
+        let cs = &set.cs;
+        let tests: Vec<_> = d
+            .by_config()
+            .filter(|g| held.contains(&g[0].config.procs))
+            .filter_map(|group| {
                 let mut allowed = vec![false; cs.candidates.len()];
                 let mut times = BTreeMap::new();
                 for m in group {
@@ -139,22 +228,37 @@ pub fn cross_validate(
                         times.insert(i, m.time_us);
                     }
                 }
-                if times.len() >= 2 {
-                    let ranked = selector.rank(&group[0].config, Some(&allowed));
-                    held_out.push(HeldOut { ranked, times });
+                (times.len() >= 2).then_some((group[0].config, allowed, times))
+            })
+            .collect();
+        for (k, &kind) in kinds.iter().enumerate() {
+            let models = set.fit(kind)?;
+            let selector = set.selector(kind, &models, 0.0);
+            for (config, allowed, times) in &tests {
+                let ranked = selector.rank(config, Some(allowed));
+                if !ranked.is_empty() {
+                    held_out[k].push(HeldOut {
+                        ranked,
+                        times: times.clone(),
+                    });
                 }
             }
             tick();
         }
-        let best = MARGINS
-            .iter()
-            .map(|&margin| score(kind, groups.len(), margin, &held_out))
-            .min_by(|a, b| {
-                a.geomean_slowdown_vs_best
-                    .total_cmp(&b.geomean_slowdown_vs_best)
-            });
-        scores.extend(best);
     }
+    let scores = kinds
+        .iter()
+        .zip(&held_out)
+        .filter_map(|(&kind, held_out)| {
+            MARGINS
+                .iter()
+                .map(|&margin| score(kind, groups.len(), margin, held_out))
+                .min_by(|a, b| {
+                    a.geomean_slowdown_vs_best
+                        .total_cmp(&b.geomean_slowdown_vs_best)
+                })
+        })
+        .collect();
     Ok(Some(scores))
 }
 
@@ -208,4 +312,77 @@ pub fn choose_auto(kinds: &[LearnerKind], cv: Option<&[CvScore]>) -> LearnerKind
             .map(|s| s.learner)
     })
     .unwrap_or(kinds[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Algorithm, Provenance};
+    use crate::sim::campaign::{run, Campaign};
+    use crate::sim::{CostModel, Link};
+
+    fn simulated(procs: Vec<u32>) -> Dataset {
+        let rows = run(&Campaign {
+            procs,
+            cores_per_node: 8,
+            mappings: vec![Mapping::Core],
+            sizes: (0..=20).step_by(2).map(|e| 1u64 << e).collect(),
+            candidates: vec![
+                (Algorithm::Linear, 0, None),
+                (Algorithm::Binomial, 0, None),
+                (Algorithm::Pipeline, 8192, None),
+            ],
+            cost: CostModel {
+                shm: Link {
+                    alpha_us: 1.0,
+                    beta_us_per_byte: 3e-4,
+                },
+                net: Link {
+                    alpha_us: 4.0,
+                    beta_us_per_byte: 1e-3,
+                },
+                serialize_sends: true,
+            },
+            noise: 0.02,
+            seed: 3,
+        })
+        .unwrap();
+        Dataset::from_rows(rows, Provenance::default())
+    }
+
+    /// RMSE of ln(time) of `kind` on `test`.
+    fn rmse(set: &TrainingSet, kind: LearnerKind, test: &Dataset) -> f64 {
+        let models = set.fit(kind).unwrap();
+        let selector = set.selector(kind, &models, 0.0);
+        let mut se = 0.0;
+        for m in test.measurements() {
+            let ranked = selector.rank(&m.config, None);
+            let r = ranked.iter().find(|r| r.candidate == m.candidate).unwrap();
+            se += (r.predicted_us.ln() - m.time_us.ln()).powi(2);
+        }
+        (se / test.measurements().len() as f64).sqrt()
+    }
+
+    /// Beyond the trained job sizes KNN can only repeat its neighbours; fed
+    /// the analytical model as feature and offset it follows the model's
+    /// trend and stays close.
+    #[test]
+    fn hybrid_extrapolates_where_the_plain_learner_cannot() {
+        let set = TrainingSet::new(&simulated(vec![2, 3, 4, 6, 8, 12, 16]), None, true);
+        let test = simulated(vec![32, 48]);
+        for (plain, hybrid) in [
+            (LearnerKind::Knn, LearnerKind::HybridKnn),
+            (LearnerKind::Gbm, LearnerKind::HybridGbm),
+        ] {
+            let (p, h) = (rmse(&set, plain, &test), rmse(&set, hybrid, &test));
+            assert!(h < 0.6 * p, "{hybrid} RMSE {h:.3} vs {plain} {p:.3}");
+        }
+    }
+
+    #[test]
+    fn a_plain_training_set_refuses_hybrid_learners() {
+        let set = TrainingSet::new(&simulated(vec![2, 4, 8]), None, false);
+        assert!(set.fit(LearnerKind::Knn).is_ok());
+        assert!(set.fit(LearnerKind::HybridKnn).is_err());
+    }
 }

@@ -45,10 +45,14 @@ fn json_has_exactly_the_design_fields() {
             "oracle",
             "default",
             "ompi-fixed",
+            "analytical",
             "knn",
             "gbm",
             "gam",
             "linear",
+            "hybrid-knn",
+            "hybrid-gbm",
+            "hybrid-gam",
             "auto"
         ]
     );

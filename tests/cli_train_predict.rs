@@ -33,18 +33,22 @@ fn train_writes_a_model_that_predict_reads() {
     train(&model, &[]);
     for f in [
         "manifest.json",
+        "analytical.json",
         "knn.json",
         "gbm.json",
         "gam.json",
         "linear.json",
+        "hybrid-knn.json",
+        "hybrid-gbm.json",
+        "hybrid-gam.json",
     ] {
         assert!(model.join(f).is_file(), "{f}");
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 1);
+    assert_eq!(manifest["format_version"], 2);
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
-    assert_eq!(manifest["cv"].as_array().unwrap().len(), 4);
+    assert_eq!(manifest["cv"].as_array().unwrap().len(), 7);
     assert_eq!(manifest["training"]["rows"], 800);
     let auto = manifest["auto"].as_str().unwrap().to_string();
 
@@ -102,6 +106,74 @@ fn train_writes_a_model_that_predict_reads() {
             w[0]["candidate"], w[1]["candidate"],
             "adjacent ranges must differ"
         );
+    }
+}
+
+/// The analytical selector and every hybrid learner predict on every
+/// shipped dataset: a choice per size, each predicted no slower than its
+/// runner-up (`default` aside, which a learner keeps within its margin).
+#[test]
+fn analytical_and_hybrid_selectors_work_on_every_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = std::fs::read_dir("data")
+        .unwrap()
+        .map(|e| e.unwrap().path());
+    for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
+        let model = dir.path().join(file.file_stem().unwrap());
+        let o = bin()
+            .arg("train")
+            .arg(&file)
+            .args([
+                "--learners",
+                "hybrid-knn,hybrid-gbm,hybrid-gam",
+                "--folds",
+                "2",
+            ])
+            .arg("--out")
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for learner in ["analytical", "hybrid-knn", "hybrid-gbm", "hybrid-gam"] {
+            let o = predict(
+                &model,
+                &[
+                    "--nodes",
+                    "2",
+                    "--ppn",
+                    "4",
+                    "--sizes",
+                    "1:4M:x4",
+                    "--format",
+                    "csv",
+                    "--learner",
+                    learner,
+                ],
+            );
+            let what = format!("{learner} on {}", file.display());
+            assert!(
+                o.status.success(),
+                "{what}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let text = String::from_utf8(o.stdout).unwrap();
+            let rows: Vec<Vec<&str>> = text
+                .lines()
+                .skip(1)
+                .map(|l| l.split(',').collect())
+                .collect();
+            assert_eq!(rows.len(), 12, "{what}");
+            for r in &rows {
+                let best: f64 = r[10].parse().unwrap();
+                assert!(best.is_finite() && best > 0.0, "{what}: {r:?}");
+                if let Ok(runner) = r[15].parse::<f64>() {
+                    assert!(best <= runner || r[6] == "default", "{what}: {r:?}");
+                }
+                if learner == "analytical" {
+                    assert_ne!(r[6], "default", "{what}: the models cannot price default");
+                }
+            }
+        }
     }
 }
 
@@ -171,11 +243,19 @@ fn predict_refuses_what_it_cannot_use() {
     ));
     assert_eq!(c, Some(2));
 
+    let analytical = model.join("analytical.json");
+    let kept = std::fs::read(&analytical).unwrap();
+    std::fs::write(&analytical, "{\"shared\": 3}").unwrap();
+    let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("analytical.json:1:"), "{e}");
+    std::fs::write(&analytical, kept).unwrap();
+
     let manifest = model.join("manifest.json");
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        original.replace("\"format_version\": 1", "\"format_version\": 7"),
+        original.replace("\"format_version\": 2", "\"format_version\": 7"),
     )
     .unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));

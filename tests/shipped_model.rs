@@ -24,10 +24,14 @@ fn retraining_reproduces_trained_default() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for f in [
         "manifest.json",
+        "analytical.json",
         "knn.json",
         "gbm.json",
         "gam.json",
         "linear.json",
+        "hybrid-knn.json",
+        "hybrid-gbm.json",
+        "hybrid-gam.json",
     ] {
         let shipped = std::fs::read(format!("trained/default/{f}")).unwrap();
         let fresh = std::fs::read(out.join(f)).unwrap();

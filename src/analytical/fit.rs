@@ -9,11 +9,10 @@
 //! and Q are shared by all algorithms and chosen on a coarse grid by the
 //! total squared log error: from the data, not from constants tuned to it.
 
-use super::{design, predict, Params, Shape, Shared, WIDTH};
+use super::{design, predict, CandidateFit, Fitted, Params, Shape, Shared, WIDTH};
 use crate::data::{Candidate, Dataset};
 use linfa_linalg::cholesky::SolveC;
 use ndarray::{Array1, Array2};
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 const SLOPES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
@@ -25,35 +24,8 @@ const HUBER_ROUNDS: usize = 10;
 /// A measured row with its model shape.
 #[derive(Clone, Debug)]
 pub struct Observation {
-    pub shape: Shape,
+    pub shape: std::sync::Arc<Shape>,
     pub time_us: f64,
-}
-
-/// One candidate's fit.
-#[derive(Clone, Debug, Serialize)]
-pub struct CandidateFit {
-    pub candidate: Candidate,
-    pub rows: usize,
-    pub params: Params,
-    /// R² of ln(time) in sample.
-    pub r2_log: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Fitted {
-    pub shared: Shared,
-    pub fits: Vec<CandidateFit>,
-    /// Candidates without a model (no schedule: default, scatter-allgather).
-    pub unmodeled: Vec<Candidate>,
-}
-
-impl Fitted {
-    pub fn params(&self, candidate: &Candidate) -> Option<Params> {
-        self.fits
-            .iter()
-            .find(|f| f.candidate == *candidate)
-            .map(|f| f.params)
-    }
 }
 
 /// Observations per candidate; candidates without a schedule separately.
@@ -61,7 +33,7 @@ pub fn observations(d: &Dataset) -> (BTreeMap<Candidate, Vec<Observation>>, Vec<
     let mut by: BTreeMap<Candidate, Vec<Observation>> = BTreeMap::new();
     let mut unmodeled = Vec::new();
     for m in d.measurements() {
-        match Shape::of(&m.config, &m.candidate) {
+        match Shape::cached(&m.config, &m.candidate) {
             Some(shape) => by.entry(m.candidate).or_default().push(Observation {
                 shape,
                 time_us: m.time_us,
@@ -75,29 +47,15 @@ pub fn observations(d: &Dataset) -> (BTreeMap<Candidate, Vec<Observation>>, Vec<
 
 /// Fits every candidate of `d`, choosing the shared parameters.
 pub fn fit_dataset(d: &Dataset) -> Fitted {
+    fit_dataset_with(d, None)
+}
+
+/// Fits every candidate of `d` under `shared` when given, else choosing it
+/// on the grid (cross-validation folds reuse the full data's choice of
+/// these two coarse constants: the grid costs 25 fits).
+pub fn fit_dataset_with(d: &Dataset, shared: Option<Shared>) -> Fitted {
     let (by, unmodeled) = observations(d);
-    let network = by.values().flatten().any(|o| o.shape.has_network());
-    let ratios: &[f64] = if network { &RATIOS } else { &RATIOS[..1] };
-    let mut best: Option<(f64, Shared)> = None;
-    for &gamma_slope in &SLOPES {
-        for &q in ratios {
-            let shared = Shared { gamma_slope, q };
-            let sse: f64 = by
-                .values()
-                .map(|obs| sse_log(obs, &shared, &fit_candidate(obs, &shared)))
-                .sum();
-            if best.is_none_or(|(b, _)| sse < b) {
-                best = Some((sse, shared));
-            }
-        }
-    }
-    let shared = best.map_or(
-        Shared {
-            gamma_slope: 0.0,
-            q: 1.0,
-        },
-        |(_, s)| s,
-    );
+    let shared = shared.unwrap_or_else(|| choose_shared(&by));
     let fits = by
         .iter()
         .map(|(c, obs)| {
@@ -115,6 +73,32 @@ pub fn fit_dataset(d: &Dataset) -> Fitted {
         fits,
         unmodeled,
     }
+}
+
+/// γ's slope and Q with the smallest total squared log error.
+fn choose_shared(by: &BTreeMap<Candidate, Vec<Observation>>) -> Shared {
+    let network = by.values().flatten().any(|o| o.shape.has_network());
+    let ratios: &[f64] = if network { &RATIOS } else { &RATIOS[..1] };
+    let mut best: Option<(f64, Shared)> = None;
+    for &gamma_slope in &SLOPES {
+        for &q in ratios {
+            let shared = Shared { gamma_slope, q };
+            let sse: f64 = by
+                .values()
+                .map(|obs| sse_log(obs, &shared, &fit_candidate(obs, &shared)))
+                .sum();
+            if best.is_none_or(|(b, _)| sse < b) {
+                best = Some((sse, shared));
+            }
+        }
+    }
+    best.map_or(
+        Shared {
+            gamma_slope: 0.0,
+            q: 1.0,
+        },
+        |(_, s)| s,
+    )
 }
 
 /// One candidate's parameters under fixed shared parameters.
@@ -366,11 +350,14 @@ mod tests {
 
     #[test]
     fn shipped_data_never_give_negative_times() {
-        for file in [
-            "data/derin_orfeo_epyc.csv",
-            "data/zampar_orfeo_thin_2024feb.csv",
-        ] {
-            let d = load_file(std::path::Path::new(file)).unwrap().dataset;
+        let files = std::fs::read_dir("data")
+            .unwrap()
+            .map(|e| e.unwrap().path());
+        for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
+            let file = file.display();
+            let d = load_file(std::path::Path::new(&file.to_string()))
+                .unwrap()
+                .dataset;
             let fitted = fit_dataset(&d);
             let (by, _) = observations(&d);
             for (c, obs) in &by {

@@ -2,7 +2,7 @@ use super::warn_all;
 use crate::cli::EvaluateArgs;
 use crate::data::load::load_files;
 use crate::error::{Error, Result};
-use crate::evaluate::{evaluate as run, held_out, key, small_train, subset};
+use crate::evaluate::{evaluate as run, held_out, key, small_train};
 use crate::report;
 use indicatif::ProgressBar;
 
@@ -20,8 +20,8 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
         let held = held_out(&all, args.split, args.test_fraction, args.seed)?;
         let by = args.split;
         (
-            subset(&all, |m| !held.contains(&key(&m.config, by))),
-            subset(&all, |m| held.contains(&key(&m.config, by))),
+            all.subset(|m| !held.contains(&key(&m.config, by))),
+            all.subset(|m| held.contains(&key(&m.config, by))),
         )
     } else {
         let test = load_files(&args.test)?;

@@ -1,5 +1,6 @@
 use super::warn_all;
-use crate::analytical::fit::{fit_dataset, CandidateFit, Fitted};
+use crate::analytical::fit::fit_dataset;
+use crate::analytical::{CandidateFit, Fitted};
 use crate::cli::SummaryFormat;
 use crate::data::load::load_file;
 use crate::data::Candidate;
@@ -48,7 +49,7 @@ pub fn fit(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
 }
 
 fn linear_r2(d: &crate::data::Dataset) -> Vec<(Candidate, f64)> {
-    let cs = candidate_samples(d, |_| true);
+    let cs = candidate_samples(d);
     let learner = LearnerKind::Linear.learner();
     cs.candidates
         .iter()

@@ -4,30 +4,60 @@ use crate::decision::{DecisionTable, Job};
 use crate::error::{Error, Result};
 use crate::export::{self, Options};
 use crate::learn::LearnerKind;
-use crate::model_dir::{load_learner, load_manifest};
-use crate::select::Selector;
+use crate::model_dir::{load_analytical, load_learner, load_manifest};
+use crate::select::{Predictor, Selector};
 use crate::train::default_margin;
+
+/// The selector `--learner` names: `auto`, `analytical` or a learner.
+enum Choice {
+    Analytical,
+    Learner(LearnerKind),
+}
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let manifest = load_manifest(&args.model)?;
-    let (kind, label) = if args.learner == "auto" {
-        (manifest.auto, format!("{} (auto)", manifest.auto))
-    } else {
-        let kind: LearnerKind = args.learner.parse().map_err(Error::Usage)?;
-        (kind, kind.to_string())
+    let (choice, label) = match args.learner.trim().to_ascii_lowercase().as_str() {
+        "auto" => (
+            Choice::Learner(manifest.auto),
+            format!("{} (auto)", manifest.auto),
+        ),
+        "analytical" => (Choice::Analytical, "analytical".to_string()),
+        name => {
+            let kind: LearnerKind = name
+                .parse()
+                .map_err(|e| Error::Usage(format!("{e}, or auto, analytical")))?;
+            (Choice::Learner(kind), kind.to_string())
+        }
     };
     let jobs = jobs(args)?;
-    let models = load_learner(&args.model, &manifest, kind)?;
+    let analytical = load_analytical(&args.model)?;
+    let models = match choice {
+        Choice::Learner(kind) => Some((kind, load_learner(&args.model, &manifest, kind)?)),
+        Choice::Analytical if analytical.fits.is_empty() => {
+            return Err(Error::Usage(
+                "the analytical model has no candidates: the training data has no \
+                 algorithm with a schedule"
+                    .into(),
+            ))
+        }
+        Choice::Analytical => None,
+    };
     let trained = &manifest.training;
     let sizes = args
         .sizes
         .clone()
         .map_or_else(|| trained.msg_bytes.clone(), |s| s.0);
     let selector = Selector {
-        candidates: &models.candidates,
-        models: &models.models,
+        candidates: &manifest.candidates,
+        predictor: match &models {
+            Some((kind, m)) if kind.is_hybrid() => Predictor::Hybrid(&m.models, &analytical),
+            Some((_, m)) => Predictor::Learned(&m.models),
+            None => Predictor::Analytical(&analytical),
+        },
         mappings: &manifest.candidate_mappings,
-        default_margin: default_margin(&manifest.cv, kind),
+        default_margin: models
+            .as_ref()
+            .map_or(0.0, |(kind, _)| default_margin(&manifest.cv, *kind)),
     };
     let mut tables = Vec::with_capacity(jobs.len());
     for job in jobs {
@@ -39,7 +69,8 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
                 );
             }
         }
-        tables.push(DecisionTable::new(&selector, job, label.clone(), &sizes));
+        tables
+            .push(DecisionTable::new(&selector, job, label.clone(), &sizes).map_err(Error::Other)?);
     }
     let options = Options {
         rules_version: args.rules_version,

@@ -4,8 +4,9 @@ use crate::data::load::load_files;
 use crate::data::summary::Summary;
 use crate::error::{Error, Result};
 use crate::features;
+use crate::hybrid;
 use crate::model_dir::{self, LearnerModels, Manifest, FORMAT_VERSION};
-use crate::train::{candidate_samples, choose_auto, cross_validate, fit, procs_folds, MIN_ROWS};
+use crate::train::{choose_auto, cross_validate, procs_folds, TrainingSet, MIN_ROWS};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn train(args: &TrainArgs) -> Result<()> {
@@ -45,12 +46,19 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             .map_err(|e| Error::Other(e.to_string()))?
             .progress_chars("=> "),
     );
+    bar.set_message("analytical");
+    let hybrid = learners.iter().any(|k| k.is_hybrid());
+    let set = TrainingSet::new(&data, None, hybrid);
     bar.set_message("cross-validate");
-    let cv = cross_validate(&data, &learners, args.learning.folds as usize, || {
-        bar.inc(1)
-    })?;
+    let cv = cross_validate(
+        &data,
+        &learners,
+        set.analytical.shared,
+        args.learning.folds as usize,
+        || bar.inc(1),
+    )?;
     bar.set_message("fit");
-    let cs = candidate_samples(&data, |_| true);
+    let cs = &set.cs;
     for (c, n) in &cs.too_rare {
         bar.suspend(|| {
             eprintln!(
@@ -68,7 +76,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         fitted.push(LearnerModels {
             learner: kind,
             candidates: cs.candidates.clone(),
-            models: fit(&cs, kind)?,
+            models: set.fit(kind)?,
         });
         bar.inc(1);
     }
@@ -78,6 +86,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         format_version: FORMAT_VERSION,
         written_by: format!("bcast-select {}", env!("CARGO_PKG_VERSION")),
         features: features::BASE.iter().map(|s| s.to_string()).collect(),
+        hybrid_features: vec![hybrid::FEATURE.to_string()],
         candidates: cs.candidates.clone(),
         candidate_mappings: cs.mappings.clone(),
         learners: learners.clone(),
@@ -86,7 +95,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         training_files: args.files.iter().map(|f| f.display().to_string()).collect(),
         training: Summary::of(&data),
     };
-    model_dir::save(&args.out, &manifest, &fitted)?;
+    model_dir::save(&args.out, &manifest, &fitted, &set.analytical)?;
 
     println!(
         "trained {} learner(s) on {} measurements ({} candidates, {} configurations)",
@@ -102,10 +111,10 @@ pub fn train(args: &TrainArgs) -> Result<()> {
                  margin: how much faster a candidate must be predicted to replace `default`",
                 scores.first().map_or(0, |s| s.folds)
             );
-            println!("  learner  margin  geomean  best   within 5%  configs");
+            println!("  learner     margin  geomean  best   within 5%  configs");
             for s in scores {
                 println!(
-                    "  {:<7}  {:>5.0}%  {:>7.4}  {:>4.1}%  {:>8.1}%  {:>7}",
+                    "  {:<10}  {:>5.0}%  {:>7.4}  {:>4.1}%  {:>8.1}%  {:>7}",
                     s.learner.name(),
                     100.0 * s.default_margin,
                     s.geomean_slowdown_vs_best,

@@ -210,6 +210,17 @@ impl Dataset {
         &self.measurements
     }
 
+    /// The measurements `keep` accepts, as a dataset of their own.
+    pub fn subset(&self, keep: impl Fn(&Measurement) -> bool) -> Dataset {
+        let rows = self
+            .measurements
+            .iter()
+            .filter(|m| keep(m))
+            .cloned()
+            .collect();
+        Dataset::from_rows(rows, self.provenance.clone())
+    }
+
     /// Number of rows that were folded into another row with the same
     /// configuration and candidate.
     pub fn duplicate_rows(&self) -> usize {

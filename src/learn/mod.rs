@@ -40,22 +40,29 @@ impl Model {
     }
 }
 
-/// The learners `train` knows.
+/// The learners `train` knows. A `hybrid-*` learner is its base learner fed
+/// the analytical model's prediction too (see [`crate::hybrid`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum LearnerKind {
     Knn,
     Gbm,
     Gam,
     Linear,
+    HybridKnn,
+    HybridGbm,
+    HybridGam,
 }
 
 impl LearnerKind {
-    pub const ALL: [LearnerKind; 4] = [
+    pub const ALL: [LearnerKind; 7] = [
         LearnerKind::Knn,
         LearnerKind::Gbm,
         LearnerKind::Gam,
         LearnerKind::Linear,
+        LearnerKind::HybridKnn,
+        LearnerKind::HybridGbm,
+        LearnerKind::HybridGam,
     ];
 
     pub fn name(self) -> &'static str {
@@ -64,15 +71,32 @@ impl LearnerKind {
             LearnerKind::Gbm => "gbm",
             LearnerKind::Gam => "gam",
             LearnerKind::Linear => "linear",
+            LearnerKind::HybridKnn => "hybrid-knn",
+            LearnerKind::HybridGbm => "hybrid-gbm",
+            LearnerKind::HybridGam => "hybrid-gam",
+        }
+    }
+
+    pub fn is_hybrid(self) -> bool {
+        self.base() != self
+    }
+
+    /// The regression method, without the analytical features.
+    pub fn base(self) -> LearnerKind {
+        match self {
+            LearnerKind::HybridKnn => LearnerKind::Knn,
+            LearnerKind::HybridGbm => LearnerKind::Gbm,
+            LearnerKind::HybridGam => LearnerKind::Gam,
+            k => k,
         }
     }
 
     pub fn learner(self) -> Box<dyn Learner + Sync> {
-        match self {
+        match self.base() {
             LearnerKind::Knn => Box::new(knn::Knn::default()),
             LearnerKind::Gbm => Box::new(gbm::Gbm::default()),
             LearnerKind::Gam => Box::new(gam::Gam::default()),
-            LearnerKind::Linear => Box::new(linear::Linear),
+            _ => Box::new(linear::Linear),
         }
     }
 }
