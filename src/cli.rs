@@ -149,6 +149,11 @@ pub struct EvaluateArgs {
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also draw plots into this directory (PNG and SVG): decision maps of
+    /// oracle, default and auto; speed-up over default by message size;
+    /// predicted vs measured time.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

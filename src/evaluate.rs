@@ -217,6 +217,24 @@ pub fn evaluate(
     })
 }
 
+#[cfg(test)]
+impl Report {
+    /// A report of `configs` whose picks are by oracle, default and auto.
+    pub fn for_plots(configs: Vec<ConfigResult>) -> Report {
+        Report {
+            train_rows: 0,
+            test_rows: 0,
+            test_configs: configs.len(),
+            selectors: ["oracle", "default", "auto"]
+                .map(|n| score(n, &configs))
+                .to_vec(),
+            auto: LearnerKind::Knn,
+            cv: Vec::new(),
+            configs,
+        }
+    }
+}
+
 /// DESIGN §3 figures of one selector over the configurations.
 fn score(name: &str, configs: &[ConfigResult]) -> SelectorScore {
     let (mut n, mut unmeasured) = (0usize, 0usize);

@@ -43,5 +43,10 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
     )?;
     bar.finish_and_clear();
     let text = report::render(&report, args.format)?;
-    super::write_output(args.out.as_deref(), &text)
+    super::write_output(args.out.as_deref(), &text)?;
+    if let Some(dir) = &args.plots {
+        let files = report::plots::write(&report, dir)?;
+        eprintln!("wrote {} plots into {}", files.len(), dir.display());
+    }
+    Ok(())
 }

@@ -3,6 +3,7 @@
 mod csv;
 mod json;
 mod markdown;
+pub mod plots;
 
 use crate::error::Result;
 use crate::evaluate::Report;

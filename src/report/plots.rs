@@ -1,0 +1,472 @@
+//! Evaluation plots (plotters), each written as PNG and SVG:
+//!
+//! - `decision_map`: test configurations as cells, procs × message size,
+//!   coloured by the algorithm chosen — oracle, default and auto side by side;
+//! - `speedup_by_size`: geometric-mean speed-up over default at each message
+//!   size, one line per selector;
+//! - `predicted_vs_measured`: the time the auto and analytical selectors
+//!   predicted for their pick against its measured time (log-log).
+
+use crate::data::{Algorithm, Mapping};
+use crate::error::{Error, Result};
+use crate::evaluate::{ConfigResult, Report};
+use crate::units::format_bytes;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Drawn = std::result::Result<(), String>;
+/// (x, y) points of one line or scatter.
+type Points = Vec<(f64, f64)>;
+
+/// Writes every plot into `dir` (created if missing); returns the files.
+pub fn write(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+    let mut files = Vec::new();
+    for (name, size) in [
+        ("decision_map", (1500, 560)),
+        ("speedup_by_size", (1000, 620)),
+        ("predicted_vs_measured", (760, 700)),
+    ] {
+        let failed = |e: String| Error::Other(format!("cannot draw {name}: {e}"));
+        let png = dir.join(format!("{name}.png"));
+        {
+            let root = BitMapBackend::new(&png, size).into_drawing_area();
+            draw(name, &root, report).map_err(failed)?;
+            root.present().map_err(|e| failed(err(e)))?;
+        }
+        files.push(png);
+        let svg = dir.join(format!("{name}.svg"));
+        {
+            let root = SVGBackend::new(&svg, size).into_drawing_area();
+            draw(name, &root, report).map_err(failed)?;
+            root.present().map_err(|e| failed(err(e)))?;
+        }
+        files.push(svg);
+    }
+    Ok(files)
+}
+
+fn draw<DB: DrawingBackend>(name: &str, root: &DrawingArea<DB, Shift>, report: &Report) -> Drawn {
+    match name {
+        "decision_map" => decision_map(root, report),
+        "speedup_by_size" => speedup_by_size(root, report),
+        _ => predicted_vs_measured(root, report),
+    }
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("{e:?}")
+}
+
+/// A fixed colour per algorithm, so maps of different datasets compare.
+fn colour(a: Algorithm) -> RGBColor {
+    const PALETTE: [RGBColor; 11] = [
+        RGBColor(150, 150, 150), // default
+        RGBColor(228, 26, 28),   // linear
+        RGBColor(255, 127, 0),   // chain
+        RGBColor(166, 86, 40),   // pipeline
+        RGBColor(152, 78, 163),  // split_binary
+        RGBColor(55, 126, 184),  // binary
+        RGBColor(77, 175, 74),   // binomial
+        RGBColor(0, 200, 200),   // knomial
+        RGBColor(247, 129, 191), // scatter_allgather
+        RGBColor(255, 215, 0),   // scatter_allgather_ring
+        RGBColor(30, 30, 30),    // sbbt
+    ];
+    let i = Algorithm::ALL.iter().position(|x| *x == a).unwrap_or(0);
+    PALETTE[i % PALETTE.len()]
+}
+
+fn line_colour(i: usize) -> RGBColor {
+    const LINES: [RGBColor; 12] = [
+        RGBColor(0, 0, 0),
+        RGBColor(150, 150, 150),
+        RGBColor(228, 26, 28),
+        RGBColor(55, 126, 184),
+        RGBColor(77, 175, 74),
+        RGBColor(152, 78, 163),
+        RGBColor(255, 127, 0),
+        RGBColor(166, 86, 40),
+        RGBColor(0, 190, 190),
+        RGBColor(247, 129, 191),
+        RGBColor(200, 200, 0),
+        RGBColor(0, 90, 0),
+    ];
+    LINES[i % LINES.len()]
+}
+
+/// The configurations one map shows: those of the most frequent mapping,
+/// one per (procs, message size).
+fn map_cells(report: &Report) -> (Mapping, BTreeMap<(u32, u64), &ConfigResult>) {
+    let mut count: BTreeMap<Mapping, usize> = BTreeMap::new();
+    for c in &report.configs {
+        *count.entry(c.config.mapping).or_default() += 1;
+    }
+    let mapping = count
+        .iter()
+        .max_by_key(|(_, n)| **n)
+        .map_or(Mapping::Core, |(m, _)| *m);
+    let mut cells = BTreeMap::new();
+    for c in report
+        .configs
+        .iter()
+        .filter(|c| c.config.mapping == mapping)
+    {
+        cells
+            .entry((c.config.procs, c.config.msg_bytes))
+            .or_insert(c);
+    }
+    (mapping, cells)
+}
+
+fn decision_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &Report) -> Drawn {
+    root.fill(&WHITE).map_err(err)?;
+    let (mapping, cells) = map_cells(report);
+    let procs: Vec<u32> = cells
+        .keys()
+        .map(|k| k.0)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let sizes: Vec<u64> = cells
+        .keys()
+        .map(|k| k.1)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let (body, legend) = root.split_horizontally(root.dim_in_pixel().0 as i32 - 190);
+    let panels = body.split_evenly((1, 3));
+    let mut shown: BTreeSet<Algorithm> = BTreeSet::new();
+    let auto = format!("auto = {}", report.auto);
+    for (panel, selector) in panels.iter().zip(["oracle", "default", "auto"]) {
+        let title = if selector == "auto" { &auto } else { selector };
+        // Cell i spans [i − 0.5, i + 0.5]: the labels sit on the integers.
+        let mut chart = ChartBuilder::on(panel)
+            .caption(
+                format!("{title} (test configs, mapping {mapping})"),
+                ("sans-serif", 18),
+            )
+            .margin(8)
+            .x_label_area_size(40)
+            .y_label_area_size(44)
+            .build_cartesian_2d(
+                -0.5f64..sizes.len() as f64 - 0.5,
+                -0.5f64..procs.len() as f64 - 0.5,
+            )
+            .map_err(err)?;
+        let label = |v: f64, n: usize| {
+            let i = v.round();
+            ((v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n).then_some(i as usize)
+        };
+        let size_label =
+            |x: &f64| label(*x, sizes.len()).map_or(String::new(), |i| format_bytes(sizes[i]));
+        let procs_label =
+            |y: &f64| label(*y, procs.len()).map_or(String::new(), |i| procs[i].to_string());
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc("message size")
+            .y_desc("procs")
+            .x_labels(sizes.len().min(12))
+            .y_labels(procs.len().min(20))
+            .x_label_formatter(&size_label)
+            .y_label_formatter(&procs_label)
+            .draw()
+            .map_err(err)?;
+        for ((p, m), c) in &cells {
+            let Some(pick) = c.picks.iter().find(|x| x.selector == selector) else {
+                continue;
+            };
+            let x = sizes.binary_search(m).unwrap_or(0) as f64;
+            let y = procs.binary_search(p).unwrap_or(0) as f64;
+            let a = pick.candidate.algorithm;
+            shown.insert(a);
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x - 0.47, y - 0.47), (x + 0.47, y + 0.47)],
+                    colour(a).filled(),
+                )))
+                .map_err(err)?;
+        }
+    }
+    for (i, a) in shown.iter().enumerate() {
+        let y = 40 + 26 * i as i32;
+        legend
+            .draw(&Rectangle::new(
+                [(10, y), (28, y + 16)],
+                colour(*a).filled(),
+            ))
+            .map_err(err)?;
+        legend
+            .draw(&Text::new(a.name(), (36, y), ("sans-serif", 16)))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Geometric-mean speed-up over default of each selector at each size.
+fn speedups(report: &Report) -> (Vec<u64>, Vec<(String, Points)>) {
+    let sizes: Vec<u64> = report
+        .configs
+        .iter()
+        .map(|c| c.config.msg_bytes)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let lines = report
+        .selectors
+        .iter()
+        .map(|s| {
+            let points = sizes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &m)| {
+                    let logs: Vec<f64> = report
+                        .configs
+                        .iter()
+                        .filter(|c| c.config.msg_bytes == m)
+                        .filter_map(|c| {
+                            let t = c.picks.iter().find(|p| p.selector == s.name)?.time_us?;
+                            Some((c.t_default_us / t).ln())
+                        })
+                        .collect();
+                    (!logs.is_empty()).then(|| {
+                        (
+                            i as f64,
+                            (logs.iter().sum::<f64>() / logs.len() as f64).exp(),
+                        )
+                    })
+                })
+                .collect();
+            (s.name.clone(), points)
+        })
+        .collect();
+    (sizes, lines)
+}
+
+fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &Report) -> Drawn {
+    root.fill(&WHITE).map_err(err)?;
+    let (sizes, lines) = speedups(report);
+    let top = lines
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.1))
+        .fold(1.0f64, f64::max);
+    let bottom = lines
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.1))
+        .fold(1.0f64, f64::min);
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "speed-up over default by message size (geometric mean over test configs)",
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(
+            -0.2f64..(sizes.len() as f64 - 0.8).max(0.2),
+            (bottom * 0.95)..(top * 1.05),
+        )
+        .map_err(err)?;
+    let size_label = |x: &f64| {
+        let i = x.round();
+        if (x - i).abs() > 1e-6 || i < 0.0 {
+            return String::new();
+        }
+        sizes
+            .get(i as usize)
+            .map_or(String::new(), |m| format_bytes(*m))
+    };
+    chart
+        .configure_mesh()
+        .x_desc("message size")
+        .y_desc("t_default / t_pick")
+        .x_labels(sizes.len().min(12))
+        .x_label_formatter(&size_label)
+        .draw()
+        .map_err(err)?;
+    for (i, (name, points)) in lines.iter().enumerate() {
+        let style = line_colour(i);
+        let width = if name == "auto" || name == "oracle" {
+            3
+        } else {
+            1
+        };
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                style.stroke_width(width),
+            ))
+            .map_err(err)?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new([(x, y), (x + 18, y)], style.stroke_width(width))
+            });
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, style.filled())))
+            .map_err(err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+fn predicted_vs_measured<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    report: &Report,
+) -> Drawn {
+    root.fill(&WHITE).map_err(err)?;
+    let series: Vec<(&str, RGBColor, Points)> = [
+        ("auto", RGBColor(55, 126, 184)),
+        ("analytical", RGBColor(228, 26, 28)),
+    ]
+    .into_iter()
+    .map(|(name, colour)| {
+        let points = report
+            .configs
+            .iter()
+            .filter_map(|c| {
+                let p = c.picks.iter().find(|p| p.selector == name)?;
+                Some((p.time_us?, p.predicted_us?))
+            })
+            .filter(|(t, p)| *t > 0.0 && *p > 0.0)
+            .collect();
+        (name, colour, points)
+    })
+    .collect();
+    let all = series
+        .iter()
+        .flat_map(|s| s.2.iter().flat_map(|&(a, b)| [a, b]));
+    let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+    let (lo, hi) = if lo < hi {
+        (lo / 1.5, hi * 1.5)
+    } else {
+        (0.1, 10.0)
+    };
+    let mut chart = ChartBuilder::on(root)
+        .caption("predicted vs measured time of the pick", ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("measured (us)")
+        .y_desc("predicted (us)")
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(LineSeries::new([(lo, lo), (hi, hi)], BLACK.mix(0.5)))
+        .map_err(err)?;
+    for (name, colour, points) in series {
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|&p| Circle::new(p, 3, colour.mix(0.6).filled())),
+            )
+            .map_err(err)?
+            .label(name)
+            .legend(move |(x, y)| Circle::new((x + 8, y), 4, colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::tests::row;
+    use crate::data::Config;
+    use crate::evaluate::Pick;
+
+    fn result(procs: u32, msg: u64, mapping: Mapping) -> ConfigResult {
+        let m = row(procs, msg, Algorithm::Binomial, 2.0);
+        let config = Config {
+            mapping,
+            ..m.config
+        };
+        let pick = |selector: &str, algorithm, t| Pick {
+            selector: selector.into(),
+            candidate: crate::data::Candidate {
+                algorithm,
+                ..m.candidate
+            },
+            time_us: Some(t),
+            predicted_us: Some(t * 1.1),
+        };
+        ConfigResult {
+            config,
+            best: m.candidate,
+            t_best_us: 2.0,
+            t_default_us: 3.0,
+            picks: vec![
+                pick("oracle", Algorithm::Binomial, 2.0),
+                pick("default", Algorithm::Default, 3.0),
+                pick("auto", Algorithm::Linear, 2.5),
+            ],
+        }
+    }
+
+    #[test]
+    fn maps_show_the_most_frequent_mapping_once_per_cell() {
+        let report = Report::for_plots(vec![
+            result(4, 8, Mapping::Core),
+            result(4, 8, Mapping::Core),
+            result(8, 8, Mapping::Core),
+            result(8, 64, Mapping::Node),
+        ]);
+        let (mapping, cells) = map_cells(&report);
+        assert_eq!(mapping, Mapping::Core);
+        assert_eq!(cells.keys().copied().collect::<Vec<_>>(), [(4, 8), (8, 8)]);
+        let (sizes, lines) = speedups(&report);
+        assert_eq!(sizes, [8, 64]);
+        let auto = &lines.iter().find(|l| l.0 == "auto").unwrap().1;
+        assert_eq!(auto, &[(0.0, 3.0 / 2.5), (1.0, 3.0 / 2.5)]);
+    }
+
+    #[test]
+    fn writes_png_and_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = Report::for_plots(vec![
+            result(4, 8, Mapping::Core),
+            result(8, 64, Mapping::Core),
+        ]);
+        let files = write(&report, dir.path()).unwrap();
+        assert_eq!(files.len(), 6);
+        for f in files {
+            let bytes = std::fs::read(&f).unwrap();
+            assert!(
+                bytes.len() > 1000,
+                "{} is {} bytes",
+                f.display(),
+                bytes.len()
+            );
+            if f.extension().is_some_and(|e| e == "svg") {
+                let text = String::from_utf8(bytes).unwrap();
+                assert!(
+                    text.contains("<svg") && text.contains("auto"),
+                    "{}",
+                    f.display()
+                );
+            } else {
+                assert_eq!(&bytes[1..4], b"PNG");
+            }
+        }
+    }
+}
