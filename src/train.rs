@@ -211,39 +211,28 @@ pub fn cross_validate(
         return Ok(None);
     }
     let hybrid = kinds.iter().any(|k| k.is_hybrid());
-    let mut held_out: Vec<Vec<HeldOut>> = kinds.iter().map(|_| Vec::new()).collect();
-    for held in &groups {
-        let part = d.subset(|m| !held.contains(&m.config.procs));
-        let set = TrainingSet::new(&part, Some(shared), hybrid);
-        let cs = &set.cs;
-        let tests: Vec<_> = d
-            .by_config()
-            .filter(|g| held.contains(&g[0].config.procs))
-            .filter_map(|group| {
-                let mut allowed = vec![false; cs.candidates.len()];
-                let mut times = BTreeMap::new();
-                for m in group {
-                    if let Ok(i) = cs.candidates.binary_search(&m.candidate) {
-                        allowed[i] = true;
-                        times.insert(i, m.time_us);
-                    }
-                }
-                (times.len() >= 2).then_some((group[0].config, allowed, times))
-            })
+    // Folds are independent: one thread each, joined in order, so the
+    // figures do not depend on scheduling.
+    let per_fold: Vec<Result<Vec<Vec<HeldOut>>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .iter()
+            .map(|held| scope.spawn(move || held_out_picks(d, held, kinds, shared, hybrid)))
             .collect();
-        for (k, &kind) in kinds.iter().enumerate() {
-            let models = set.fit(kind)?;
-            let selector = set.selector(kind, &models, 0.0);
-            for (config, allowed, times) in &tests {
-                let ranked = selector.rank(config, Some(allowed));
-                if !ranked.is_empty() {
-                    held_out[k].push(HeldOut {
-                        ranked,
-                        times: times.clone(),
-                    });
-                }
-            }
-            tick();
+        handles
+            .into_iter()
+            .map(|h| {
+                let picks = h
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::Other("a cross-validation fold failed".into())));
+                kinds.iter().for_each(|_| tick());
+                picks
+            })
+            .collect()
+    });
+    let mut held_out: Vec<Vec<HeldOut>> = kinds.iter().map(|_| Vec::new()).collect();
+    for fold in per_fold {
+        for (all, picks) in held_out.iter_mut().zip(fold?) {
+            all.extend(picks);
         }
     }
     let scores = kinds
@@ -260,6 +249,52 @@ pub fn cross_validate(
         })
         .collect();
     Ok(Some(scores))
+}
+
+/// Every learner's picks on the configurations of the procs values `held`,
+/// trained on the others.
+fn held_out_picks(
+    d: &Dataset,
+    held: &BTreeSet<u32>,
+    kinds: &[LearnerKind],
+    shared: Shared,
+    hybrid: bool,
+) -> Result<Vec<Vec<HeldOut>>> {
+    let part = d.subset(|m| !held.contains(&m.config.procs));
+    let set = TrainingSet::new(&part, Some(shared), hybrid);
+    let cs = &set.cs;
+    let tests: Vec<_> = d
+        .by_config()
+        .filter(|g| held.contains(&g[0].config.procs))
+        .filter_map(|group| {
+            let mut allowed = vec![false; cs.candidates.len()];
+            let mut times = BTreeMap::new();
+            for m in group {
+                if let Ok(i) = cs.candidates.binary_search(&m.candidate) {
+                    allowed[i] = true;
+                    times.insert(i, m.time_us);
+                }
+            }
+            (times.len() >= 2).then_some((group[0].config, allowed, times))
+        })
+        .collect();
+    kinds
+        .iter()
+        .map(|&kind| {
+            let models = set.fit(kind)?;
+            let selector = set.selector(kind, &models, 0.0);
+            Ok(tests
+                .iter()
+                .filter_map(|(config, allowed, times)| {
+                    let ranked = selector.rank(config, Some(allowed));
+                    (!ranked.is_empty()).then(|| HeldOut {
+                        ranked,
+                        times: times.clone(),
+                    })
+                })
+                .collect())
+        })
+        .collect()
 }
 
 /// The figures of one learner's held-out picks with one margin.

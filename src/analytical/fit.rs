@@ -20,6 +20,8 @@ const RATIOS: [f64; 5] = [1.0, 2.0, 4.0, 8.0, 16.0];
 /// Alternations of (dominant fan-outs, parameters).
 const DOMINANCE_ROUNDS: usize = 3;
 const HUBER_ROUNDS: usize = 10;
+/// Most rows per candidate used to choose the shared constants.
+const GRID_ROWS: usize = 500;
 
 /// A measured row with its model shape.
 #[derive(Clone, Debug)]
@@ -30,10 +32,30 @@ pub struct Observation {
 
 /// Observations per candidate; candidates without a schedule separately.
 pub fn observations(d: &Dataset) -> (BTreeMap<Candidate, Vec<Observation>>, Vec<Candidate>) {
+    // Shapes are simulated, the bulk of a fit's time: on every core.
+    let rows = d.measurements();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = rows.len().div_ceil(threads).max(1);
+    let shapes: Vec<Option<std::sync::Arc<Shape>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = rows
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|m| Shape::cached(&m.config, &m.candidate))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
     let mut by: BTreeMap<Candidate, Vec<Observation>> = BTreeMap::new();
     let mut unmodeled = Vec::new();
-    for m in d.measurements() {
-        match Shape::cached(&m.config, &m.candidate) {
+    for (m, shape) in rows.iter().zip(shapes) {
+        match shape {
             Some(shape) => by.entry(m.candidate).or_default().push(Observation {
                 shape,
                 time_us: m.time_us,
@@ -77,14 +99,24 @@ pub fn fit_dataset_with(d: &Dataset, shared: Option<Shared>) -> Fitted {
 
 /// γ's slope and Q with the smallest total squared log error.
 fn choose_shared(by: &BTreeMap<Candidate, Vec<Observation>>) -> Shared {
-    let network = by.values().flatten().any(|o| o.shape.has_network());
+    // Two coarse constants need no more than an even sample of each
+    // candidate's rows; the grid costs 25 fits, so large datasets would
+    // spend most of `train` here otherwise.
+    let by: Vec<Vec<Observation>> = by
+        .values()
+        .map(|obs| {
+            let step = obs.len().div_ceil(GRID_ROWS).max(1);
+            obs.iter().step_by(step).cloned().collect()
+        })
+        .collect();
+    let network = by.iter().flatten().any(|o| o.shape.has_network());
     let ratios: &[f64] = if network { &RATIOS } else { &RATIOS[..1] };
     let mut best: Option<(f64, Shared)> = None;
     for &gamma_slope in &SLOPES {
         for &q in ratios {
             let shared = Shared { gamma_slope, q };
             let sse: f64 = by
-                .values()
+                .iter()
                 .map(|obs| sse_log(obs, &shared, &fit_candidate(obs, &shared)))
                 .sum();
             if best.is_none_or(|(b, _)| sse < b) {

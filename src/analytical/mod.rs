@@ -64,6 +64,10 @@ impl Fitted {
     }
 }
 
+type Cache = HashMap<(Config, Candidate), Option<Arc<Shape>>>;
+/// Shapes by (configuration, candidate); see [`Shape::cached`].
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+
 /// A broadcast as the model needs it: its stages, each as its distinct
 /// fan-outs. Stage order does not change the sum, so identical stages (most
 /// of a pipeline's) are kept once with their count: the model's cost is
@@ -144,8 +148,6 @@ impl Shape {
     /// fitted parameter; bounded so a long-lived caller cannot grow it
     /// without limit.
     pub fn cached(config: &Config, candidate: &Candidate) -> Option<Arc<Shape>> {
-        type Cache = HashMap<(Config, Candidate), Option<Arc<Shape>>>;
-        static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
         const MOST: usize = 1 << 20;
         let key = (*config, *candidate);
         if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(&key).cloned()) {
@@ -159,6 +161,13 @@ impl Shape {
             cache.insert(key, shape.clone());
         }
         shape
+    }
+
+    /// Forgets every remembered shape (for benchmarks of cold pricing).
+    pub fn clear_cache() {
+        if let Ok(mut cache) = CACHE.lock() {
+            cache.clear();
+        }
     }
 
     fn spec(config: &Config, candidate: &Candidate) -> Spec {
