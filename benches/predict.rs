@@ -43,11 +43,7 @@ fn main() {
         0.0,
     )];
     for (kind, models) in &learners {
-        let predictor = if kind.is_hybrid() {
-            Predictor::Hybrid(&models.models, &analytical)
-        } else {
-            Predictor::Learned(&models.models)
-        };
+        let predictor = Predictor::of(*kind, &models.models, &analytical);
         let auto = if *kind == manifest.auto {
             " (auto)"
         } else {

@@ -41,9 +41,7 @@ impl<'a> Terms<'a> {
     pub fn of(&self, candidate: &Candidate) -> f64 {
         let own = self
             .fitted
-            .fits
-            .binary_search_by(|f| f.candidate.cmp(candidate))
-            .ok()
+            .position(candidate)
             .and_then(|i| self.times_us[i]);
         own.or_else(|| {
             self.times_us

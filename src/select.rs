@@ -5,7 +5,7 @@ use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Mapping};
 use crate::features;
 use crate::hybrid::{self, Terms};
-use crate::learn::Model;
+use crate::learn::{LearnerKind, Model};
 
 /// A candidate with its predicted time.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,6 +25,18 @@ pub enum Predictor<'a> {
     Hybrid(&'a [Model], &'a Fitted),
     /// The analytical models alone; candidates without one are not offered.
     Analytical(&'a Fitted),
+}
+
+impl<'a> Predictor<'a> {
+    /// The predictor of a learner's per-candidate `models`: hybrid ones
+    /// need the analytical models too.
+    pub fn of(kind: LearnerKind, models: &'a [Model], analytical: &'a Fitted) -> Predictor<'a> {
+        if kind.is_hybrid() {
+            Predictor::Hybrid(models, analytical)
+        } else {
+            Predictor::Learned(models)
+        }
+    }
 }
 
 /// The candidates with their predictor and the mappings each candidate was

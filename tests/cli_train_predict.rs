@@ -26,6 +26,16 @@ fn predict(model: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The data rows of `predict --format csv` output, split into cells.
+fn csv_rows(stdout: &[u8]) -> Vec<Vec<String>> {
+    String::from_utf8(stdout.to_vec())
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect()
+}
+
 #[test]
 fn train_writes_a_model_that_predict_reads() {
     let dir = tempfile::tempdir().unwrap();
@@ -68,12 +78,7 @@ fn train_writes_a_model_that_predict_reads() {
             "--nodes", "1", "--ppn", "64", "--sizes", "1:1M:x4", "--format", "csv",
         ],
     );
-    let text = String::from_utf8(o.stdout).unwrap();
-    let rows: Vec<Vec<&str>> = text
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
+    let rows = csv_rows(&o.stdout);
     assert_eq!(rows.len(), 11);
     for r in &rows {
         let (best, runner): (f64, f64) = (r[10].parse().unwrap(), r[15].parse().unwrap());
@@ -156,12 +161,7 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
                 "{what}: {}",
                 String::from_utf8_lossy(&o.stderr)
             );
-            let text = String::from_utf8(o.stdout).unwrap();
-            let rows: Vec<Vec<&str>> = text
-                .lines()
-                .skip(1)
-                .map(|l| l.split(',').collect())
-                .collect();
+            let rows = csv_rows(&o.stdout);
             assert_eq!(rows.len(), 12, "{what}");
             for r in &rows {
                 let best: f64 = r[10].parse().unwrap();

@@ -39,11 +39,15 @@ pub struct Fitted {
 }
 
 impl Fitted {
-    pub fn params(&self, candidate: &Candidate) -> Option<Params> {
+    /// Where `candidate`'s fit is in `fits` (kept in candidate order).
+    pub fn position(&self, candidate: &Candidate) -> Option<usize> {
         self.fits
             .binary_search_by(|f| f.candidate.cmp(candidate))
             .ok()
-            .map(|i| self.fits[i].params)
+    }
+
+    pub fn params(&self, candidate: &Candidate) -> Option<Params> {
+        self.position(candidate).map(|i| self.fits[i].params)
     }
 
     /// Predicted time (µs) of `candidate` on `config`; `None` without a
@@ -52,15 +56,6 @@ impl Fitted {
         let params = self.params(candidate)?;
         let shape = Shape::cached(config, candidate)?;
         Some(predict(&shape, &self.shared, &params))
-    }
-
-    /// The fastest predicted time of any modelled candidate: what the best
-    /// schedule could do on `config`.
-    pub fn best_us(&self, config: &Config) -> Option<f64> {
-        self.fits
-            .iter()
-            .filter_map(|f| self.predict_us(config, &f.candidate))
-            .min_by(f64::total_cmp)
     }
 }
 

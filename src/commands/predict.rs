@@ -50,8 +50,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let selector = Selector {
         candidates: &manifest.candidates,
         predictor: match &models {
-            Some((kind, m)) if kind.is_hybrid() => Predictor::Hybrid(&m.models, &analytical),
-            Some((_, m)) => Predictor::Learned(&m.models),
+            Some((kind, m)) => Predictor::of(*kind, &m.models, &analytical),
             None => Predictor::Analytical(&analytical),
         },
         mappings: &manifest.candidate_mappings,

@@ -11,7 +11,7 @@ use crate::data::{Algorithm, Mapping};
 use crate::error::{Error, Result};
 use crate::evaluate::{ConfigResult, Report};
 use crate::units::format_bytes;
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -55,6 +55,26 @@ fn draw<DB: DrawingBackend>(name: &str, root: &DrawingArea<DB, Shift>, report: &
         "speedup_by_size" => speedup_by_size(root, report),
         _ => predicted_vs_measured(root, report),
     }
+}
+
+/// The series labels, boxed in the upper left corner.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Drawn {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
+}
+
+/// The index `v` labels on an axis of `n` categories placed at 0, 1, ...:
+/// none between them or outside.
+fn category(v: f64, n: usize) -> Option<usize> {
+    let i = v.round();
+    ((v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n).then_some(i as usize)
 }
 
 fn err<E: std::fmt::Debug>(e: E) -> String {
@@ -271,15 +291,8 @@ fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &R
             (bottom * 0.95)..(top * 1.05),
         )
         .map_err(err)?;
-    let size_label = |x: &f64| {
-        let i = x.round();
-        if (x - i).abs() > 1e-6 || i < 0.0 {
-            return String::new();
-        }
-        sizes
-            .get(i as usize)
-            .map_or(String::new(), |m| format_bytes(*m))
-    };
+    let size_label =
+        |x: &f64| category(*x, sizes.len()).map_or(String::new(), |i| format_bytes(sizes[i]));
     chart
         .configure_mesh()
         .x_desc("message size")
@@ -309,14 +322,7 @@ fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &R
             .draw_series(points.iter().map(|&p| Circle::new(p, 3, style.filled())))
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
-    Ok(())
+    legend(&mut chart)
 }
 
 fn predicted_vs_measured<DB: DrawingBackend>(
@@ -378,14 +384,7 @@ fn predicted_vs_measured<DB: DrawingBackend>(
             .label(name)
             .legend(move |(x, y)| Circle::new((x + 8, y), 4, colour.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
-    Ok(())
+    legend(&mut chart)
 }
 
 #[cfg(test)]
