@@ -60,6 +60,8 @@ fn main() {
         ppn,
         procs: 2 * ppn,
         mapping: Mapping::Core,
+        imbalance: 0.0,
+        arrival: bcast_select::data::Arrival::Barrier,
     };
     println!(
         "selector           one config (us)  30-size table (ms): cold  warm median\n\

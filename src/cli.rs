@@ -46,6 +46,8 @@ pub enum Command {
     /// ompi, set through the MPI tool interface) and the library default,
     /// verifies every broadcast on every rank, appends one row per point and
     /// resumes: rerunning the same command measures only what is missing.
+    /// With --imbalance the ranks arrive at different times (the `arrival`
+    /// algorithm is meant for that).
     Bench(BenchArgs),
 }
 
@@ -104,6 +106,21 @@ pub struct BenchArgs {
     /// Machine name written in each row [default: the MPI processor name].
     #[arg(long)]
     pub machine: Option<String>,
+    /// Imbalanced arrival: after the barrier each rank waits uniform
+    /// [0, X·T(m)], T(m) the message's measured point-to-point time, and
+    /// the time recorded is the mean per-rank time from own arrival to own
+    /// completion (time_max_us: the slowest rank's). A list of factors X,
+    /// e.g. 0,1,2,4,8,16; written in the imbalance column.
+    #[arg(long, value_delimiter = ',', value_parser = parse_imbalance)]
+    pub imbalance: Option<Vec<f64>>,
+    /// With --imbalance: instead of uniform delays, each non-root rank is
+    /// late by X·T(m) with this probability (e.g. 0.2).
+    #[arg(long, requires = "imbalance", value_parser = parse_fraction)]
+    pub late_fraction: Option<f64>,
+    /// Seed of the injected delays: the same seed gives the same arrival
+    /// patterns.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// A chain count / knomial radix, or the library default.
@@ -226,6 +243,16 @@ pub struct PredictArgs {
     /// 1:4M:x2 [default: the sizes in the training data].
     #[arg(long, value_parser = parse_sizes)]
     pub sizes: Option<SizeList>,
+    /// Decide for ranks that reach the broadcast at different times: each
+    /// rank late by up to X times the message's point-to-point time
+    /// (uniform), and rank for the mean per-rank time from own arrival, as
+    /// `bench --imbalance` measures it. Needs training data with imbalance.
+    #[arg(long, value_parser = parse_imbalance)]
+    pub imbalance: Option<f64>,
+    /// With --imbalance: instead of uniform delays, each non-root rank is
+    /// late by X times the point-to-point time with this probability.
+    #[arg(long, requires = "imbalance", value_parser = parse_fraction)]
+    pub late_fraction: Option<f64>,
     /// Selector: auto (the learner cross-validation chose), analytical (the
     /// cost models alone), knn, gbm, gam, linear, hybrid-knn, hybrid-gbm,
     /// hybrid-gam (a learner fed the cost model's prediction).
@@ -354,6 +381,30 @@ pub struct OsuArgs {
     /// CSV file to append to (created with a header if missing).
     #[arg(long)]
     pub out: PathBuf,
+}
+
+fn parse_imbalance(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .ok_or_else(|| format!("{s:?} is not a finite number >= 0"))
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    let f = parse_imbalance(s)?;
+    crate::data::Arrival::late(f).map(|_| f)
+}
+
+/// The arrival pattern that `--imbalance` and `--late-fraction` describe.
+pub fn arrival(imbalance: Option<f64>, late_fraction: Option<f64>) -> crate::data::Arrival {
+    use crate::data::Arrival;
+    match (imbalance, late_fraction) {
+        (None, _) => Arrival::Barrier,
+        (Some(_), None) => Arrival::Uniform,
+        // parse_fraction checked the range.
+        (Some(_), Some(f)) => Arrival::late(f).unwrap_or(Arrival::Uniform),
+    }
 }
 
 fn parse_algorithm(s: &str) -> Result<Algorithm, String> {

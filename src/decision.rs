@@ -1,7 +1,7 @@
 //! A decision table: for one job and each message size, the candidate with
 //! the smallest predicted time, the runner-up and the margin between them.
 
-use crate::data::{Candidate, Config, Mapping};
+use crate::data::{Arrival, Candidate, Config, Mapping};
 use crate::select::{Ranked, Selector};
 use serde::Serialize;
 
@@ -12,6 +12,9 @@ pub struct Job {
     pub ppn: u32,
     pub procs: u32,
     pub mapping: Mapping,
+    /// The arrival the decisions are for: imbalance factor X and pattern.
+    pub imbalance: f64,
+    pub arrival: Arrival,
 }
 
 impl Job {
@@ -22,7 +25,8 @@ impl Job {
             ppn: self.ppn,
             mapping: self.mapping,
             msg_bytes,
-            imbalance: 0.0,
+            imbalance: self.imbalance,
+            arrival: self.arrival,
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::data::{Config, Mapping};
 
 /// Names of the base features, in column order. Stored in model files: a
 /// model trained on another feature set is refused.
-pub const BASE: [&str; 8] = [
+pub const BASE: [&str; 10] = [
     "log2_msg_bytes",
     "procs",
     "log2_procs",
@@ -15,6 +15,8 @@ pub const BASE: [&str; 8] = [
     "mapping_socket",
     "mapping_node",
     "imbalance",
+    "late_fraction",
+    "per_rank_time",
 ];
 
 /// Column indices, for learners that treat some features specially.
@@ -24,7 +26,7 @@ pub const LOG2_PROCS: usize = 2;
 pub const NODES: usize = 3;
 
 /// The base feature vector of a configuration.
-pub fn base(c: &Config) -> [f64; 8] {
+pub fn base(c: &Config) -> [f64; 10] {
     [
         (c.msg_bytes as f64 + 1.0).log2(),
         f64::from(c.procs),
@@ -34,6 +36,9 @@ pub fn base(c: &Config) -> [f64; 8] {
         f64::from(u8::from(c.mapping == Mapping::Socket)),
         f64::from(u8::from(c.mapping == Mapping::Node)),
         c.imbalance,
+        c.arrival.late_fraction(),
+        // Which time was recorded (slowest rank, or mean per-rank time).
+        f64::from(u8::from(c.arrival.per_rank_time())),
     ]
 }
 
@@ -87,6 +92,7 @@ impl Samples {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::Arrival;
 
     #[test]
     fn features_of_a_config() {
@@ -96,13 +102,14 @@ mod tests {
             ppn: 24,
             mapping: Mapping::Node,
             msg_bytes: 1023,
-            imbalance: 0.5,
+            imbalance: 4.0,
+            arrival: Arrival::late(0.2).unwrap(),
         };
         let f = base(&c);
         assert_eq!(f[LOG2_MSG], 10.0);
         assert_eq!(f[PROCS], 48.0);
         assert!((f[LOG2_PROCS] - 48f64.log2()).abs() < 1e-12);
-        assert_eq!(&f[3..], &[2.0, 24.0, 0.0, 1.0, 0.5]);
+        assert_eq!(&f[3..], &[2.0, 24.0, 0.0, 1.0, 4.0, 0.2, 1.0]);
     }
 
     #[test]

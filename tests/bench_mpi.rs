@@ -189,3 +189,107 @@ fn bad_campaigns_are_refused_with_a_reason() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs ompi"));
 }
+
+#[test]
+fn arrival_delivers_under_imbalanced_arrivals() {
+    use bcast_select::data::Arrival;
+    let dir = tempfile::tempdir().unwrap();
+    let reps = [
+        "--roots",
+        "0,last",
+        "--warmup",
+        "1",
+        "--min-reps",
+        "4",
+        "--max-reps",
+        "4",
+    ];
+    for ranks in [1, 2, 3, 5, 8] {
+        let csv = dir.path().join(format!("arrival{ranks}.csv"));
+        let mut args = vec![
+            "--impl",
+            "own",
+            "--algorithms",
+            "arrival,pipeline,linear",
+            "--segsizes",
+            "0,8K",
+            "--sizes",
+            "0,1,1000,100000",
+            "--imbalance",
+            "0,4",
+        ];
+        args.extend(reps);
+        ok(&bench(ranks, &csv, &args));
+        let mut late = vec![
+            "--impl",
+            "own",
+            "--algorithms",
+            "arrival",
+            "--segsizes",
+            "8K",
+            "--sizes",
+            "100000",
+            "--imbalance",
+            "8",
+            "--late-fraction",
+            "0.5",
+        ];
+        late.extend(reps);
+        ok(&bench(ranks, &csv, &late));
+        let data = dataset(&csv);
+        // Per size and factor: arrival 2, pipeline 2, linear 1; then 1 late.
+        assert_eq!(data.measurements().len(), 4 * 2 * 5 + 1, "ranks {ranks}");
+        for m in data.measurements() {
+            let c = &m.config;
+            let expected = if c.imbalance == 8.0 {
+                Arrival::late(0.5).unwrap()
+            } else {
+                Arrival::Uniform
+            };
+            assert_eq!(c.arrival, expected);
+            assert_eq!(m.reps, Some(4));
+            // time_us is the mean over ranks, time_max_us the slowest rank.
+            assert!(m.time_max_us.unwrap() >= m.time_us - 1e-3, "{m:?}");
+        }
+    }
+}
+
+/// Every non-root rank late by 64 point-to-point times: the root cannot
+/// finish a linear broadcast of a rendezvous-sized message before they
+/// arrive, so the slowest rank's time grows by about 64 T(m), several times
+/// the balanced broadcast (about 3 T(m) plus contention).
+#[test]
+fn injected_delays_reach_the_recorded_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("late.csv");
+    let args = [
+        "--impl",
+        "own",
+        "--algorithms",
+        "linear",
+        "--sizes",
+        "1M",
+        "--imbalance",
+        "0,64",
+        "--late-fraction",
+        "1",
+        "--min-reps",
+        "10",
+        "--max-reps",
+        "10",
+    ];
+    ok(&bench(4, &csv, &args));
+    let data = dataset(&csv);
+    let worst: Vec<f64> = data
+        .measurements()
+        .iter()
+        .map(|m| m.time_max_us.unwrap())
+        .collect();
+    assert_eq!(worst.len(), 2);
+    assert!(
+        worst[1] > 3.0 * worst[0],
+        "slowest rank {:.0} us at X=64 vs {:.0} us at X=0",
+        worst[1],
+        worst[0]
+    );
+}

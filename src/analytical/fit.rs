@@ -10,7 +10,7 @@
 //! total squared log error: from the data, not from constants tuned to it.
 
 use super::{design, predict, CandidateFit, Fitted, Params, Shape, Shared, WIDTH};
-use crate::data::{Candidate, Dataset};
+use crate::data::{Arrival, Candidate, Dataset, Measurement};
 use linfa_linalg::cholesky::SolveC;
 use ndarray::{Array1, Array2};
 use std::collections::BTreeMap;
@@ -31,9 +31,16 @@ pub struct Observation {
 }
 
 /// Observations per candidate; candidates without a schedule separately.
+/// Only rows with a barrier start: the models price a broadcast that every
+/// rank starts together and time its slowest rank.
 pub fn observations(d: &Dataset) -> (BTreeMap<Candidate, Vec<Observation>>, Vec<Candidate>) {
     // Shapes are simulated, the bulk of a fit's time: on every core.
-    let rows = d.measurements();
+    let rows: Vec<&Measurement> = d
+        .measurements()
+        .iter()
+        .filter(|m| m.config.arrival == Arrival::Barrier)
+        .collect();
+    let rows = &rows[..];
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = rows.len().div_ceil(threads).max(1);
     let shapes: Vec<Option<std::sync::Arc<Shape>>> = std::thread::scope(|scope| {

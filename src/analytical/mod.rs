@@ -343,6 +343,7 @@ mod tests {
                         mapping,
                         msg_bytes: (segments - 1) * 1000 + last,
                         imbalance: 0.0,
+                        arrival: crate::data::Arrival::Barrier,
                     };
                     assert_eq!(
                         Shape::of(&config, &candidate),

@@ -7,9 +7,13 @@ use mpi::datatype::{AsDatatype, Buffer, BufferMut, Collection, Equivalence, Poin
 use mpi::point_to_point::{Destination, Source};
 use mpi::request::{scope, Request};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi::Count;
+use mpi::{Count, Tag};
 use std::collections::VecDeque;
 use std::os::raw::c_void;
+
+/// The tag of broadcast data; receives name it, so that other traffic on the
+/// communicator (the `arrival` algorithm's control messages) never matches.
+pub const DATA_TAG: Tag = 0;
 
 /// One rank's part of a broadcast: runs `ops` on `buf` (the whole message).
 pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
@@ -32,13 +36,13 @@ pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
             match *op {
                 Op::Irecv { peer, .. } => receives.push_back(
                     comm.process_at_rank(peer as i32)
-                        .immediate_receive_into(scope, region),
+                        .immediate_receive_into_with_tag(scope, region, DATA_TAG),
                 ),
                 Op::Isend { peer, .. } => {
                     let region: &Region = region;
                     sends.push(
                         comm.process_at_rank(peer as i32)
-                            .immediate_send(scope, region),
+                            .immediate_send_with_tag(scope, region, DATA_TAG),
                     );
                 }
                 Op::WaitRecv => {
@@ -47,9 +51,12 @@ pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
                     }
                 }
                 Op::WaitSends => sends.drain(..).for_each(|r| r.wait_without_status()),
-                Op::Send { peer, .. } => comm.process_at_rank(peer as i32).send(&*region),
+                Op::Send { peer, .. } => comm
+                    .process_at_rank(peer as i32)
+                    .send_with_tag(&*region, DATA_TAG),
                 Op::Recv { peer, .. } => {
-                    comm.process_at_rank(peer as i32).receive_into(region);
+                    comm.process_at_rank(peer as i32)
+                        .receive_into_with_tag(region, DATA_TAG);
                 }
             }
         }

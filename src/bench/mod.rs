@@ -4,12 +4,17 @@
 //! broadcasts, then timed iterations — barrier, time one broadcast on every
 //! rank, iteration time = maximum over ranks — until the 95% confidence
 //! half-width of the mean is within `target_ci` of it, or a cap on
-//! repetitions or seconds is reached. Every broadcast's payload is verified
+//! repetitions or seconds is reached. With an arrival pattern
+//! (`--imbalance`) each rank first waits its injected delay and times from
+//! its own arrival; the iteration time is then the mean over ranks, and the
+//! slowest rank's time is kept too. Every broadcast's payload is verified
 //! on every rank. Rank 0 appends one flushed row per point, so an
 //! interrupted campaign loses at most the point in progress and a rerun
 //! skips what the file holds.
 
+pub mod arrival;
 pub mod control;
+pub mod delay;
 pub mod exec;
 pub mod payload;
 pub mod plan;
@@ -71,6 +76,8 @@ pub struct Options {
     pub target_ci: f64,
     pub time_budget: Option<Duration>,
     pub machine: Option<String>,
+    /// Seed of the injected arrival delays.
+    pub seed: u64,
 }
 
 /// What a campaign did, for rank 0 to report.
@@ -134,6 +141,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
         mapping: placement.mapping,
         msg_bytes: 0,
         imbalance: 0.0,
+        arrival: opts.sweep.arrival,
     };
 
     // Rank 0 owns the file: it reads what is there and tells the others.
@@ -141,7 +149,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
     let mut done = vec![0u8; points.len()];
     let mut status: i32 = 0;
     if rank == 0 {
-        match prepare_output(&opts.out, &points, &job) {
+        match prepare_output(&opts.out, &points, &job, opts.sweep.arrival) {
             Ok((w, flags)) => {
                 writer = Some(w);
                 done = flags.iter().map(|&f| u8::from(f)).collect();
@@ -180,7 +188,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
         }
         progress.start(&point);
         let runner = Runner::new(world, control.as_ref(), &point, &roots)?;
-        let samples = measure(
+        let timing = measure(
             world,
             &runner,
             &point,
@@ -190,7 +198,11 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
             opts,
         );
         if let Some(w) = writer.as_mut() {
-            let row = measurement(&job, &point, &samples);
+            let row = measurement(
+                &plan::config(&job, opts.sweep.arrival, &point),
+                &point,
+                &timing,
+            );
             if let Err(e) = w.write(&row, &meta) {
                 eprintln!("error: {e}; stopping the campaign");
                 world.abort(1);
@@ -232,6 +244,7 @@ fn prepare_output(
     out: &std::path::Path,
     points: &[Point],
     job: &Config,
+    arrival: crate::data::Arrival,
 ) -> Result<(CsvWriter<std::io::BufWriter<std::fs::File>>, Vec<bool>)> {
     // Opening first drops a row an earlier kill cut short.
     let writer = CsvWriter::append(out)?;
@@ -239,7 +252,10 @@ fn prepare_output(
         Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => load::load_file(out)?.dataset,
         _ => Dataset::default(),
     };
-    Ok((writer, plan::already_measured(points, job, &existing)))
+    Ok((
+        writer,
+        plan::already_measured(points, job, arrival, &existing),
+    ))
 }
 
 fn row_meta(opts: &Options) -> RowMeta {
@@ -269,6 +285,11 @@ enum Runner {
     },
     /// MPI_Bcast on a communicator configured for the candidate.
     Library { comm: SimpleCommunicator },
+    /// The arrival-aware broadcast: its rounds are decided as ranks arrive.
+    Arrival {
+        comm: SimpleCommunicator,
+        segsize: u64,
+    },
 }
 
 impl Runner {
@@ -280,6 +301,10 @@ impl Runner {
     ) -> Result<Runner> {
         let c = &point.candidate;
         match c.implementation {
+            Impl::Own if c.algorithm == crate::data::Algorithm::Arrival => Ok(Runner::Arrival {
+                comm: world.duplicate(),
+                segsize: c.segsize.unwrap_or(0),
+            }),
             Impl::Own => {
                 let rank = world.rank() as u32;
                 let ops = roots
@@ -307,15 +332,19 @@ impl Runner {
 
     fn comm(&self) -> &SimpleCommunicator {
         match self {
-            Runner::Own { comm, .. } | Runner::Library { comm } => comm,
+            Runner::Own { comm, .. } | Runner::Library { comm } | Runner::Arrival { comm, .. } => {
+                comm
+            }
         }
     }
 
-    fn broadcast(&self, buf: &mut [u8], root: u32, root_index: usize) {
+    fn broadcast(&self, buf: &mut [u8], root: u32, root_index: usize) -> Result<(), String> {
         match self {
             Runner::Own { comm, ops } => exec::run(comm, &ops[root_index], buf),
             Runner::Library { comm } => comm.process_at_rank(root as i32).broadcast_into(buf),
+            Runner::Arrival { comm, segsize } => return arrival::run(comm, root, buf, *segsize),
         }
+        Ok(())
     }
 }
 
@@ -330,6 +359,14 @@ fn spec(procs: u32, root: u32, point: &Point) -> Spec {
     }
 }
 
+/// One point's per-iteration times (µs): the recorded time, and with an
+/// arrival pattern the slowest rank's time as well.
+#[derive(Debug, Default)]
+struct Timing {
+    samples: Samples,
+    worst: Option<Samples>,
+}
+
 /// Times one point until its stopping rule holds. Collective: every rank
 /// takes the same decisions from the same all-reduced numbers.
 fn measure(
@@ -340,10 +377,28 @@ fn measure(
     buf: &mut [u8],
     cap_seconds: f64,
     opts: &Options,
-) -> Samples {
+) -> Timing {
     let comm = runner.comm();
-    let rank = comm.rank() as u32;
-    let mut samples = Samples::default();
+    let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
+    let arrival = opts.sweep.arrival;
+    let delays = arrival.per_rank_time().then(|| {
+        // X·T(m), T(m) measured between the first root and its neighbour.
+        let t = match procs {
+            1 => 0.0,
+            _ => delay::p2p_time_us(comm, roots[0], (roots[0] + 1) % procs, buf),
+        };
+        delay::Delays::new(
+            arrival,
+            point.imbalance * t,
+            opts.seed,
+            point.msg_bytes,
+            point.imbalance,
+        )
+    });
+    let mut timing = Timing {
+        worst: delays.map(|_| Samples::default()),
+        ..Timing::default()
+    };
     let start = mpi::time();
     for iteration in 0u64.. {
         let root_index = (iteration % roots.len() as u64) as usize;
@@ -353,8 +408,14 @@ fn measure(
             payload::fill(buf, seed);
         }
         comm.barrier();
+        if let Some(d) = &delays {
+            delay::wait_until(mpi::time() + d.of(rank, root, iteration) * 1e-6);
+        }
         let t0 = mpi::time();
-        runner.broadcast(buf, root, root_index);
+        if let Err(e) = runner.broadcast(buf, root, root_index) {
+            eprintln!("error: rank {rank}: {}: {e}", describe(&point.candidate));
+            world.abort(3);
+        }
         let local_us = (mpi::time() - t0) * 1e6;
         if rank != root {
             if let Some((offset, expected, found)) = payload::first_mismatch(buf, seed) {
@@ -372,32 +433,39 @@ fn measure(
         let mut global = [0.0f64; 2];
         comm.all_reduce_into(&local[..], &mut global[..], SystemOperation::max());
         if iteration >= u64::from(opts.warmup) {
-            samples.push(global[0]);
+            match timing.worst.as_mut() {
+                Some(worst) => {
+                    let mut sum = 0.0f64;
+                    comm.all_reduce_into(&local_us, &mut sum, SystemOperation::sum());
+                    timing.samples.push(sum / f64::from(procs));
+                    worst.push(global[0]);
+                }
+                None => timing.samples.push(global[0]),
+            }
         }
-        let n = samples.len();
+        let n = timing.samples.len();
         let enough = n >= opts.max_reps as usize
-            || (n >= opts.min_reps as usize && samples.converged(opts.target_ci))
+            || (n >= opts.min_reps as usize && timing.samples.converged(opts.target_ci))
             || (n >= 1 && global[1] >= cap_seconds);
         if enough {
             break;
         }
     }
-    samples
+    timing
 }
 
-fn measurement(job: &Config, point: &Point, s: &Samples) -> Measurement {
+fn measurement(config: &Config, point: &Point, timing: &Timing) -> Measurement {
+    let s = &timing.samples;
     let ci = s.ci95();
     Measurement {
-        config: Config {
-            msg_bytes: point.msg_bytes,
-            ..*job
-        },
+        config: *config,
         candidate: point.candidate,
         // A zero-byte broadcast can finish below the timer's resolution;
         // the schema needs a positive time.
         time_us: ns(s.mean()).max(1e-3),
         time_min_us: Some(ns(s.min())),
-        time_max_us: Some(ns(s.max())),
+        // With an arrival pattern: the slowest rank's time, on average.
+        time_max_us: Some(ns(timing.worst.as_ref().map_or(s.max(), Samples::mean))),
         ci95_us: ci.is_finite().then(|| ns(ci)),
         reps: Some(s.len() as u64),
         rows: 1,

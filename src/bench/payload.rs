@@ -34,7 +34,7 @@ fn pattern_word(seed: u64, word: usize) -> u64 {
 
 /// Steele et al.'s SplitMix64 finalizer: every input bit affects every
 /// output bit, at about a nanosecond per word.
-fn splitmix64(x: u64) -> u64 {
+pub fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

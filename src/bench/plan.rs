@@ -1,7 +1,7 @@
 //! The points of a campaign: message sizes × candidates, in the order they
 //! are measured, and which of them an existing CSV already holds.
 
-use crate::data::{Algorithm, Candidate, Config, Dataset, Impl};
+use crate::data::{Algorithm, Arrival, Candidate, Config, Dataset, Impl};
 use crate::schedule::SCHEDULED;
 use std::collections::HashSet;
 
@@ -15,31 +15,41 @@ pub struct Sweep {
     /// Chain counts / knomial radices; `None` = the library default.
     pub fanouts: Vec<Option<u32>>,
     pub impls: Vec<Impl>,
+    /// How ranks arrive; with `Barrier`, `imbalances` is just [0].
+    pub arrival: Arrival,
+    /// Imbalance factors X to measure.
+    pub imbalances: Vec<f64>,
 }
 
-/// One measurement: a message size and a candidate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One measurement: a message size, an imbalance factor and a candidate.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
     pub msg_bytes: u64,
+    pub imbalance: f64,
     pub candidate: Candidate,
 }
 
 impl Sweep {
     /// Every point, sizes outermost so that an interrupted campaign has whole
-    /// sizes; for each algorithm and parameter the own implementation comes
-    /// right next to the library's, so the two are measured side by side.
+    /// sizes, then imbalance factors; for each algorithm and parameter the
+    /// own implementation comes right next to the library's, so the two are
+    /// measured side by side.
     pub fn points(&self) -> Result<Vec<Point>, String> {
         let candidates = self.candidates()?;
-        Ok(self
-            .sizes
-            .iter()
-            .flat_map(|&msg_bytes| {
-                candidates.iter().map(move |&candidate| Point {
+        if self.arrival == Arrival::Barrier && self.imbalances.iter().any(|&x| x != 0.0) {
+            return Err("imbalance factors need an arrival pattern other than barrier".into());
+        }
+        let mut points = Vec::new();
+        for &msg_bytes in &self.sizes {
+            for &imbalance in &self.imbalances {
+                points.extend(candidates.iter().map(|&candidate| Point {
                     msg_bytes,
+                    imbalance,
                     candidate,
-                })
-            })
-            .collect())
+                }));
+            }
+        }
+        Ok(points)
     }
 
     fn candidates(&self) -> Result<Vec<Candidate>, String> {
@@ -49,7 +59,9 @@ impl Sweep {
             for (segsize, fanout) in self.parameters(algorithm) {
                 for &implementation in &self.impls {
                     let runnable = match implementation {
-                        Impl::Own => SCHEDULED.contains(&algorithm),
+                        Impl::Own => {
+                            SCHEDULED.contains(&algorithm) || algorithm == Algorithm::Arrival
+                        }
                         Impl::Ompi => algorithm.ompi_id().is_some(),
                     };
                     if runnable {
@@ -69,7 +81,9 @@ impl Sweep {
                     impls.join(","),
                     match algorithm {
                         Algorithm::Default => "it is the library's own choice (needs ompi)",
-                        Algorithm::Sbbt => "it exists only as our implementation (needs own)",
+                        Algorithm::Sbbt | Algorithm::Arrival => {
+                            "it exists only as our implementation (needs own)"
+                        }
                         _ => "only Open MPI implements it (needs ompi)",
                     }
                 ));
@@ -91,8 +105,23 @@ impl Sweep {
     }
 }
 
+/// The configuration a point measures on `job`.
+pub fn config(job: &Config, arrival: Arrival, p: &Point) -> Config {
+    Config {
+        msg_bytes: p.msg_bytes,
+        imbalance: p.imbalance,
+        arrival,
+        ..*job
+    }
+}
+
 /// The points of `points` that `existing` already measured for this job.
-pub fn already_measured(points: &[Point], job: &Config, existing: &Dataset) -> Vec<bool> {
+pub fn already_measured(
+    points: &[Point],
+    job: &Config,
+    arrival: Arrival,
+    existing: &Dataset,
+) -> Vec<bool> {
     let have: HashSet<(Config, Candidate)> = existing
         .measurements()
         .iter()
@@ -100,13 +129,7 @@ pub fn already_measured(points: &[Point], job: &Config, existing: &Dataset) -> V
         .collect();
     points
         .iter()
-        .map(|p| {
-            let config = Config {
-                msg_bytes: p.msg_bytes,
-                ..*job
-            };
-            have.contains(&(config, p.candidate))
-        })
+        .map(|p| have.contains(&(config(job, arrival, p), p.candidate)))
         .collect()
 }
 
@@ -121,6 +144,8 @@ mod tests {
             segsizes: vec![0, 8192],
             fanouts: vec![None, Some(2)],
             impls: impls.to_vec(),
+            arrival: Arrival::Barrier,
+            imbalances: vec![0.0],
         }
     }
 
@@ -167,5 +192,36 @@ mod tests {
             .points()
             .unwrap_err();
         assert!(err.contains("only Open MPI"), "{err}");
+        let err = sweep(&[Algorithm::Arrival], &[Impl::Ompi])
+            .points()
+            .unwrap_err();
+        assert!(err.contains("needs own"), "{err}");
+        let mut s = sweep(&[Algorithm::Linear], &[Impl::Own]);
+        s.imbalances = vec![0.0, 2.0];
+        assert!(s.points().unwrap_err().contains("arrival pattern"));
+    }
+
+    #[test]
+    fn imbalance_factors_are_points_of_their_own() {
+        let mut s = sweep(&[Algorithm::Linear, Algorithm::Arrival], &[Impl::Own]);
+        s.arrival = Arrival::Uniform;
+        s.imbalances = vec![0.0, 4.0];
+        let points = s.points().unwrap();
+        // 2 sizes x 2 factors x (linear + arrival with 2 segment sizes).
+        assert_eq!(points.len(), 2 * 2 * 3);
+        assert_eq!(
+            points
+                .iter()
+                .map(|p| p.imbalance)
+                .take(6)
+                .collect::<Vec<_>>(),
+            [0.0, 0.0, 0.0, 4.0, 4.0, 4.0]
+        );
+        let job = crate::data::tests::config(4, 0);
+        let c = config(&job, s.arrival, &points[3]);
+        assert_eq!(
+            (c.imbalance, c.arrival, c.msg_bytes),
+            (4.0, Arrival::Uniform, 1)
+        );
     }
 }

@@ -17,6 +17,8 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             segsizes: args.segsizes.0.clone(),
             fanouts: args.fanouts.iter().map(|f| f.0).collect(),
             impls: args.impls.clone(),
+            arrival: crate::cli::arrival(args.imbalance.as_ref().map(|_| 0.0), args.late_fraction),
+            imbalances: args.imbalance.clone().unwrap_or_else(|| vec![0.0]),
         },
         out: args.out.clone(),
         roots: args.roots.clone(),
@@ -27,6 +29,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         target_ci: args.target_ci,
         time_budget: args.time_budget,
         machine: args.machine.clone(),
+        seed: args.seed,
     };
     // What needs no MPI is checked before starting it.
     opts.sweep.points().map_err(Error::Usage)?;

@@ -44,6 +44,7 @@ pub fn osu(args: &OsuArgs) -> Result<()> {
                     mapping: args.placement.mapping,
                     msg_bytes: p.msg_bytes,
                     imbalance: 0.0,
+                    arrival: crate::data::Arrival::Barrier,
                 },
                 candidate,
                 time_us: p.avg_us,

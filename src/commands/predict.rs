@@ -115,6 +115,8 @@ fn jobs(args: &PredictArgs) -> Result<Vec<Job>> {
                 ppn,
                 procs,
                 mapping: args.mapping,
+                imbalance: args.imbalance.unwrap_or(0.0),
+                arrival: crate::cli::arrival(args.imbalance, args.late_fraction),
             })
         })
         .collect()

@@ -25,6 +25,10 @@ pub enum Algorithm {
     ScatterAllgatherRing,
     /// Blocking, unsegmented balanced binomial tree (Cordeiro & Zola).
     Sbbt,
+    /// Arrival-aware: the root broadcasts down a pipelined chain to each
+    /// group of receivers that announced their arrival (Patarasuk & Yuan's
+    /// arrival_b).
+    Arrival,
 }
 
 impl Algorithm {
@@ -42,13 +46,14 @@ impl Algorithm {
         Algorithm::ScatterAllgatherRing,
     ];
     /// Every algorithm this tool knows: Open MPI's, then our own.
-    pub const ALL: [Algorithm; 11] = {
-        let mut all = [Algorithm::Sbbt; 11];
+    pub const ALL: [Algorithm; 12] = {
+        let mut all = [Algorithm::Sbbt; 12];
         let mut i = 0;
         while i < Self::OMPI.len() {
             all[i] = Self::OMPI[i];
             i += 1;
         }
+        all[11] = Algorithm::Arrival;
         all
     };
 
@@ -66,6 +71,7 @@ impl Algorithm {
             Algorithm::ScatterAllgather => "scatter_allgather",
             Algorithm::ScatterAllgatherRing => "scatter_allgather_ring",
             Algorithm::Sbbt => "sbbt",
+            Algorithm::Arrival => "arrival",
         }
     }
 

@@ -6,7 +6,9 @@
 //! each column is parsed and range-checked here, cell by cell, so that a bad
 //! value is reported where it stands instead of as a generic parse failure.
 
-use super::{Algorithm, Candidate, Config, Dataset, Impl, Mapping, Measurement, Provenance};
+use super::{
+    Algorithm, Arrival, Candidate, Config, Dataset, Impl, Mapping, Measurement, Provenance,
+};
 use crate::error::InputError;
 use polars::prelude::*;
 use std::borrow::Cow;
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// Columns every file must have.
 pub const REQUIRED: [&str; 4] = ["algorithm", "procs", "msg_bytes", "time_us"];
 /// Columns the schema knows; anything else is ignored with a warning.
-pub const KNOWN: [&str; 18] = [
+pub const KNOWN: [&str; 19] = [
     "algorithm",
     "procs",
     "msg_bytes",
@@ -29,6 +31,7 @@ pub const KNOWN: [&str; 18] = [
     "fanout",
     "impl",
     "imbalance",
+    "arrival_pattern",
     "time_min_us",
     "time_max_us",
     "ci95_us",
@@ -483,6 +486,10 @@ fn build_rows(
     let fanout = cells.parse("fanout", whole_u32(1))?;
     let implementation = cells.parse("impl", named::<Impl>("own or ompi".into()))?;
     let imbalance = cells.parse("imbalance", number(0.0, true))?;
+    let arrival = cells.parse(
+        "arrival_pattern",
+        named::<Arrival>("barrier, uniform or late:F with F between 0 and 1".into()),
+    )?;
     let time_min = cells.parse("time_min_us", number(0.0, true))?;
     let time_max = cells.parse("time_max_us", number(0.0, true))?;
     let ci95 = cells.parse("ci95_us", number(0.0, true))?;
@@ -514,6 +521,21 @@ fn build_rows(
                 ));
             }
         }
+        let x = imbalance[row].unwrap_or(0.0);
+        // Files from before the pattern column: imbalance without a pattern
+        // is the uniform one.
+        let arrival = arrival[row].unwrap_or(if x > 0.0 {
+            Arrival::Uniform
+        } else {
+            Arrival::Barrier
+        });
+        if arrival == Arrival::Barrier && x > 0.0 {
+            return Err(cells.error(
+                row,
+                "imbalance",
+                format!("imbalance {x} with arrival_pattern barrier; expected 0 (a barrier start has no imbalance)"),
+            ));
+        }
         rows.push(Measurement {
             config: Config {
                 procs: p,
@@ -521,7 +543,8 @@ fn build_rows(
                 ppn: k,
                 mapping: mapping[row].unwrap_or_default(),
                 msg_bytes: msg_bytes[row],
-                imbalance: imbalance[row].unwrap_or(0.0),
+                imbalance: x,
+                arrival,
             },
             candidate: Candidate {
                 algorithm: algorithm[row],

@@ -2,6 +2,7 @@
 //! time, loaded from CSV, imported from OSU output, summarized.
 
 pub mod algorithm;
+pub mod arrival;
 pub mod load;
 pub mod osu;
 pub mod placement;
@@ -9,6 +10,7 @@ pub mod summary;
 pub mod write;
 
 pub use algorithm::{Algorithm, Impl};
+pub use arrival::Arrival;
 pub use placement::{Mapping, NodeOrder, Placement};
 
 use serde::{Deserialize, Serialize};
@@ -24,12 +26,14 @@ pub struct Config {
     pub ppn: u32,
     pub mapping: Mapping,
     pub msg_bytes: u64,
-    /// Arrival imbalance factor (0 = balanced); always finite and ≥ 0.
+    /// Arrival imbalance factor X (0 = balanced); always finite and ≥ 0.
     pub imbalance: f64,
+    /// How the ranks arrived, and so which time was recorded.
+    pub arrival: Arrival,
 }
 
 impl Config {
-    fn key(&self) -> (u32, u32, u32, Mapping, u64, u64) {
+    fn key(&self) -> (u32, u32, u32, Mapping, u64, u64, Arrival) {
         (
             self.procs,
             self.nodes,
@@ -37,6 +41,7 @@ impl Config {
             self.mapping,
             self.msg_bytes,
             self.imbalance.to_bits(),
+            self.arrival,
         )
     }
 
@@ -82,8 +87,8 @@ impl fmt::Display for Config {
             "P={} ({}x{} {}) m={}",
             self.procs, self.nodes, self.ppn, self.mapping, self.msg_bytes
         )?;
-        if self.imbalance > 0.0 {
-            write!(f, " imbalance={}", self.imbalance)?;
+        if self.arrival != Arrival::Barrier {
+            write!(f, " arrival={} imbalance={}", self.arrival, self.imbalance)?;
         }
         Ok(())
     }
@@ -291,6 +296,7 @@ pub(crate) mod tests {
             mapping: Mapping::Core,
             msg_bytes,
             imbalance: 0.0,
+            arrival: Arrival::Barrier,
         }
     }
 
@@ -337,12 +343,17 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn configs_differing_only_in_imbalance_are_distinct() {
+    fn configs_differing_only_in_arrival_are_distinct() {
         let mut a = row(4, 8, Algorithm::Linear, 1.0);
         let b = a.clone();
         a.config.imbalance = 2.0;
-        let d = Dataset::from_rows(vec![a, b], Provenance::default());
-        assert_eq!(d.configs().count(), 2);
+        a.config.arrival = Arrival::Uniform;
+        let mut c = a.clone();
+        c.config.arrival = Arrival::late(0.2).unwrap();
+        let mut e = b.clone();
+        e.config.arrival = Arrival::Uniform;
+        let d = Dataset::from_rows(vec![a, b, c, e], Provenance::default());
+        assert_eq!(d.configs().count(), 4);
         assert_eq!(d.duplicate_rows(), 0);
     }
 }

@@ -1,6 +1,6 @@
 //! What a dataset holds and how much a selector could gain on it.
 
-use super::{Dataset, Measurement};
+use super::{Arrival, Dataset, Measurement};
 use crate::units::format_bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -17,6 +17,9 @@ pub struct Summary {
     pub nodes: Vec<u32>,
     pub mappings: Vec<String>,
     pub msg_bytes: Vec<u64>,
+    /// Arrival patterns with their imbalance factors, e.g. "uniform X=0-16".
+    #[serde(default)]
+    pub arrivals: Vec<String>,
     pub machines: Vec<String>,
     pub mpis: Vec<String>,
     pub headroom: Headroom,
@@ -57,6 +60,7 @@ impl Summary {
                 .map(|m| m.to_string())
                 .collect(),
             msg_bytes: set(&|m| m.config.msg_bytes).into_iter().collect(),
+            arrivals: arrivals(d),
             machines: d.provenance.machines.iter().cloned().collect(),
             mpis: d.provenance.mpis.iter().cloned().collect(),
             headroom: headroom(d),
@@ -102,6 +106,7 @@ impl Summary {
             "  message sizes    {}",
             range(&self.msg_bytes, &format_bytes)
         );
+        let _ = writeln!(s, "  arrivals         {}", self.arrivals.join(", "));
         if !self.machines.is_empty() || !self.mpis.is_empty() {
             let _ = writeln!(
                 s,
@@ -132,6 +137,22 @@ impl Summary {
         }
         s
     }
+}
+
+/// Each arrival pattern with the range of its imbalance factors.
+fn arrivals(d: &Dataset) -> Vec<String> {
+    let mut xs: std::collections::BTreeMap<Arrival, (f64, f64)> = Default::default();
+    for c in d.configs() {
+        let e = xs.entry(c.arrival).or_insert((c.imbalance, c.imbalance));
+        *e = (e.0.min(c.imbalance), e.1.max(c.imbalance));
+    }
+    xs.into_iter()
+        .map(|(a, (lo, hi))| match a {
+            Arrival::Barrier => a.to_string(),
+            _ if lo == hi => format!("{a} X={lo}"),
+            _ => format!("{a} X={lo}-{hi}"),
+        })
+        .collect()
 }
 
 fn headroom(d: &Dataset) -> Headroom {

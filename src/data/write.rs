@@ -8,7 +8,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 /// Column order of every CSV this tool writes.
-pub const HEADER: [&str; 18] = [
+pub const HEADER: [&str; 19] = [
     "algorithm",
     "procs",
     "nodes",
@@ -24,6 +24,7 @@ pub const HEADER: [&str; 18] = [
     "fanout",
     "impl",
     "imbalance",
+    "arrival_pattern",
     "machine",
     "mpi",
     "source",
@@ -52,8 +53,8 @@ impl CsvWriter<BufWriter<File>> {
             let first = text.lines().next().unwrap_or_default().trim_end();
             if first != HEADER.join(",") {
                 return Err(Error::Usage(format!(
-                    "{} exists but was not written by bcast-select (its header differs); \
-                     choose a new --out file",
+                    "{} exists but was not written by this version of bcast-select \
+                     (its header differs); choose a new --out file",
                     path.display()
                 )));
             }
@@ -121,6 +122,7 @@ impl<W: Write> CsvWriter<W> {
             opt(k.fanout.map(|v| v.to_string())),
             k.implementation.name().to_string(),
             c.imbalance.to_string(),
+            c.arrival.to_string(),
             quote(&meta.machine),
             quote(&meta.mpi),
             quote(&meta.source),

@@ -139,6 +139,8 @@ mod tests {
                 ppn: procs,
                 procs,
                 mapping: Mapping::Core,
+                imbalance: 0.0,
+                arrival: crate::data::Arrival::Barrier,
             },
             learner: "test".into(),
             decisions,

@@ -169,7 +169,7 @@ fn algorithm(c: &Candidate, p: u32) -> Result<Node> {
             "knomial_1",
             c.fanout.unwrap_or(crate::schedule::DEFAULT_FANOUT),
         ),
-        Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Default => {
+        Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Default | Algorithm::Arrival => {
             return Err(Error::Usage(format!(
                 "the decision picks '{}', which MPICH does not have; \
                  train without it or export to another format",

@@ -10,6 +10,13 @@ pub fn render(t: &DecisionTable) -> String {
         "MPI_Bcast decisions for {} node(s) x {} ranks ({} ranks, mapping {}), learner {}",
         j.nodes, j.ppn, j.procs, j.mapping, t.learner
     );
+    if j.arrival != crate::data::Arrival::Barrier {
+        let _ = writeln!(
+            s,
+            "for arrival pattern {} with imbalance factor {} (time = mean per-rank time from own arrival)",
+            j.arrival, j.imbalance
+        );
+    }
     let rows: Vec<[String; 5]> = t
         .ranges()
         .iter()

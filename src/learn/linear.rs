@@ -227,6 +227,8 @@ mod tests {
                 0.0,
                 0.0,
                 0.0,
+                0.0,
+                0.0,
             ];
             let y = if nodes > 1.0 {
                 3.0 + 0.2 * f64::from(p)
@@ -236,7 +238,9 @@ mod tests {
             s.push(&row, y);
         }
         let m = Linear.fit(&s).unwrap();
-        let at = |p: f64, nodes: f64| m.predict(&[10.0, p, p.log2(), nodes, 8.0, 0.0, 0.0, 0.0]);
+        let at = |p: f64, nodes: f64| {
+            m.predict(&[10.0, p, p.log2(), nodes, 8.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        };
         assert!((at(5.0, 1.0) - 1.5).abs() < 1e-9);
         assert!((at(20.0, 2.0) - 7.0).abs() < 1e-9);
     }
@@ -256,11 +260,13 @@ mod tests {
                 0.0,
                 0.0,
                 0.0,
+                0.0,
+                0.0,
             ];
             s.push(&row, f64::from(p).ln());
         }
         let m = Linear.fit(&s).unwrap();
-        let y = m.predict(&[3.0, 16.0, 4.0, 2.0, 8.0, 0.0, 0.0, 0.0]);
+        let y = m.predict(&[3.0, 16.0, 4.0, 2.0, 8.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
         assert!((y - 16f64.ln()).abs() < 1e-6, "{y}");
     }
 
@@ -268,9 +274,9 @@ mod tests {
     fn interpolates_between_sizes() {
         let train = synthetic(&[2, 4, 8, 16, 32]);
         let m = Linear.fit(&train).unwrap();
-        let lo = m.predict(&[4.0, 8.0, 3.0, 1.0, 8.0, 0.0, 0.0, 0.0]);
-        let hi = m.predict(&[5.0, 8.0, 3.0, 1.0, 8.0, 0.0, 0.0, 0.0]);
-        let mid = m.predict(&[4.5, 8.0, 3.0, 1.0, 8.0, 0.0, 0.0, 0.0]);
+        let lo = m.predict(&[4.0, 8.0, 3.0, 1.0, 8.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        let hi = m.predict(&[5.0, 8.0, 3.0, 1.0, 8.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        let mid = m.predict(&[4.5, 8.0, 3.0, 1.0, 8.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
         assert!((mid - (lo + hi) / 2.0).abs() < 1e-9);
     }
 }

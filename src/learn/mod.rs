@@ -178,6 +178,8 @@ pub(crate) mod tests {
                         socket,
                         node,
                         0.0,
+                        0.0,
+                        0.0,
                     ];
                     s.push(&row, truth(&row));
                 }

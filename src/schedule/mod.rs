@@ -8,6 +8,7 @@
 //! pipeline, binary, binomial, knomial), split-binary with its blocking sends
 //! and half exchange, linear with p − 1 outstanding sends, plus `sbbt`.
 
+pub mod arrival;
 pub mod tree;
 
 use crate::data::Algorithm;
@@ -54,6 +55,32 @@ pub enum Op {
     Send { peer: u32, bytes: Span },
     /// Blocking receive.
     Recv { peer: u32, bytes: Span },
+}
+
+impl Op {
+    /// The same operation with its peer renamed (for schedules built over
+    /// positions rather than ranks).
+    pub fn with_peer(self, rename: impl Fn(u32) -> u32) -> Op {
+        match self {
+            Op::Irecv { peer, bytes } => Op::Irecv {
+                peer: rename(peer),
+                bytes,
+            },
+            Op::Isend { peer, bytes } => Op::Isend {
+                peer: rename(peer),
+                bytes,
+            },
+            Op::Send { peer, bytes } => Op::Send {
+                peer: rename(peer),
+                bytes,
+            },
+            Op::Recv { peer, bytes } => Op::Recv {
+                peer: rename(peer),
+                bytes,
+            },
+            Op::WaitRecv | Op::WaitSends => self,
+        }
+    }
 }
 
 /// What to broadcast, how.
@@ -171,6 +198,13 @@ impl Schedule {
             },
             Algorithm::SplitBinary => split_binary(p, root, m, spec.segsize)
                 .unwrap_or_else(|| pipelined(Tree::chain(p, root, 1))),
+            Algorithm::Arrival => {
+                return Err(
+                    "'arrival' has no fixed schedule: its rounds depend on the order \
+                     in which ranks arrive (see schedule::arrival)"
+                        .into(),
+                )
+            }
             other @ (Algorithm::Default
             | Algorithm::ScatterAllgather
             | Algorithm::ScatterAllgatherRing) => {

@@ -63,6 +63,7 @@ pub fn run(c: &Campaign) -> Result<Vec<Measurement>, String> {
                             mapping,
                             msg_bytes,
                             imbalance: 0.0,
+                            arrival: crate::data::Arrival::Barrier,
                         },
                         candidate: Candidate {
                             algorithm,
