@@ -333,6 +333,18 @@ pub enum DataCommand {
         #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
         format: SummaryFormat,
     },
+    /// Imbalanced-arrival measurements (`bench --imbalance`): per job,
+    /// message size and arrival pattern, each candidate's mean per-rank time
+    /// (and slowest rank's) at every imbalance factor, as a markdown table;
+    /// with --plots, one line plot per table (PNG and SVG).
+    Arrival {
+        /// Benchmark CSV files (DESIGN §1 schema).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the plots into this directory.
+        #[arg(long)]
+        plots: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -6,7 +6,12 @@ use bcast_select::data::{load::load_file, Algorithm, Dataset, Impl};
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// One mpirun at a time: jobs of parallel tests would share two cores and
+/// distort the timings some tests compare.
+static MPIRUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn bench(ranks: u32, out: &Path, args: &[&str]) -> Output {
+    let _one = MPIRUN.lock().unwrap_or_else(|e| e.into_inner());
     Command::new("mpirun")
         .args(["-n", &ranks.to_string(), "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -254,9 +259,9 @@ fn arrival_delivers_under_imbalanced_arrivals() {
     }
 }
 
-/// Every non-root rank late by 64 point-to-point times: the root cannot
+/// Every non-root rank late by 256 point-to-point times: the root cannot
 /// finish a linear broadcast of a rendezvous-sized message before they
-/// arrive, so the slowest rank's time grows by about 64 T(m), several times
+/// arrive, so the slowest rank's time grows by about 256 T(m), many times
 /// the balanced broadcast (about 3 T(m) plus contention).
 #[test]
 fn injected_delays_reach_the_recorded_times() {
@@ -270,7 +275,7 @@ fn injected_delays_reach_the_recorded_times() {
         "--sizes",
         "1M",
         "--imbalance",
-        "0,64",
+        "0,256",
         "--late-fraction",
         "1",
         "--min-reps",
@@ -288,7 +293,7 @@ fn injected_delays_reach_the_recorded_times() {
     assert_eq!(worst.len(), 2);
     assert!(
         worst[1] > 3.0 * worst[0],
-        "slowest rank {:.0} us at X=64 vs {:.0} us at X=0",
+        "slowest rank {:.0} us at X=256 vs {:.0} us at X=0",
         worst[1],
         worst[0]
     );

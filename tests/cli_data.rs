@@ -305,3 +305,77 @@ fn unknown_algorithm_on_the_command_line_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown algorithm"));
 }
+
+const ARRIVAL_ROWS: &str =
+    "algorithm,procs,msg_bytes,time_us,time_max_us,impl,segsize_bytes,imbalance,arrival_pattern\n\
+linear,8,1048576,1400,3600,own,,0,uniform\n\
+linear,8,1048576,2300,5800,own,,16,uniform\n\
+arrival,8,1048576,2300,4300,own,0,0,uniform\n\
+arrival,8,1048576,2100,4100,own,0,16,uniform\n\
+arrival,8,1048576,3100,9000,own,0,16,late:0.2\n\
+linear,8,1048576,900,900,own,,0,\n";
+
+#[test]
+fn data_arrival_tables_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "imb.csv", ARRIVAL_ROWS.as_bytes());
+    let plots = dir.path().join("plots");
+    let out = bin()
+        .args(["data", "arrival"])
+        .arg(&path)
+        .arg("--plots")
+        .arg(&plots)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8(out.stdout).unwrap();
+    // Two panels (uniform, late:0.2); the barrier row has none.
+    assert_eq!(md.matches("### 8 ranks").count(), 2, "{md}");
+    assert!(
+        md.contains("| linear (own) | **1400** (3600) | 2300 (5800) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| arrival seg=0 (own) | 2300 (4300) | **2100** (4100) |"),
+        "{md}"
+    );
+    for ext in ["png", "svg"] {
+        for stem in ["uniform", "late0.2"] {
+            let f = plots.join(format!("arrival_{stem}_8p_1n_core_1048576.{ext}"));
+            assert!(f.metadata().unwrap().len() > 1000, "{}", f.display());
+        }
+    }
+    // The summary names the patterns.
+    let out = bin().args(["data", "summary"]).arg(&path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("arrivals         barrier, uniform X=0-16, late:0.2 X=16"),
+        "{text}"
+    );
+}
+
+#[test]
+fn data_arrival_without_patterns_and_bad_patterns_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "flat.csv", &body("linear,4,8,1.0\n"));
+    let out = bin().args(["data", "arrival"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bench --imbalance"));
+
+    let bad =
+        "algorithm,procs,msg_bytes,time_us,imbalance,arrival_pattern\nlinear,4,8,1.0,2,early\n";
+    let located = rejected(bad.as_bytes());
+    assert!(located.starts_with(":2:6:"), "{located}");
+    assert!(located.contains("barrier, uniform or late:F"), "{located}");
+    let barrier =
+        "algorithm,procs,msg_bytes,time_us,imbalance,arrival_pattern\nlinear,4,8,1.0,2,barrier\n";
+    let located = rejected(barrier.as_bytes());
+    assert!(
+        located.contains("a barrier start has no imbalance"),
+        "{located}"
+    );
+}

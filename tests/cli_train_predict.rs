@@ -323,3 +323,68 @@ fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
     assert_eq!(manifest["cv"].as_array().unwrap().len(), 0);
     assert_eq!(manifest["auto"], "knn");
 }
+
+/// Imbalance is a feature: a model trained on `bench --imbalance` data
+/// (experiments/imbalance.sh) predicts differently per factor and pattern;
+/// a model without such data says its predictions extrapolate.
+#[test]
+fn predict_accounts_for_imbalance() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    let data = "experiments/results/imbalance";
+    let o = bin()
+        .arg("train")
+        .args(
+            ["uniform-4.csv", "uniform-8.csv", "late-4.csv", "late-8.csv"]
+                .map(|f| format!("{data}/{f}")),
+        )
+        .args(["--learners", "knn", "--out"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let predict = |extra: &[&str]| {
+        let o = bin()
+            .args([
+                "predict", "--nodes", "1", "--ppn", "8", "--sizes", "1M", "--format", "csv",
+                "--model",
+            ])
+            .arg(&model)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!stderr.contains("extrapolate"), "{stderr}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let balanced_x = predict(&["--imbalance", "0"]);
+    let late = predict(&["--imbalance", "64", "--late-fraction", "0.2"]);
+    let uniform = predict(&["--imbalance", "64"]);
+    assert_ne!(balanced_x, uniform);
+    assert_ne!(uniform, late);
+
+    let o = bin()
+        .args([
+            "predict",
+            "--model",
+            "trained/default",
+            "--nodes",
+            "1",
+            "--ppn",
+            "8",
+            "--sizes",
+            "1M",
+        ])
+        .args(["--imbalance", "4"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("no arrival pattern uniform"), "{stderr}");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("for arrival pattern uniform with imbalance factor 4"),
+        "{table}"
+    );
+}

@@ -174,6 +174,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
     world.barrier();
     let clock = Clock::start();
     let mut missing = Vec::new();
+    let mut p2p_us = std::collections::HashMap::new();
     for (k, &i) in todo.iter().enumerate() {
         let point = points[i];
         let now = clock.elapsed(world);
@@ -187,16 +188,22 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
             cap = cap.min((budget - now) / (todo.len() - k) as f64);
         }
         progress.start(&point);
+        let msg = &mut buf[..point.msg_bytes as usize];
+        // T(m), the unit of the injected delays: measured once per size, so
+        // every candidate of a size meets the same delays.
+        if opts.sweep.arrival.per_rank_time() && !p2p_us.contains_key(&point.msg_bytes) {
+            let t = delay::p2p_time_us(world, roots[0], (roots[0] + 1) % procs, msg);
+            if rank == 0 {
+                progress.note(&format!(
+                    "bench: T({}) = {t:.1} us point-to-point, the unit of the delays",
+                    format_bytes(point.msg_bytes)
+                ));
+            }
+            p2p_us.insert(point.msg_bytes, t);
+        }
+        let unit_us = point.imbalance * p2p_us.get(&point.msg_bytes).copied().unwrap_or(0.0);
         let runner = Runner::new(world, control.as_ref(), &point, &roots)?;
-        let timing = measure(
-            world,
-            &runner,
-            &point,
-            &roots,
-            &mut buf[..point.msg_bytes as usize],
-            cap,
-            opts,
-        );
+        let timing = measure(world, &runner, &point, &roots, msg, unit_us, cap, opts);
         if let Some(w) = writer.as_mut() {
             let row = measurement(
                 &plan::config(&job, opts.sweep.arrival, &point),
@@ -367,14 +374,17 @@ struct Timing {
     worst: Option<Samples>,
 }
 
-/// Times one point until its stopping rule holds. Collective: every rank
-/// takes the same decisions from the same all-reduced numbers.
+/// Times one point until its stopping rule holds; with an arrival pattern
+/// each rank's delays are in units of `unit_us` (X·T(m)). Collective: every
+/// rank takes the same decisions from the same all-reduced numbers.
+#[allow(clippy::too_many_arguments)]
 fn measure(
     world: &SimpleCommunicator,
     runner: &Runner,
     point: &Point,
     roots: &[u32],
     buf: &mut [u8],
+    unit_us: f64,
     cap_seconds: f64,
     opts: &Options,
 ) -> Timing {
@@ -382,14 +392,9 @@ fn measure(
     let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
     let arrival = opts.sweep.arrival;
     let delays = arrival.per_rank_time().then(|| {
-        // X·T(m), T(m) measured between the first root and its neighbour.
-        let t = match procs {
-            1 => 0.0,
-            _ => delay::p2p_time_us(comm, roots[0], (roots[0] + 1) % procs, buf),
-        };
         delay::Delays::new(
             arrival,
-            point.imbalance * t,
+            unit_us,
             opts.seed,
             point.msg_bytes,
             point.imbalance,
@@ -541,6 +546,14 @@ impl Progress {
                 format_bytes(point.msg_bytes),
                 describe(&point.candidate)
             ));
+        }
+    }
+
+    /// A line that stays above the bar.
+    fn note(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
         }
     }
 

@@ -2,8 +2,9 @@ use super::warn_all;
 use crate::cli::SummaryFormat;
 use crate::data::load::load_file;
 use crate::data::summary::Summary;
+use crate::data::Dataset;
 use crate::error::{Error, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One summary per file: headroom only makes sense within one machine.
 pub fn summary(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
@@ -28,6 +29,29 @@ pub fn summary(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
                 "{}",
                 serde_json::to_string_pretty(&map).map_err(|e| Error::Other(e.to_string()))?
             );
+        }
+    }
+    Ok(())
+}
+
+/// Tables (and plots) of time against imbalance factor.
+pub fn arrival(files: &[PathBuf], plots: Option<&Path>) -> Result<()> {
+    let mut parts = Vec::with_capacity(files.len());
+    for file in files {
+        let loaded = load_file(file)?;
+        warn_all(&loaded.warnings);
+        parts.push(loaded.dataset);
+    }
+    let panels = crate::report::arrival::panels(&Dataset::merge(parts));
+    if panels.is_empty() {
+        return Err(Error::Usage(
+            "no configuration with an arrival pattern: measure with `bench --imbalance`".into(),
+        ));
+    }
+    print!("{}", crate::report::arrival::markdown(&panels));
+    if let Some(dir) = plots {
+        for f in crate::report::plots::write_arrival(&panels, dir)? {
+            eprintln!("wrote {}", f.display());
         }
     }
     Ok(())

@@ -16,6 +16,9 @@ use crate::error::Result;
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Data(DataCommand::Summary { files, format }) => data::summary(&files, format),
+        Command::Data(DataCommand::Arrival { files, plots }) => {
+            data::arrival(&files, plots.as_deref())
+        }
         Command::Import(ImportCommand::Osu(args)) => import::osu(&args),
         Command::Schedule(ScheduleCommand::Show(args)) => schedule::show(&args),
         Command::Train(args) => train::train(&args),

@@ -58,6 +58,19 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             .as_ref()
             .map_or(0.0, |(kind, _)| default_margin(&manifest.cv, *kind)),
     };
+    let arrival = crate::cli::arrival(args.imbalance, args.late_fraction);
+    let pattern = arrival.to_string();
+    if !trained
+        .arrivals
+        .iter()
+        .any(|a| a.split(' ').next() == Some(pattern.as_str()))
+    {
+        eprintln!(
+            "warning: the training data has no arrival pattern {pattern} (it has {}): \
+             predictions extrapolate",
+            trained.arrivals.join(", ")
+        );
+    }
     let mut tables = Vec::with_capacity(jobs.len());
     for job in jobs {
         if let (Some(lo), Some(hi)) = (trained.procs.first(), trained.procs.last()) {

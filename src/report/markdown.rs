@@ -16,19 +16,34 @@ pub fn render(r: &Report) -> String {
          geomean slowdown vs best | best | within 5% | >10% slower than default |"
     );
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    // A selector that picked nothing measured has no figures.
+    let ratio = |v: f64| {
+        if v.is_nan() {
+            "–".into()
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    let pct = |v: f64| {
+        if v.is_nan() {
+            "–".into()
+        } else {
+            format!("{:.1}%", 100.0 * v)
+        }
+    };
     for x in &r.selectors {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.1}% | {:.1}% | {:.1}% |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             x.name,
             x.evaluated_configs,
             x.unmeasured_configs,
-            x.geomean_speedup_vs_default,
-            x.mean_speedup_vs_default,
-            x.geomean_slowdown_vs_best,
-            100.0 * x.best_rate,
-            100.0 * x.within_5pct_rate,
-            100.0 * x.worse_than_default_10pct_rate
+            ratio(x.geomean_speedup_vs_default),
+            ratio(x.mean_speedup_vs_default),
+            ratio(x.geomean_slowdown_vs_best),
+            pct(x.best_rate),
+            pct(x.within_5pct_rate),
+            pct(x.worse_than_default_10pct_rate)
         );
     }
     if !r.cv.is_empty() {
@@ -74,6 +89,10 @@ pub fn render(r: &Report) -> String {
             })
             .collect();
         let k = &c.config;
+        let mut size = format_bytes(k.msg_bytes);
+        if k.arrival.per_rank_time() {
+            size += &format!(", {} X={}", k.arrival, k.imbalance);
+        }
         let _ = writeln!(
             s,
             "| {} | {}x{} | {} | {} | {} | {} |",
@@ -81,7 +100,7 @@ pub fn render(r: &Report) -> String {
             k.nodes,
             k.ppn,
             k.mapping,
-            format_bytes(k.msg_bytes),
+            size,
             c.best,
             picks.join(" | ")
         );

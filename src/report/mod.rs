@@ -1,5 +1,6 @@
 //! Evaluation reports: one module per format.
 
+pub mod arrival;
 mod csv;
 mod json;
 mod markdown;

@@ -10,6 +10,7 @@
 use crate::data::{Algorithm, Mapping};
 use crate::error::{Error, Result};
 use crate::evaluate::{ConfigResult, Report};
+use crate::report::arrival::{Panel, Series};
 use crate::units::format_bytes;
 use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
@@ -20,40 +21,152 @@ type Drawn = std::result::Result<(), String>;
 /// (x, y) points of one line or scatter.
 type Points = Vec<(f64, f64)>;
 
-/// Writes every plot into `dir` (created if missing); returns the files.
+/// A picture plotters can draw on any backend.
+trait Figure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn;
+}
+
+/// Writes every evaluation plot into `dir` (created if missing); returns
+/// the files.
 pub fn write(report: &Report, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
     let mut files = Vec::new();
     for (name, size) in [
         ("decision_map", (1500, 560)),
         ("speedup_by_size", (1000, 620)),
         ("predicted_vs_measured", (760, 700)),
     ] {
-        let failed = |e: String| Error::Other(format!("cannot draw {name}: {e}"));
-        let png = dir.join(format!("{name}.png"));
-        {
-            let root = BitMapBackend::new(&png, size).into_drawing_area();
-            draw(name, &root, report).map_err(failed)?;
-            root.present().map_err(|e| failed(err(e)))?;
-        }
-        files.push(png);
-        let svg = dir.join(format!("{name}.svg"));
-        {
-            let root = SVGBackend::new(&svg, size).into_drawing_area();
-            draw(name, &root, report).map_err(failed)?;
-            root.present().map_err(|e| failed(err(e)))?;
-        }
-        files.push(svg);
+        files.extend(write_figure(dir, name, size, &Evaluation { name, report })?);
     }
     Ok(files)
 }
 
-fn draw<DB: DrawingBackend>(name: &str, root: &DrawingArea<DB, Shift>, report: &Report) -> Drawn {
-    match name {
-        "decision_map" => decision_map(root, report),
-        "speedup_by_size" => speedup_by_size(root, report),
-        _ => predicted_vs_measured(root, report),
+/// Writes one line plot per arrival panel (time vs imbalance factor).
+pub fn write_arrival(panels: &[Panel], dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for p in panels {
+        files.extend(write_figure(dir, &p.stem(), (1000, 640), p)?);
+    }
+    Ok(files)
+}
+
+/// `name`.png and `name`.svg in `dir` (created if missing).
+fn write_figure(
+    dir: &Path,
+    name: &str,
+    size: (u32, u32),
+    figure: &impl Figure,
+) -> Result<[PathBuf; 2]> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+    let failed = |e: String| Error::Other(format!("cannot draw {name}: {e}"));
+    let png = dir.join(format!("{name}.png"));
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        figure.draw(&root).map_err(failed)?;
+        root.present().map_err(|e| failed(err(e)))?;
+    }
+    let svg = dir.join(format!("{name}.svg"));
+    {
+        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        figure.draw(&root).map_err(failed)?;
+        root.present().map_err(|e| failed(err(e)))?;
+    }
+    Ok([png, svg])
+}
+
+/// One of the evaluation plots.
+struct Evaluation<'a> {
+    name: &'a str,
+    report: &'a Report,
+}
+
+impl Figure for Evaluation<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
+        match self.name {
+            "decision_map" => decision_map(root, self.report),
+            "speedup_by_size" => speedup_by_size(root, self.report),
+            _ => predicted_vs_measured(root, self.report),
+        }
+    }
+}
+
+/// Mean per-rank time against the imbalance factor: per algorithm and
+/// implementation the segment size with the smallest geometric mean over
+/// the factors (the table has them all); colour per algorithm, hollow marks
+/// for Open MPI's, the arrival-aware algorithm thick.
+impl Figure for Panel {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
+        root.fill(&WHITE).map_err(err)?;
+        let xs = &self.imbalances;
+        let mut best: BTreeMap<(Algorithm, crate::data::Impl), (f64, &Series)> = BTreeMap::new();
+        for s in &self.series {
+            let logs: Vec<f64> = s.mean_us.iter().flatten().map(|t| t.ln()).collect();
+            let score = logs.iter().sum::<f64>() / logs.len().max(1) as f64;
+            let key = (s.candidate.algorithm, s.candidate.implementation);
+            if best.get(&key).is_none_or(|(b, _)| score < *b) {
+                best.insert(key, (score, s));
+            }
+        }
+        let shown: Vec<&Series> = best.values().map(|(_, s)| *s).collect();
+        let top = shown
+            .iter()
+            .flat_map(|s| s.mean_us.iter().flatten())
+            .fold(0.0f64, |a, &b| a.max(b / 1e3));
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                format!("{} (best segment size each)", self.title()),
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(-0.2f64..(xs.len() as f64 - 0.8).max(0.2), 0.0..top * 1.08)
+            .map_err(err)?;
+        let x_label = |x: &f64| category(*x, xs.len()).map_or(String::new(), |i| xs[i].to_string());
+        chart
+            .configure_mesh()
+            .x_desc("imbalance factor X (delays in units of the point-to-point time)")
+            .y_desc("mean per-rank time from own arrival (ms)")
+            .x_labels(xs.len().min(12))
+            .x_label_formatter(&x_label)
+            .draw()
+            .map_err(err)?;
+        for s in shown {
+            let style = colour(s.candidate.algorithm);
+            let width = if s.candidate.algorithm == Algorithm::Arrival {
+                4
+            } else {
+                2
+            };
+            let own = s.candidate.implementation == crate::data::Impl::Own;
+            let points: Points = s
+                .mean_us
+                .iter()
+                .enumerate()
+                .filter_map(|(j, t)| t.map(|t| (j as f64, t / 1e3)))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    style.stroke_width(width),
+                ))
+                .map_err(err)?
+                .label(s.candidate.to_string())
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 18, y)], style.stroke_width(width))
+                });
+            chart
+                .draw_series(points.iter().map(|&p| {
+                    let mark = if own {
+                        style.filled()
+                    } else {
+                        style.stroke_width(2)
+                    };
+                    Circle::new(p, 5, mark)
+                }))
+                .map_err(err)?;
+        }
+        legend(&mut chart)
     }
 }
 
@@ -83,7 +196,7 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 
 /// A fixed colour per algorithm, so maps of different datasets compare.
 fn colour(a: Algorithm) -> RGBColor {
-    const PALETTE: [RGBColor; 11] = [
+    const PALETTE: [RGBColor; 12] = [
         RGBColor(150, 150, 150), // default
         RGBColor(228, 26, 28),   // linear
         RGBColor(255, 127, 0),   // chain
@@ -95,6 +208,7 @@ fn colour(a: Algorithm) -> RGBColor {
         RGBColor(247, 129, 191), // scatter_allgather
         RGBColor(255, 215, 0),   // scatter_allgather_ring
         RGBColor(30, 30, 30),    // sbbt
+        RGBColor(0, 0, 139),     // arrival
     ];
     let i = Algorithm::ALL.iter().position(|x| *x == a).unwrap_or(0);
     PALETTE[i % PALETTE.len()]
