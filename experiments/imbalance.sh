@@ -40,13 +40,14 @@ done
 # Imbalance as a model feature: selectors trained on 4 ranks choose for 8.
 "$bin" evaluate --train "$out"/{uniform,late}-4.csv --test "$out"/{uniform,late}-8.csv \
     > "$out"/evaluate.md
-# predict for 8 ranks from a model of both job sizes.
-"$bin" train "$out"/{uniform,late}-{4,8}.csv --out "$out"/model
+# predict for 8 ranks from a model of both job sizes (not kept: retrain it).
+model=$(mktemp -d)/model
+"$bin" train "$out"/{uniform,late}-{4,8}.csv --out "$model"
 for learner in auto knn gbm; do
     for x in 0 4 16 64; do
-        "$bin" predict --model "$out"/model --nodes 1 --ppn 8 --sizes 1M --learner "$learner" \
+        "$bin" predict --model "$model" --nodes 1 --ppn 8 --sizes 1M --learner "$learner" \
             --imbalance "$x"
-        "$bin" predict --model "$out"/model --nodes 1 --ppn 8 --sizes 1M --learner "$learner" \
+        "$bin" predict --model "$model" --nodes 1 --ppn 8 --sizes 1M --learner "$learner" \
             --imbalance "$x" --late-fraction 0.2
     done
 done > "$out"/predict.txt
