@@ -115,8 +115,8 @@ pub struct BenchArgs {
     pub imbalance: Option<Vec<f64>>,
     /// With --imbalance: instead of uniform delays, each non-root rank is
     /// late by X·T(m) with this probability (e.g. 0.2).
-    #[arg(long, requires = "imbalance", value_parser = parse_fraction)]
-    pub late_fraction: Option<f64>,
+    #[arg(long, requires = "imbalance", value_parser = parse_late)]
+    pub late_fraction: Option<crate::data::Arrival>,
     /// Seed of the injected delays: the same seed gives the same arrival
     /// patterns.
     #[arg(long, default_value_t = 1)]
@@ -251,8 +251,8 @@ pub struct PredictArgs {
     pub imbalance: Option<f64>,
     /// With --imbalance: instead of uniform delays, each non-root rank is
     /// late by X times the point-to-point time with this probability.
-    #[arg(long, requires = "imbalance", value_parser = parse_fraction)]
-    pub late_fraction: Option<f64>,
+    #[arg(long, requires = "imbalance", value_parser = parse_late)]
+    pub late_fraction: Option<crate::data::Arrival>,
     /// Selector: auto (the learner cross-validation chose), analytical (the
     /// cost models alone), knn, gbm, gam, linear, hybrid-knn, hybrid-gbm,
     /// hybrid-gam (a learner fed the cost model's prediction).
@@ -403,19 +403,16 @@ fn parse_imbalance(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{s:?} is not a finite number >= 0"))
 }
 
-fn parse_fraction(s: &str) -> Result<f64, String> {
-    let f = parse_imbalance(s)?;
-    crate::data::Arrival::late(f).map(|_| f)
+fn parse_late(s: &str) -> Result<crate::data::Arrival, String> {
+    crate::data::Arrival::late(parse_imbalance(s)?)
 }
 
-/// The arrival pattern that `--imbalance` and `--late-fraction` describe.
-pub fn arrival(imbalance: Option<f64>, late_fraction: Option<f64>) -> crate::data::Arrival {
-    use crate::data::Arrival;
-    match (imbalance, late_fraction) {
-        (None, _) => Arrival::Barrier,
-        (Some(_), None) => Arrival::Uniform,
-        // parse_fraction checked the range.
-        (Some(_), Some(f)) => Arrival::late(f).unwrap_or(Arrival::Uniform),
+/// The arrival pattern of `--imbalance` (given or not) and `--late-fraction`.
+pub fn arrival(imbalanced: bool, late: Option<crate::data::Arrival>) -> crate::data::Arrival {
+    match (imbalanced, late) {
+        (false, _) => crate::data::Arrival::Barrier,
+        (true, None) => crate::data::Arrival::Uniform,
+        (true, Some(late)) => late,
     }
 }
 

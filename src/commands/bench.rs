@@ -17,7 +17,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             segsizes: args.segsizes.0.clone(),
             fanouts: args.fanouts.iter().map(|f| f.0).collect(),
             impls: args.impls.clone(),
-            arrival: crate::cli::arrival(args.imbalance.as_ref().map(|_| 0.0), args.late_fraction),
+            arrival: crate::cli::arrival(args.imbalance.is_some(), args.late_fraction),
             imbalances: args.imbalance.clone().unwrap_or_else(|| vec![0.0]),
         },
         out: args.out.clone(),

@@ -29,7 +29,8 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             (Choice::Learner(kind), kind.to_string())
         }
     };
-    let jobs = jobs(args)?;
+    let arrival = crate::cli::arrival(args.imbalance.is_some(), args.late_fraction);
+    let jobs = jobs(args, arrival)?;
     let analytical = load_analytical(&args.model)?;
     let models = match choice {
         Choice::Learner(kind) => Some((kind, load_learner(&args.model, &manifest, kind)?)),
@@ -58,7 +59,6 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             .as_ref()
             .map_or(0.0, |(kind, _)| default_margin(&manifest.cv, *kind)),
     };
-    let arrival = crate::cli::arrival(args.imbalance, args.late_fraction);
     let pattern = arrival.to_string();
     if !trained
         .arrivals
@@ -96,8 +96,9 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     super::write_output(args.out.as_deref(), &text)
 }
 
-/// The job, or one job per `--procs` value spread over `--nodes` nodes.
-fn jobs(args: &PredictArgs) -> Result<Vec<Job>> {
+/// The job, or one job per `--procs` value spread over `--nodes` nodes, for
+/// ranks arriving as `arrival` says.
+fn jobs(args: &PredictArgs, arrival: crate::data::Arrival) -> Result<Vec<Job>> {
     let shapes: Vec<(u32, u32, u32)> = match (&args.procs, args.ppn) {
         (Some(list), _) => list
             .0
@@ -129,7 +130,7 @@ fn jobs(args: &PredictArgs) -> Result<Vec<Job>> {
                 procs,
                 mapping: args.mapping,
                 imbalance: args.imbalance.unwrap_or(0.0),
-                arrival: crate::cli::arrival(args.imbalance, args.late_fraction),
+                arrival,
             })
         })
         .collect()

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::evaluate::{ConfigResult, Report};
 use crate::report::arrival::{Panel, Series};
 use crate::units::format_bytes;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -145,29 +146,43 @@ impl Figure for Panel {
                 .enumerate()
                 .filter_map(|(j, t)| t.map(|t| (j as f64, t / 1e3)))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(
-                    points.iter().copied(),
-                    style.stroke_width(width),
-                ))
-                .map_err(err)?
-                .label(s.candidate.to_string())
-                .legend(move |(x, y)| {
-                    PathElement::new([(x, y), (x + 18, y)], style.stroke_width(width))
-                });
-            chart
-                .draw_series(points.iter().map(|&p| {
-                    let mark = if own {
-                        style.filled()
-                    } else {
-                        style.stroke_width(2)
-                    };
-                    Circle::new(p, 5, mark)
-                }))
-                .map_err(err)?;
+            let mark = if own {
+                style.filled()
+            } else {
+                style.stroke_width(2)
+            };
+            let label = s.candidate.to_string();
+            marked_line(
+                &mut chart,
+                &points,
+                style.stroke_width(width),
+                mark,
+                5,
+                &label,
+            )?;
         }
         legend(&mut chart)
     }
+}
+
+/// A labelled line through `points` with a `mark` circle at each point.
+fn marked_line<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    points: &[(f64, f64)],
+    line: ShapeStyle,
+    mark: ShapeStyle,
+    radius: u32,
+    label: &str,
+) -> Drawn {
+    chart
+        .draw_series(LineSeries::new(points.iter().copied(), line))
+        .map_err(err)?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], line));
+    chart
+        .draw_series(points.iter().map(|&p| Circle::new(p, radius, mark)))
+        .map_err(err)?;
+    Ok(())
 }
 
 /// The series labels, boxed in the upper left corner.
@@ -422,19 +437,14 @@ fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &R
         } else {
             1
         };
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().copied(),
-                style.stroke_width(width),
-            ))
-            .map_err(err)?
-            .label(name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new([(x, y), (x + 18, y)], style.stroke_width(width))
-            });
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 3, style.filled())))
-            .map_err(err)?;
+        marked_line(
+            &mut chart,
+            points,
+            style.stroke_width(width),
+            style.filled(),
+            3,
+            name,
+        )?;
     }
     legend(&mut chart)
 }

@@ -60,26 +60,15 @@ pub enum Op {
 impl Op {
     /// The same operation with its peer renamed (for schedules built over
     /// positions rather than ranks).
-    pub fn with_peer(self, rename: impl Fn(u32) -> u32) -> Op {
-        match self {
-            Op::Irecv { peer, bytes } => Op::Irecv {
-                peer: rename(peer),
-                bytes,
-            },
-            Op::Isend { peer, bytes } => Op::Isend {
-                peer: rename(peer),
-                bytes,
-            },
-            Op::Send { peer, bytes } => Op::Send {
-                peer: rename(peer),
-                bytes,
-            },
-            Op::Recv { peer, bytes } => Op::Recv {
-                peer: rename(peer),
-                bytes,
-            },
-            Op::WaitRecv | Op::WaitSends => self,
+    pub fn with_peer(mut self, rename: impl Fn(u32) -> u32) -> Op {
+        if let Op::Irecv { peer, .. }
+        | Op::Isend { peer, .. }
+        | Op::Send { peer, .. }
+        | Op::Recv { peer, .. } = &mut self
+        {
+            *peer = rename(*peer);
         }
+        self
     }
 }
 
