@@ -12,13 +12,13 @@
 //! α, β per channel) are fitted per candidate ([`fit`]).
 
 pub mod fit;
+mod shape;
 
-use crate::data::{Algorithm, Candidate, Config};
-use crate::schedule::{Schedule, Spec};
-use crate::sim::stage_structure;
+use shape::Fanout;
+pub use shape::Shape;
+
+use crate::data::{Candidate, Config};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
 
 /// One candidate's fit.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -56,163 +56,6 @@ impl Fitted {
         let params = self.params(candidate)?;
         let shape = Shape::cached(config, candidate)?;
         Some(predict(&shape, &self.shared, &params))
-    }
-}
-
-type Cache = HashMap<(Config, Candidate), Option<Arc<Shape>>>;
-/// Shapes by (configuration, candidate); see [`Shape::cached`].
-static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
-
-/// A broadcast as the model needs it: its stages, each as its distinct
-/// fan-outs. Stage order does not change the sum, so identical stages (most
-/// of a pipeline's) are kept once with their count: the model's cost is
-/// then independent of the number of segments.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Shape {
-    stages: Vec<(u32, Vec<Fanout>)>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Fanout {
-    children: u32,
-    cross_node: u32,
-    bytes: u64,
-}
-
-impl Shape {
-    /// The stage structure of `candidate` on `config` (root 0); `None` for
-    /// candidates without a schedule (the library default, scatter-allgather).
-    ///
-    /// Simulating every transfer costs segments × ranks; once the pipeline
-    /// is full (as many segments as the tree is deep) every further segment
-    /// only repeats the steady-state stages. So a long segmented broadcast
-    /// is simulated at two short lengths of the same segment size and last
-    /// segment, and each stage's count extended linearly; the tests check
-    /// this is exact against full simulations. Not for split-binary, whose
-    /// exchange phase sends half the message whatever its segments.
-    pub fn of(config: &Config, candidate: &Candidate) -> Option<Shape> {
-        if !crate::schedule::SCHEDULED.contains(&candidate.algorithm) {
-            return None;
-        }
-        let segsize = candidate.segsize.unwrap_or(0);
-        let m = config.msg_bytes;
-        let segments = if segsize == 0 { 1 } else { m.div_ceil(segsize) };
-        let depth = Schedule::new(Self::spec(config, candidate))
-            .ok()?
-            .tree()
-            .map_or(u64::from(config.procs), |t| u64::from(t.depth()));
-        // Well past the fill; the tests check that the extension is exact.
-        let short = 2 * depth + 4;
-        if segments <= short + 1 || candidate.algorithm == Algorithm::SplitBinary {
-            return Self::simulated(config, candidate);
-        }
-        let last = m - (segments - 1) * segsize;
-        let at = |n: u64| {
-            let c = Config {
-                msg_bytes: (n - 1) * segsize + last,
-                ..*config
-            };
-            Self::simulated(&c, candidate)
-        };
-        let (a, b) = (at(short)?, at(short + 1)?);
-        let extra = segments - short;
-        let mut stages = Vec::with_capacity(b.stages.len());
-        for (count_b, kinds) in b.stages {
-            let count_a = a
-                .stages
-                .iter()
-                .find(|(_, k)| *k == kinds)
-                .map_or(0, |s| s.0);
-            // A stage kind that shrinks with length breaks the premise.
-            let step = count_b.checked_sub(count_a)?;
-            let count = u64::from(count_b) + (extra - 1) * u64::from(step);
-            stages.push((u32::try_from(count).ok()?, kinds));
-        }
-        if a.stages
-            .iter()
-            .any(|(_, k)| !stages.iter().any(|s| s.1 == *k))
-        {
-            return Self::simulated(config, candidate);
-        }
-        Some(Shape { stages })
-    }
-
-    /// [`Shape::of`], remembered: training prices the same configurations
-    /// once per cross-validation fold and learner, and a shape is a pure
-    /// function of its key. Process-wide because shapes do not depend on any
-    /// fitted parameter; bounded so a long-lived caller cannot grow it
-    /// without limit.
-    pub fn cached(config: &Config, candidate: &Candidate) -> Option<Arc<Shape>> {
-        const MOST: usize = 1 << 20;
-        let key = (*config, *candidate);
-        if let Some(hit) = CACHE.lock().ok().and_then(|c| c.get(&key).cloned()) {
-            return hit;
-        }
-        let shape = Shape::of(config, candidate).map(Arc::new);
-        if let Ok(mut cache) = CACHE.lock() {
-            if cache.len() >= MOST {
-                cache.clear();
-            }
-            cache.insert(key, shape.clone());
-        }
-        shape
-    }
-
-    /// Forgets every remembered shape (for benchmarks of cold pricing).
-    pub fn clear_cache() {
-        if let Ok(mut cache) = CACHE.lock() {
-            cache.clear();
-        }
-    }
-
-    fn spec(config: &Config, candidate: &Candidate) -> Spec {
-        Spec {
-            algorithm: candidate.algorithm,
-            procs: config.procs,
-            root: 0,
-            msg_bytes: config.msg_bytes,
-            segsize: candidate.segsize.unwrap_or(0),
-            fanout: candidate.fanout,
-        }
-    }
-
-    fn simulated(config: &Config, candidate: &Candidate) -> Option<Shape> {
-        let schedule = Schedule::new(Self::spec(config, candidate)).ok()?;
-        let structure = stage_structure(&schedule, &config.placement()).ok()?;
-        let mut distinct: Vec<Vec<Fanout>> = structure
-            .stages
-            .iter()
-            .map(|stage| {
-                let mut kinds: Vec<Fanout> = stage
-                    .nbfts
-                    .iter()
-                    .map(|n| Fanout {
-                        children: n.children,
-                        cross_node: n.cross_node,
-                        bytes: n.bytes,
-                    })
-                    .collect();
-                kinds.sort_unstable();
-                kinds.dedup();
-                kinds
-            })
-            .collect();
-        distinct.sort_unstable();
-        let mut stages: Vec<(u32, Vec<Fanout>)> = Vec::new();
-        for kinds in distinct {
-            match stages.last_mut() {
-                Some((count, last)) if *last == kinds => *count += 1,
-                _ => stages.push((1, kinds)),
-            }
-        }
-        Some(Shape { stages })
-    }
-
-    pub fn has_network(&self) -> bool {
-        self.stages
-            .iter()
-            .flat_map(|(_, kinds)| kinds)
-            .any(|f| f.cross_node > 0)
     }
 }
 
@@ -306,52 +149,4 @@ fn terms(f: &Fanout, shared: &Shared) -> [f64; WIDTH] {
 pub fn predict(shape: &Shape, shared: &Shared, params: &Params) -> f64 {
     let row = design(shape, shared, params);
     row.iter().zip(params.to_vec()).map(|(x, p)| x * p).sum()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::data::{Impl, Mapping};
-
-    /// The extended shape of a long segmented broadcast is the shape a full
-    /// simulation gives, for every scheduled algorithm, on one node and
-    /// across nodes, with a full and a short last segment.
-    #[test]
-    fn long_messages_extend_exactly() {
-        for algorithm in crate::schedule::SCHEDULED {
-            let candidate = Candidate {
-                algorithm,
-                segsize: (algorithm != Algorithm::Linear).then_some(1000),
-                fanout: match algorithm {
-                    Algorithm::Chain => Some(3),
-                    Algorithm::Knomial => Some(4),
-                    _ => None,
-                },
-                implementation: Impl::Own,
-            };
-            for (procs, nodes, mapping) in [
-                (5, 1, Mapping::Core),
-                (7, 2, Mapping::Core),
-                (12, 3, Mapping::Node),
-                (33, 4, Mapping::Core),
-            ] {
-                for (segments, last) in [(9, 1000), (16, 1), (31, 7), (80, 1000), (200, 999)] {
-                    let config = Config {
-                        procs,
-                        nodes,
-                        ppn: procs.div_ceil(nodes),
-                        mapping,
-                        msg_bytes: (segments - 1) * 1000 + last,
-                        imbalance: 0.0,
-                        arrival: crate::data::Arrival::Barrier,
-                    };
-                    assert_eq!(
-                        Shape::of(&config, &candidate),
-                        Shape::simulated(&config, &candidate),
-                        "{candidate} on {config}"
-                    );
-                }
-            }
-        }
-    }
 }

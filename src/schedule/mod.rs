@@ -217,6 +217,15 @@ impl Schedule {
         }
     }
 
+    /// The tree and segments when the algorithm runs on Open MPI's generic
+    /// pipelined executor (see [`pipelined_ops`]).
+    pub fn pipelined(&self) -> Option<(&Tree, Segments)> {
+        match &self.plan {
+            Plan::Pipelined { tree, segments } => Some((tree, *segments)),
+            _ => None,
+        }
+    }
+
     /// How the message is cut (per half for split-binary).
     pub fn segmentation(&self) -> Vec<Segments> {
         match &self.plan {
