@@ -1,12 +1,13 @@
-//! k-nearest-neighbour regression (smartcore), k = 5 on standardized
-//! features, as in the Hunold et al. selection paper.
+//! k-nearest-neighbour regression, k = 5 on standardized features, as in
+//! the Hunold et al. selection paper: the mean ln(time) of the five nearest
+//! training rows. The search is our exact k-d tree ([`super::kdtree`], for
+//! speed: see there); the tests check it predicts what smartcore's
+//! KNNRegressor predicts.
 
+use super::kdtree::{KdTree, MOST};
 use super::{Learner, Model, Scaler};
 use crate::features::Samples;
 use serde::{Deserialize, Serialize};
-use smartcore::linalg::basic::matrix::DenseMatrix;
-use smartcore::metrics::distance::euclidian::Euclidian;
-use smartcore::neighbors::knn_regressor::{KNNRegressor, KNNRegressorParameters};
 
 pub struct Knn {
     pub k: usize,
@@ -18,12 +19,14 @@ impl Default for Knn {
     }
 }
 
-type Regressor = KNNRegressor<f64, f64, DenseMatrix<f64>, Vec<f64>, Euclidian<f64>>;
-
 #[derive(Serialize, Deserialize)]
 pub struct KnnModel {
     scaler: Scaler,
-    regressor: Regressor,
+    k: usize,
+    /// The columns that vary in the training rows: a constant one adds the
+    /// same to every distance, so the search leaves it out.
+    columns: Vec<usize>,
+    tree: KdTree,
 }
 
 impl Learner for Knn {
@@ -32,31 +35,50 @@ impl Learner for Knn {
             return Err("no training rows".into());
         }
         let scaler = Scaler::fit(samples);
-        let mut scaled = Vec::with_capacity(samples.x.len());
+        let columns: Vec<usize> = (0..samples.width)
+            .filter(|&j| {
+                let first = samples.x[j];
+                samples.column(j).any(|v| v != first)
+            })
+            .collect();
+        let mut scaled = Vec::with_capacity(samples.len() * columns.len());
         let mut row = Vec::new();
         for i in 0..samples.len() {
             scaler.apply(samples.row(i), &mut row);
-            scaled.extend_from_slice(&row);
+            scaled.extend(columns.iter().map(|&j| row[j]));
         }
-        let x = DenseMatrix::new(samples.len(), samples.width, scaled, false)
-            .map_err(|e| e.to_string())?;
-        let k = self.k.min(samples.len());
-        let regressor =
-            KNNRegressor::fit(&x, &samples.y, KNNRegressorParameters::default().with_k(k))
-                .map_err(|e| e.to_string())?;
-        Ok(Model::Knn(KnnModel { scaler, regressor }))
+        Ok(Model::Knn(KnnModel {
+            scaler,
+            k: self.k,
+            tree: KdTree::new(columns.len(), &scaled, &samples.y),
+            columns,
+        }))
     }
 }
 
 impl KnnModel {
     pub fn predict(&self, row: &[f64]) -> f64 {
-        let mut scaled = Vec::with_capacity(row.len());
-        self.scaler.apply(row, &mut scaled);
-        // A model file of another width fails here or in smartcore: no
-        // prediction (NaN ranks last) rather than a panic.
-        DenseMatrix::new(1, row.len(), scaled, false)
-            .and_then(|x| self.regressor.predict(&x))
-            .map_or(f64::NAN, |y| y[0])
+        // Scaled on the stack: one query per candidate per selection, so no
+        // allocation.
+        let width = self.scaler.mean.len();
+        // A row of another width (a model file of another feature set) gets
+        // no prediction (NaN ranks last) rather than a panic.
+        if row.len() != width || width > MOST {
+            return f64::NAN;
+        }
+        let mut scaled = [0.0; MOST];
+        for (s, &j) in scaled.iter_mut().zip(&self.columns) {
+            let (Some(v), Some(m), Some(sd)) = (
+                row.get(j),
+                self.scaler.mean.get(j),
+                self.scaler.scale.get(j),
+            ) else {
+                return f64::NAN; // a corrupt model file
+            };
+            *s = (v - m) / sd;
+        }
+        self.tree
+            .mean_of_nearest(&scaled[..self.columns.len()], self.k)
     }
 }
 
@@ -64,10 +86,60 @@ impl KnnModel {
 mod tests {
     use super::super::tests::holdout_rmse;
     use super::super::LearnerKind;
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use smartcore::linalg::basic::matrix::DenseMatrix;
+    use smartcore::neighbors::knn_regressor::{KNNRegressor, KNNRegressorParameters};
 
     #[test]
     fn knn_interpolates_unseen_procs() {
         let rmse = holdout_rmse(LearnerKind::Knn);
         assert!(rmse < 0.25, "rmse {rmse}");
+    }
+
+    /// The same neighbours as smartcore's KNNRegressor (k = 5, Euclidean,
+    /// on the same standardized rows, all columns), on data without
+    /// distance ties and with a constant column our search leaves out.
+    #[test]
+    fn predicts_what_smartcore_predicts() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let width = 7;
+        let mut samples = Samples::new(width);
+        for _ in 0..1500 {
+            let mut row: Vec<f64> = (0..width)
+                .map(|d| rng.random_range(0.0..(d + 1) as f64))
+                .collect();
+            row[3] = 2.0;
+            samples.push(&row, rng.random_range(-3.0..3.0));
+        }
+        let Model::Knn(ours) = Knn::default().fit(&samples).unwrap() else {
+            panic!("knn fits a knn model");
+        };
+        let mut scaled = Vec::new();
+        let mut row = Vec::new();
+        for i in 0..samples.len() {
+            ours.scaler.apply(samples.row(i), &mut row);
+            scaled.extend_from_slice(&row);
+        }
+        let x = DenseMatrix::new(samples.len(), width, scaled, false).unwrap();
+        let reference =
+            KNNRegressor::fit(&x, &samples.y, KNNRegressorParameters::default().with_k(5)).unwrap();
+        for _ in 0..300 {
+            let q: Vec<f64> = (0..width)
+                .map(|d| rng.random_range(-0.5..(d + 2) as f64))
+                .collect();
+            let mut s = Vec::new();
+            ours.scaler.apply(&q, &mut s);
+            let expected = reference
+                .predict(&DenseMatrix::new(1, width, s, false).unwrap())
+                .unwrap()[0];
+            let got = ours.predict(&q);
+            assert!(
+                (got - expected).abs() < 1e-12,
+                "{got} vs smartcore {expected}"
+            );
+        }
+        assert_eq!(ours.columns, [0, 1, 2, 4, 5, 6]);
+        assert!(ours.predict(&[0.0; 6]).is_nan(), "wrong width");
     }
 }

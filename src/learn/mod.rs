@@ -4,6 +4,7 @@
 
 pub mod gam;
 pub mod gbm;
+mod kdtree;
 pub mod knn;
 pub mod linear;
 

@@ -1,0 +1,342 @@
+//! Exact k-nearest-neighbour search in a k-d tree, for the `knn` learner.
+//!
+//! Hand-written because selection queries one KNN model per candidate (33
+//! in the shipped model) and must stay within a few microseconds in all,
+//! and no crate fits our data there (release build, this 2-core machine,
+//! 1,200–2,300 points of 11 columns, k = 5): smartcore's cover tree took
+//! ~7 µs per query, `kiddo` 6–10 µs (it splits dimensions round-robin, and
+//! benchmark features have several constant columns), the `kdtree` crate
+//! ~3 µs (allocations per query). This tree splits the widest dimension at
+//! its median, keeps points contiguous per leaf, and searches with one
+//! small buffer. `knn`'s tests check it returns smartcore's neighbours.
+
+use serde::{Deserialize, Serialize};
+
+/// Points in leaf order with their targets, and the tree over them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Unchecked")]
+pub struct KdTree {
+    width: usize,
+    /// Row-major, `width` values per point padded with zeros to
+    /// [`stride`] (whole SIMD lanes).
+    points: Vec<f64>,
+    targets: Vec<f64>,
+    nodes: Vec<Node>,
+}
+
+/// Node 0 is the root. Children always come after their parent.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+enum Node {
+    /// Points `start..end`.
+    Leaf { start: u32, end: u32 },
+    /// Points in `left` have `dim` ≤ `value`, points in `right` ≥ `value`.
+    Split {
+        dim: u32,
+        value: f64,
+        left: u32,
+        right: u32,
+    },
+}
+
+const LEAF: usize = 8;
+
+impl KdTree {
+    /// A tree over `points` (row-major, `width` columns) and their targets.
+    pub fn new(width: usize, points: &[f64], targets: &[f64]) -> KdTree {
+        let mut order: Vec<usize> = (0..targets.len()).collect();
+        let mut nodes = Vec::new();
+        build(width, points, &mut order, 0, &mut nodes);
+        let mut padded = Vec::with_capacity(order.len() * stride(width));
+        for &i in &order {
+            padded.extend_from_slice(&points[i * width..(i + 1) * width]);
+            padded.resize(padded.len() + stride(width) - width, 0.0);
+        }
+        KdTree {
+            width,
+            points: padded,
+            targets: order.iter().map(|&i| targets[i]).collect(),
+            nodes,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Mean target of the `k` points nearest `query` (Euclidean); ties at
+    /// the k-th distance are broken by leaf order. NaN when the tree is
+    /// empty or `query` has another width.
+    pub fn mean_of_nearest(&self, query: &[f64], k: usize) -> f64 {
+        let k = k.min(self.len());
+        if k == 0 || query.len() != self.width || self.width > MOST {
+            return f64::NAN;
+        }
+        let mut padded = [0.0; MOST];
+        padded[..query.len()].copy_from_slice(query);
+        let mut search = Search {
+            query: padded,
+            k,
+            best: Vec::with_capacity(k + 1),
+            offsets: [0.0; MOST],
+        };
+        self.search(0, 0.0, &mut search);
+        let sum: f64 = search
+            .best
+            .iter()
+            .map(|&(_, i)| self.targets[i as usize])
+            .sum();
+        sum / k as f64
+    }
+
+    /// Visits `node`, whose cell is at least `bound` (squared) from the
+    /// query: the sum of `offsets`², the query's distance to the cell along
+    /// each dimension (Arya and Mount's incremental distance), so a cell
+    /// beside the query's along several dimensions is pruned as a whole.
+    fn search(&self, node: usize, bound: f64, s: &mut Search) {
+        if s.best.len() == s.k && bound >= s.best[s.k - 1].0 {
+            return;
+        }
+        match self.nodes[node] {
+            Node::Leaf { start, end } => {
+                let (start, end) = (start as usize, end as usize);
+                let stride = stride(self.width);
+                let points = self.points[start * stride..end * stride].chunks_exact(stride);
+                for (i, p) in (start..end).zip(points) {
+                    let d = squared_distance(p, &s.query);
+                    if s.best.len() < s.k || d < s.best[s.k - 1].0 {
+                        let at = s.best.partition_point(|&(e, _)| e <= d);
+                        s.best.insert(at, (d, i as u32));
+                        s.best.truncate(s.k);
+                    }
+                }
+            }
+            Node::Split {
+                dim,
+                value,
+                left,
+                right,
+            } => {
+                let dim = dim as usize;
+                let diff = s.query[dim] - value;
+                let (near, far) = if diff < 0.0 {
+                    (left, right)
+                } else {
+                    (right, left)
+                };
+                self.search(near as usize, bound, s);
+                // Every point beyond the plane is at least |diff| away
+                // along `dim`.
+                let old = s.offsets[dim];
+                s.offsets[dim] = diff;
+                self.search(far as usize, bound - old * old + diff * diff, s);
+                s.offsets[dim] = old;
+            }
+        }
+    }
+}
+
+/// Widest tree the search takes (features are 11 columns at most).
+pub const MOST: usize = 16;
+const LANES: usize = 4;
+
+fn stride(width: usize) -> usize {
+    width.div_ceil(LANES) * LANES
+}
+
+/// Squared Euclidean distance of two points padded to whole lanes, summed
+/// in independent lanes (a single running sum waits on every addition).
+fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0; LANES];
+    for (x, y) in a.chunks_exact(LANES).zip(b.chunks_exact(LANES)) {
+        for l in 0..LANES {
+            let d = x[l] - y[l];
+            acc[l] += d * d;
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+/// One query's state.
+struct Search {
+    /// Padded to whole lanes.
+    query: [f64; MOST],
+    k: usize,
+    /// (squared distance, point), nearest first.
+    best: Vec<(f64, u32)>,
+    offsets: [f64; MOST],
+}
+
+/// Appends the subtree over `order` (point indices; `offset` is where they
+/// start in leaf order) to `nodes`, reordering `order` into leaf order.
+fn build(width: usize, points: &[f64], order: &mut [usize], offset: usize, nodes: &mut Vec<Node>) {
+    let at = |i: usize, d: usize| points[i * width + d];
+    let this = nodes.len();
+    let leaf = Node::Leaf {
+        start: offset as u32,
+        end: (offset + order.len()) as u32,
+    };
+    nodes.push(leaf);
+    if order.len() <= LEAF {
+        return;
+    }
+    let spread = |d: usize| {
+        let (lo, hi) = order
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| {
+                (lo.min(at(i, d)), hi.max(at(i, d)))
+            });
+        hi - lo
+    };
+    let Some((dim, widest)) = (0..width)
+        .map(|d| (d, spread(d)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+    else {
+        return;
+    };
+    if widest.is_nan() || widest <= 0.0 {
+        return; // all points equal: one leaf
+    }
+    let mid = order.len() / 2;
+    order.select_nth_unstable_by(mid, |&a, &b| at(a, dim).total_cmp(&at(b, dim)));
+    let value = at(order[mid], dim);
+    let (lower, upper) = order.split_at_mut(mid);
+    let left = nodes.len();
+    build(width, points, lower, offset, nodes);
+    let right = nodes.len();
+    build(width, points, upper, offset + mid, nodes);
+    nodes[this] = Node::Split {
+        dim: dim as u32,
+        value,
+        left: left as u32,
+        right: right as u32,
+    };
+}
+
+/// A tree as read from a model file, before its indices are checked.
+#[derive(Deserialize)]
+struct Unchecked {
+    width: usize,
+    points: Vec<f64>,
+    targets: Vec<f64>,
+    nodes: Vec<Node>,
+}
+
+impl TryFrom<Unchecked> for KdTree {
+    type Error = String;
+
+    /// Refuses a tree whose indices would send a search out of bounds or
+    /// round in circles.
+    fn try_from(t: Unchecked) -> Result<KdTree, String> {
+        let n = t.targets.len();
+        if t.width == 0
+            || t.width > MOST
+            || t.points.len() != n * stride(t.width)
+            || t.nodes.is_empty()
+        {
+            return Err("k-d tree: points, targets and width disagree".into());
+        }
+        for (i, node) in t.nodes.iter().enumerate() {
+            let ok = match *node {
+                Node::Leaf { start, end } => start <= end && end as usize <= n,
+                Node::Split {
+                    dim, left, right, ..
+                } => {
+                    let child = |c: u32| (c as usize) > i && (c as usize) < t.nodes.len();
+                    (dim as usize) < t.width && child(left) && child(right)
+                }
+            };
+            if !ok {
+                return Err(format!("k-d tree: node {i} is out of bounds"));
+            }
+        }
+        Ok(KdTree {
+            width: t.width,
+            points: t.points,
+            targets: t.targets,
+            nodes: t.nodes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The k nearest by brute force, with their distances.
+    fn brute(points: &[f64], width: usize, q: &[f64], k: usize) -> Vec<f64> {
+        let pad = |p: &[f64]| {
+            let mut v = p.to_vec();
+            v.resize(stride(width), 0.0);
+            v
+        };
+        let mut d: Vec<f64> = points
+            .chunks_exact(width)
+            .map(|p| squared_distance(&pad(p), &pad(q)))
+            .collect();
+        d.sort_by(f64::total_cmp);
+        d.truncate(k);
+        d
+    }
+
+    /// Grid data full of repeated coordinates and duplicate points, with
+    /// constant columns: the tree finds neighbours at exactly the brute-force
+    /// distances, and the mean of their targets when distances are distinct.
+    #[test]
+    fn finds_the_nearest_points() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let width = 6;
+        let mut points = Vec::new();
+        for job in 0..40 {
+            for size in 0..23 {
+                for _copy in 0..2 {
+                    let procs = f64::from([2, 3, 4, 8, 16, 24, 32, 64][job % 8]);
+                    points.extend([f64::from(size as u8), procs, procs.log2(), 0.0, 0.0]);
+                    points.push((job / 8) as f64);
+                }
+            }
+        }
+        // Targets tell points apart: each is its squared norm.
+        let targets: Vec<f64> = points
+            .chunks_exact(width)
+            .map(|p| p.iter().map(|v| v * v).sum())
+            .collect();
+        let tree = KdTree::new(width, &points, &targets);
+        for _ in 0..500 {
+            let q: Vec<f64> = (0..width)
+                .map(|d| match d {
+                    3 => 0.0,
+                    _ => rng.random_range(-1.0..70.0),
+                })
+                .collect();
+            for k in [1, 5, 12] {
+                let mut query = [0.0; MOST];
+                query[..width].copy_from_slice(&q);
+                let mut search = Search {
+                    query,
+                    k,
+                    best: Vec::new(),
+                    offsets: [0.0; MOST],
+                };
+                tree.search(0, 0.0, &mut search);
+                let found: Vec<f64> = search.best.iter().map(|b| b.0).collect();
+                assert_eq!(found, brute(&points, width, &q, k), "k = {k}, query {q:?}");
+            }
+        }
+        let origin = [0.0; 6];
+        let mean = tree.mean_of_nearest(&origin, 1);
+        assert_eq!(mean, 5.0, "the point (0, 2, 1, 0, 0, 0)");
+        assert!(tree.mean_of_nearest(&[0.0; 5], 1).is_nan(), "wrong width");
+    }
+
+    #[test]
+    fn a_corrupt_tree_is_refused_on_load() {
+        let tree = KdTree::new(1, &[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]);
+        let json = serde_json::to_string(&tree).unwrap();
+        let back: KdTree = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, tree);
+        let bad = json.replace("\"end\":3", "\"end\":4");
+        let err = serde_json::from_str::<KdTree>(&bad).unwrap_err();
+        assert!(err.to_string().contains("out of bounds"), "{err}");
+    }
+}
