@@ -1,14 +1,15 @@
 //! Exact k-nearest-neighbour search in a k-d tree, for the `knn` learner.
 //!
 //! Hand-written because selection queries one KNN model per candidate (33
-//! in the shipped model) and must stay within a few microseconds in all,
-//! and no crate fits our data there (release build, this 2-core machine,
-//! 1,200–2,300 points of 11 columns, k = 5): smartcore's cover tree took
-//! ~7 µs per query, `kiddo` 6–10 µs (it splits dimensions round-robin, and
-//! benchmark features have several constant columns), the `kdtree` crate
-//! ~3 µs (allocations per query). This tree splits the widest dimension at
-//! its median, keeps points contiguous per leaf, and searches with one
-//! small buffer. `knn`'s tests check it returns smartcore's neighbours.
+//! in the shipped model) and no crate fits: smartcore's cover tree took
+//! ~7 µs per query on the shipped model (experiments/benchmarks.md); of the
+//! k-d tree crates, `kiddo` splits dimensions round-robin (wasted on the
+//! constant columns benchmark features have) and `kdtree` allocates per
+//! query, and both took 3–10 µs per query in a trial on a 2,300-point grid
+//! of 11 columns. This tree splits the widest dimension at its median,
+//! prunes cells by their full distance to the query, and keeps a query's
+//! state on the stack but for a k-long buffer. `knn`'s tests check it
+//! returns smartcore's neighbours.
 
 use serde::{Deserialize, Serialize};
 
