@@ -72,6 +72,10 @@ impl KdTree {
         if k == 0 || query.len() != self.width || self.width > MOST {
             return f64::NAN;
         }
+        if self.width == 0 {
+            // No column varied in training: every point is as near.
+            return self.targets[..k].iter().sum::<f64>() / k as f64;
+        }
         let mut padded = [0.0; MOST];
         padded[..query.len()].copy_from_slice(query);
         let mut search = Search {
@@ -229,11 +233,7 @@ impl TryFrom<Unchecked> for KdTree {
     /// round in circles.
     fn try_from(t: Unchecked) -> Result<KdTree, String> {
         let n = t.targets.len();
-        if t.width == 0
-            || t.width > MOST
-            || t.points.len() != n * stride(t.width)
-            || t.nodes.is_empty()
-        {
+        if t.width > MOST || t.points.len() != n * stride(t.width) || t.nodes.is_empty() {
             return Err("k-d tree: points, targets and width disagree".into());
         }
         for (i, node) in t.nodes.iter().enumerate() {
@@ -328,6 +328,15 @@ mod tests {
         let mean = tree.mean_of_nearest(&origin, 1);
         assert_eq!(mean, 5.0, "the point (0, 2, 1, 0, 0, 0)");
         assert!(tree.mean_of_nearest(&[0.0; 5], 1).is_nan(), "wrong width");
+    }
+
+    #[test]
+    fn without_columns_every_point_is_as_near() {
+        let tree = KdTree::new(0, &[], &[1.0, 2.0, 3.0, 6.0]);
+        assert_eq!(tree.mean_of_nearest(&[], 2), 1.5);
+        assert_eq!(tree.mean_of_nearest(&[], 9), 3.0);
+        let json = serde_json::to_string(&tree).unwrap();
+        assert_eq!(serde_json::from_str::<KdTree>(&json).unwrap(), tree);
     }
 
     #[test]

@@ -97,6 +97,19 @@ mod tests {
         assert!(rmse < 0.25, "rmse {rmse}");
     }
 
+    /// A candidate measured on one configuration only: no column varies,
+    /// and the prediction is the mean of its times.
+    #[test]
+    fn identical_rows_predict_their_mean() {
+        let mut samples = Samples::new(3);
+        for y in [1.0, 2.0, 6.0] {
+            samples.push(&[4.0, 8.0, 0.0], y);
+        }
+        let model = Knn::default().fit(&samples).unwrap();
+        assert_eq!(model.predict(&[4.0, 8.0, 0.0]), 3.0);
+        assert_eq!(model.predict(&[5.0, 1.0, 2.0]), 3.0);
+    }
+
     /// The same neighbours as smartcore's KNNRegressor (k = 5, Euclidean,
     /// on the same standardized rows, all columns), on data without
     /// distance ties and with a constant column our search leaves out.
