@@ -6,6 +6,8 @@
 use bcast_select::analytical::Shape;
 use bcast_select::data::Mapping;
 use bcast_select::decision::{DecisionTable, Job};
+use bcast_select::features;
+use bcast_select::learn::LearnerKind;
 use bcast_select::model_dir::{load_analytical, load_learner, load_manifest};
 use bcast_select::select::{Predictor, Selector};
 use bcast_select::train::default_margin;
@@ -100,5 +102,46 @@ fn main() {
             "{name:<18} {per:>15.2}  {cold:>22.3}  {:>11.3}   (checksum {checksum:.0})",
             warm[5]
         );
+    }
+    per_candidate(&manifest, &learners, job);
+}
+
+/// Where a selection's time goes, per candidate over the same 1,344
+/// configurations: the analytical shape priced cold (each job's tree levels
+/// computed once, then remembered as in real use) and one KNN query.
+fn per_candidate(
+    manifest: &bcast_select::model_dir::Manifest,
+    learners: &[(LearnerKind, bcast_select::model_dir::LearnerModels)],
+    job: impl Fn(u32) -> Job,
+) {
+    let configs: Vec<_> = (1..=64)
+        .flat_map(|ppn| (0..21).map(move |e| (ppn, 1u64 << e)))
+        .map(|(ppn, m)| job(ppn).config(m))
+        .collect();
+    let knn = learners.iter().find(|(k, _)| *k == LearnerKind::Knn);
+    println!("\ncandidate                     cold shape (us)  knn query (us)");
+    for (i, candidate) in manifest.candidates.iter().enumerate() {
+        Shape::clear_cache();
+        let start = Instant::now();
+        let priced = configs
+            .iter()
+            .filter(|c| Shape::of(c, candidate).is_some())
+            .count();
+        let shape = start.elapsed().as_secs_f64() * 1e6 / configs.len() as f64;
+        let query = knn.map_or(f64::NAN, |(_, models)| {
+            let start = Instant::now();
+            let sum: f64 = configs
+                .iter()
+                .map(|c| models.models[i].predict(&features::base(c)))
+                .sum();
+            assert!(sum.is_finite());
+            start.elapsed().as_secs_f64() * 1e6 / configs.len() as f64
+        });
+        let shape = if priced > 0 {
+            format!("{shape:.2}")
+        } else {
+            "-".into()
+        };
+        println!("{:<30} {shape:>15}  {query:>14.2}", candidate.to_string());
     }
 }

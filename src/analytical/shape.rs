@@ -5,8 +5,9 @@
 //! tests check against the simulation: with unit steps and concurrent sends
 //! a rank at depth d posts its sends of segment k at step d + k (it has the
 //! segment then, and its sends of k − 1 completed). So stage s holds the
-//! fan-outs of the tree levels d with 0 ≤ s − d < n, and a shape costs a
-//! pass over the levels instead of segments × ranks simulated transfers.
+//! fan-outs of the tree levels d with 0 ≤ s − d < n, and a shape costs at
+//! most levels² bit operations instead of segments × ranks simulated
+//! transfers.
 
 use crate::data::{Algorithm, Candidate, Config, Placement};
 use crate::schedule::{Schedule, Segments, Spec, Tree};

@@ -5,11 +5,11 @@
 //! ~7 µs per query on the shipped model (experiments/benchmarks.md); of the
 //! k-d tree crates, `kiddo` splits dimensions round-robin (wasted on the
 //! constant columns benchmark features have) and `kdtree` allocates per
-//! query, and both took 3–10 µs per query in a trial on a 2,300-point grid
-//! of 11 columns. This tree splits the widest dimension at its median,
-//! prunes cells by their full distance to the query, and keeps a query's
-//! state on the stack but for a k-long buffer. `knn`'s tests check it
-//! returns smartcore's neighbours.
+//! query; both took 3–10 µs per query in a one-off trial on a 2,300-point
+//! grid of 11 columns (a scratch program, not kept). This tree splits the
+//! widest dimension at its median, prunes cells by their full distance to
+//! the query, and keeps a query's state on the stack but for a k-long
+//! buffer. `knn`'s tests check it returns smartcore's neighbours.
 
 use serde::{Deserialize, Serialize};
 

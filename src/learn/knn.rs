@@ -58,27 +58,26 @@ impl Learner for Knn {
 
 impl KnnModel {
     pub fn predict(&self, row: &[f64]) -> f64 {
-        // Scaled on the stack: one query per candidate per selection, so no
-        // allocation.
-        let width = self.scaler.mean.len();
-        // A row of another width (a model file of another feature set) gets
-        // no prediction (NaN ranks last) rather than a panic.
-        if row.len() != width || width > MOST {
+        // A row of another width (a model file of another feature set), or
+        // a corrupt model, gets no prediction (NaN ranks last), not a panic.
+        let mut buffer = [0.0; MOST]; // on the stack: one query per candidate
+        let Some(scaled) = buffer.get_mut(..self.columns.len()) else {
+            return f64::NAN;
+        };
+        if row.len() != self.scaler.mean.len() {
             return f64::NAN;
         }
-        let mut scaled = [0.0; MOST];
         for (s, &j) in scaled.iter_mut().zip(&self.columns) {
             let (Some(v), Some(m), Some(sd)) = (
                 row.get(j),
                 self.scaler.mean.get(j),
                 self.scaler.scale.get(j),
             ) else {
-                return f64::NAN; // a corrupt model file
+                return f64::NAN;
             };
             *s = (v - m) / sd;
         }
-        self.tree
-            .mean_of_nearest(&scaled[..self.columns.len()], self.k)
+        self.tree.mean_of_nearest(scaled, self.k)
     }
 }
 
