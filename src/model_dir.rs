@@ -20,7 +20,7 @@ use crate::train::CvScore;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 const MANIFEST: &str = "manifest.json";
 const ANALYTICAL: &str = "analytical.json";
 

@@ -56,7 +56,7 @@ fn train_writes_a_model_that_predict_reads() {
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 4);
+    assert_eq!(manifest["format_version"], 5);
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
     assert_eq!(manifest["cv"].as_array().unwrap().len(), 7);
     assert_eq!(manifest["training"]["rows"], 800);
@@ -255,7 +255,7 @@ fn predict_refuses_what_it_cannot_use() {
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        original.replace("\"format_version\": 4", "\"format_version\": 7"),
+        original.replace("\"format_version\": 5", "\"format_version\": 7"),
     )
     .unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));

@@ -7,11 +7,13 @@
 //! constant columns benchmark features have) and `kdtree` allocates per
 //! query; both took 3–10 µs per query in a one-off trial on a 2,300-point
 //! grid of 11 columns (a scratch program, not kept). This tree splits the
-//! widest dimension at its median, prunes cells by their full distance to
-//! the query, and keeps a query's state on the stack but for a k-long
-//! buffer. `knn`'s tests check it returns smartcore's neighbours.
+//! widest dimension at its median, prunes cells by the distance to their
+//! bounding boxes (tight where the query lies outside the data, as a job
+//! size never measured does), and keeps a query's state on the stack.
+//! `knn`'s tests check it returns smartcore's neighbours.
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 /// Points in leaf order with their targets, and the tree over them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -23,6 +25,11 @@ pub struct KdTree {
     points: Vec<f64>,
     targets: Vec<f64>,
     nodes: Vec<Node>,
+    /// Each node's bounding box: per node, the smallest then the largest
+    /// value of each column over its points, padded like the points.
+    /// Derived from the rest, so recomputed on load rather than stored.
+    #[serde(skip)]
+    boxes: Vec<f64>,
 }
 
 /// Node 0 is the root. Children always come after their parent.
@@ -30,13 +37,8 @@ pub struct KdTree {
 enum Node {
     /// Points `start..end`.
     Leaf { start: u32, end: u32 },
-    /// Points in `left` have `dim` ≤ `value`, points in `right` ≥ `value`.
-    Split {
-        dim: u32,
-        value: f64,
-        left: u32,
-        right: u32,
-    },
+    /// The points split at the median of their widest column.
+    Split { left: u32, right: u32 },
 }
 
 const LEAF: usize = 8;
@@ -53,6 +55,7 @@ impl KdTree {
             padded.resize(padded.len() + stride(width) - width, 0.0);
         }
         KdTree {
+            boxes: boxes(width, &padded, &nodes),
             width,
             points: padded,
             targets: order.iter().map(|&i| targets[i]).collect(),
@@ -76,67 +79,84 @@ impl KdTree {
             // No column varied in training: every point is as near.
             return self.targets[..k].iter().sum::<f64>() / k as f64;
         }
-        let mut padded = [0.0; MOST];
-        padded[..query.len()].copy_from_slice(query);
-        let mut search = Search {
-            query: padded,
-            k,
-            best: Vec::with_capacity(k + 1),
-            offsets: [0.0; MOST],
-        };
-        self.search(0, 0.0, &mut search);
-        let sum: f64 = search
-            .best
+        let sum: f64 = self
+            .nearest(query, k)
             .iter()
             .map(|&(_, i)| self.targets[i as usize])
             .sum();
         sum / k as f64
     }
 
-    /// Visits `node`, whose cell is at least `bound` (squared) from the
-    /// query: the sum of `offsets`², the query's distance to the cell along
-    /// each dimension (Arya and Mount's incremental distance), so a cell
-    /// beside the query's along several dimensions is pruned as a whole.
-    fn search(&self, node: usize, bound: f64, s: &mut Search) {
-        if s.best.len() == s.k && bound >= s.best[s.k - 1].0 {
-            return;
-        }
+    /// The `k` points nearest `query` (of the tree's width, at most
+    /// [`MOST`] wide), nearest first, with their squared distances; of
+    /// points equally far, the first in leaf order.
+    fn nearest(&self, query: &[f64], k: usize) -> SmallVec<[(f64, u32); 16]> {
+        let mut search = Search {
+            query: [0.0; MOST],
+            k,
+            best: SmallVec::new(),
+        };
+        search.query[..query.len()].copy_from_slice(query);
+        self.search(0, &mut search);
+        search.best
+    }
+
+    /// Visits `node`'s subtree, the nearer child first, skipping a child
+    /// whose bounding box lies beyond the k-th best. Boxes rather than split
+    /// planes bound the search: a query beyond the data along one column (a
+    /// job larger than any measured) is that far from every cell, which the
+    /// planes on its path do not record, and a cell is then pruned by its
+    /// distance along the other columns.
+    fn search(&self, node: usize, s: &mut Search) {
         match self.nodes[node] {
             Node::Leaf { start, end } => {
                 let (start, end) = (start as usize, end as usize);
                 let stride = stride(self.width);
                 let points = self.points[start * stride..end * stride].chunks_exact(stride);
                 for (i, p) in (start..end).zip(points) {
-                    let d = squared_distance(p, &s.query);
-                    if s.best.len() < s.k || d < s.best[s.k - 1].0 {
-                        let at = s.best.partition_point(|&(e, _)| e <= d);
-                        s.best.insert(at, (d, i as u32));
+                    let near = (squared_distance(p, &s.query), i as u32);
+                    if s.best.len() < s.k || near < s.best[s.k - 1] {
+                        let at = s.best.partition_point(|&e| e < near);
+                        s.best.insert(at, near);
                         s.best.truncate(s.k);
                     }
                 }
             }
-            Node::Split {
-                dim,
-                value,
-                left,
-                right,
-            } => {
-                let dim = dim as usize;
-                let diff = s.query[dim] - value;
-                let (near, far) = if diff < 0.0 {
-                    (left, right)
+            Node::Split { left, right } => {
+                let (left, right) = (left as usize, right as usize);
+                let l = self.box_distance(left, &s.query);
+                let r = self.box_distance(right, &s.query);
+                let (near, far) = if l <= r {
+                    ((left, l), (right, r))
                 } else {
-                    (right, left)
+                    ((right, r), (left, l))
                 };
-                self.search(near as usize, bound, s);
-                // Every point beyond the plane is at least |diff| away
-                // along `dim`.
-                let old = s.offsets[dim];
-                s.offsets[dim] = diff;
-                self.search(far as usize, bound - old * old + diff * diff, s);
-                s.offsets[dim] = old;
+                for (child, distance) in [near, far] {
+                    // `<=`: an equally far point may come first in leaf order.
+                    if s.best.len() < s.k || distance <= s.best[s.k - 1].0 {
+                        self.search(child, s);
+                    }
+                }
             }
         }
+    }
+
+    /// Squared distance from `query` to `node`'s bounding box.
+    fn box_distance(&self, node: usize, query: &[f64; MOST]) -> f64 {
+        let stride = stride(self.width);
+        let (lo, hi) = self.boxes[2 * node * stride..2 * (node + 1) * stride].split_at(stride);
+        let mut acc = [0.0; LANES];
+        for ((lo, hi), q) in lo
+            .chunks_exact(LANES)
+            .zip(hi.chunks_exact(LANES))
+            .zip(query.chunks_exact(LANES))
+        {
+            for l in 0..LANES {
+                let d = (lo[l] - q[l]).max(q[l] - hi[l]).max(0.0);
+                acc[l] += d * d;
+            }
+        }
+        (acc[0] + acc[1]) + (acc[2] + acc[3])
     }
 }
 
@@ -161,14 +181,51 @@ fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
+/// The bounding boxes of `nodes` over `points` (padded rows in leaf
+/// order), as [`KdTree::boxes`] keeps them. Children come after their
+/// parent, so a backward pass finds them done.
+fn boxes(width: usize, points: &[f64], nodes: &[Node]) -> Vec<f64> {
+    let stride = stride(width);
+    if stride == 0 {
+        return Vec::new(); // no columns: nothing is searched
+    }
+    let mut boxes = vec![0.0; 2 * stride * nodes.len()];
+    for (i, node) in nodes.iter().enumerate().rev() {
+        let (mut lo, mut hi) = (vec![f64::INFINITY; stride], vec![f64::NEG_INFINITY; stride]);
+        let mut widen = |l: &[f64], h: &[f64]| {
+            for d in 0..stride {
+                lo[d] = lo[d].min(l[d]);
+                hi[d] = hi[d].max(h[d]);
+            }
+        };
+        match *node {
+            Node::Leaf { start, end } => {
+                for p in points[start as usize * stride..end as usize * stride].chunks_exact(stride)
+                {
+                    widen(p, p);
+                }
+            }
+            Node::Split { left, right } => {
+                for child in [left as usize, right as usize] {
+                    let b = &boxes[2 * child * stride..2 * (child + 1) * stride];
+                    widen(&b[..stride], &b[stride..]);
+                }
+            }
+        }
+        boxes[2 * i * stride..(2 * i + 1) * stride].copy_from_slice(&lo);
+        boxes[(2 * i + 1) * stride..2 * (i + 1) * stride].copy_from_slice(&hi);
+    }
+    boxes
+}
+
 /// One query's state.
 struct Search {
     /// Padded to whole lanes.
     query: [f64; MOST],
     k: usize,
-    /// (squared distance, point), nearest first.
-    best: Vec<(f64, u32)>,
-    offsets: [f64; MOST],
+    /// (squared distance, point), nearest first; k + 1 of them (one
+    /// inserted before the farthest is dropped) stay on the stack.
+    best: SmallVec<[(f64, u32); 16]>,
 }
 
 /// Appends the subtree over `order` (point indices; `offset` is where they
@@ -203,15 +260,12 @@ fn build(width: usize, points: &[f64], order: &mut [usize], offset: usize, nodes
     }
     let mid = order.len() / 2;
     order.select_nth_unstable_by(mid, |&a, &b| at(a, dim).total_cmp(&at(b, dim)));
-    let value = at(order[mid], dim);
     let (lower, upper) = order.split_at_mut(mid);
     let left = nodes.len();
     build(width, points, lower, offset, nodes);
     let right = nodes.len();
     build(width, points, upper, offset + mid, nodes);
     nodes[this] = Node::Split {
-        dim: dim as u32,
-        value,
         left: left as u32,
         right: right as u32,
     };
@@ -239,11 +293,9 @@ impl TryFrom<Unchecked> for KdTree {
         for (i, node) in t.nodes.iter().enumerate() {
             let ok = match *node {
                 Node::Leaf { start, end } => start <= end && end as usize <= n,
-                Node::Split {
-                    dim, left, right, ..
-                } => {
+                Node::Split { left, right } => {
                     let child = |c: u32| (c as usize) > i && (c as usize) < t.nodes.len();
-                    (dim as usize) < t.width && child(left) && child(right)
+                    child(left) && child(right)
                 }
             };
             if !ok {
@@ -251,6 +303,7 @@ impl TryFrom<Unchecked> for KdTree {
             }
         }
         Ok(KdTree {
+            boxes: boxes(t.width, &t.points, &t.nodes),
             width: t.width,
             points: t.points,
             targets: t.targets,
@@ -307,20 +360,13 @@ mod tests {
             let q: Vec<f64> = (0..width)
                 .map(|d| match d {
                     3 => 0.0,
+                    // A third far outside the data, as an unmeasured job.
+                    _ if rng.random_bool(0.3) => rng.random_range(-300.0..600.0),
                     _ => rng.random_range(-1.0..70.0),
                 })
                 .collect();
             for k in [1, 5, 12] {
-                let mut query = [0.0; MOST];
-                query[..width].copy_from_slice(&q);
-                let mut search = Search {
-                    query,
-                    k,
-                    best: Vec::new(),
-                    offsets: [0.0; MOST],
-                };
-                tree.search(0, 0.0, &mut search);
-                let found: Vec<f64> = search.best.iter().map(|b| b.0).collect();
+                let found: Vec<f64> = tree.nearest(&q, k).iter().map(|b| b.0).collect();
                 assert_eq!(found, brute(&points, width, &q, k), "k = {k}, query {q:?}");
             }
         }
