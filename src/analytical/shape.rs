@@ -7,11 +7,15 @@
 //! segment then, and its sends of k − 1 completed). So stage s holds the
 //! fan-outs of the tree levels d with 0 ≤ s − d < n, and a shape costs at
 //! most levels² bit operations instead of segments × ranks simulated
-//! transfers.
+//! transfers. Split-binary has a closed form of its own ([`split_binary`]);
+//! only `sbbt` is still simulated.
+
+mod split_binary;
 
 use crate::data::{Algorithm, Candidate, Config, Placement};
-use crate::schedule::{Schedule, Segments, Spec, Tree};
+use crate::schedule::{split_halves, Schedule, Segments, Spec, Tree};
 use crate::sim::stage_structure;
+use split_binary::SplitTree;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -70,6 +74,8 @@ static SHAPES: Memo<(Config, Candidate), Option<Arc<Shape>>> = Memo::new();
 /// size and segment size of a job.
 type LevelKey = (Algorithm, Option<u32>, Placement);
 static LEVELS: Memo<LevelKey, Option<Arc<Levels>>> = Memo::new();
+/// Split-binary's sends by placement, likewise.
+static SPLITS: Memo<Placement, Option<Arc<SplitTree>>> = Memo::new();
 
 impl Shape {
     /// The stage structure of `candidate` on `config` (root 0); `None` for
@@ -93,7 +99,22 @@ impl Shape {
                 };
                 levels.wave(Segments::new(0, config.msg_bytes, segsize))
             }
-            // Split-binary's exchange and sbbt's blocking sends are no wave.
+            SplitBinary => {
+                let segsize = candidate.segsize.unwrap_or(0);
+                let Some(halves) = split_halves(config.msg_bytes, segsize) else {
+                    // Open MPI runs a pipeline instead.
+                    let pipeline = Candidate {
+                        algorithm: Pipeline,
+                        fanout: None,
+                        ..*candidate
+                    };
+                    return Self::of(config, &pipeline);
+                };
+                let placement = config.placement();
+                let split = SPLITS.get_or(placement, || SplitTree::of(&placement).map(Arc::new));
+                split?.shape(&halves)
+            }
+            // Sbbt's blocking sends are no wave.
             _ => Self::simulated(config, candidate),
         }
     }
@@ -111,6 +132,7 @@ impl Shape {
     pub fn clear_cache() {
         SHAPES.clear();
         LEVELS.clear();
+        SPLITS.clear();
     }
 
     fn spec(config: &Config, candidate: &Candidate) -> Spec {
@@ -302,16 +324,24 @@ mod tests {
     use crate::data::{Impl, Mapping};
     use rand::{Rng, SeedableRng};
 
-    /// The closed form is the simulation's stage structure, for every
-    /// algorithm it covers, on random jobs (one node and several, block and
+    /// The closed forms are the simulation's stage structure, for every
+    /// algorithm they cover (split-binary's fallback to a pipeline included), on random jobs (one node and several, block and
     /// cyclic placements), segment counts below, at and far beyond the tree
     /// depth, full and short last segments, and default and odd fan-outs.
     #[test]
     fn wave_is_the_simulated_stage_structure() {
         use Algorithm::*;
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        for trial in 0..600 {
-            let algorithm = [Linear, Chain, Pipeline, Binary, Binomial, Knomial][trial % 6];
+        for trial in 0..700 {
+            let algorithm = [
+                Linear,
+                Chain,
+                Pipeline,
+                Binary,
+                Binomial,
+                Knomial,
+                SplitBinary,
+            ][trial % 7];
             let procs = rng.random_range(1..=40);
             let nodes = rng.random_range(1..=procs.min(5));
             let mapping = [Mapping::Core, Mapping::Node][rng.random_range(0..2)];

@@ -346,9 +346,19 @@ fn receive_and_forward(
     forward(ops, segments.span(n - 1));
 }
 
-/// Split-binary's plan, or `None` when Open MPI falls back to a pipeline:
-/// either half empty, or a segment larger than a half.
+/// Split-binary's plan, or `None` when Open MPI falls back to a pipeline.
 fn split_binary(procs: u32, root: u32, msg: u64, segsize: u64) -> Option<Plan> {
+    Some(Plan::SplitBinary {
+        tree: Tree::kary(procs, root, 2),
+        halves: split_halves(msg, segsize)?,
+    })
+}
+
+/// How split-binary cuts `msg` bytes: the two halves (the first one byte
+/// longer when `msg` is odd), each in segments of `segsize` (0: one
+/// segment). `None` when Open MPI falls back to a pipeline instead: either
+/// half empty, or a segment larger than a half.
+pub fn split_halves(msg: u64, segsize: u64) -> Option<[Segments; 2]> {
     let first = msg.div_ceil(2);
     let second = msg - first;
     if first == 0 || second == 0 || segsize > first || segsize > second {
@@ -360,10 +370,7 @@ fn split_binary(procs: u32, root: u32, msg: u64, segsize: u64) -> Option<Plan> {
         total,
         seg: if segsize == 0 { total } else { segsize },
     };
-    Some(Plan::SplitBinary {
-        tree: Tree::kary(procs, root, 2),
-        halves: [half(0, first), half(first, second)],
-    })
+    Some([half(0, first), half(first, second)])
 }
 
 /// Split-binary: odd virtual ranks form the left subtree and carry the first
