@@ -12,11 +12,11 @@
 
 mod split_binary;
 
-use crate::data::{Algorithm, Candidate, Config, Placement};
+use crate::data::{Algorithm, Candidate, Config, Impl, Placement};
 use crate::schedule::{split_halves, Schedule, Segments, Spec, Tree};
 use crate::sim::stage_structure;
+use rustc_hash::FxHashMap;
 use split_binary::SplitTree;
-use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -37,8 +37,9 @@ pub(super) struct Fanout {
 }
 
 /// A process-wide memo of a pure function, bounded so that a long-lived
-/// caller cannot grow it without limit.
-struct Memo<K, V>(LazyLock<Mutex<HashMap<K, V>>>);
+/// caller cannot grow it without limit. Fx hashing: keys are small plain
+/// values of our own, and a lookup is on selection's warm path.
+struct Memo<K, V>(LazyLock<Mutex<FxHashMap<K, V>>>);
 
 impl<K: Eq + Hash, V: Clone> Memo<K, V> {
     const MOST: usize = 1 << 20;
@@ -123,9 +124,12 @@ impl Shape {
     /// once per cross-validation fold and learner, and a shape is a pure
     /// function of its key.
     pub fn cached(config: &Config, candidate: &Candidate) -> Option<Arc<Shape>> {
-        SHAPES.get_or((*config, *candidate), || {
-            Shape::of(config, candidate).map(Arc::new)
-        })
+        // Our implementation and Open MPI's run one schedule: one shape.
+        let key = Candidate {
+            implementation: Impl::Own,
+            ..*candidate
+        };
+        SHAPES.get_or((*config, key), || Shape::of(config, &key).map(Arc::new))
     }
 
     /// Forgets every remembered shape (for benchmarks of cold pricing).
