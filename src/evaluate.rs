@@ -2,7 +2,7 @@
 //! (DESIGN §3): speed-up over the library default, slowdown against the best
 //! measured candidate, hit rates.
 
-use crate::data::{Candidate, Config, Dataset};
+use crate::data::{Candidate, Config, Dataset, Measurement};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
 use crate::ompi_fixed;
@@ -32,7 +32,8 @@ pub fn held_out(d: &Dataset, by: SplitBy, fraction: f64, seed: u64) -> Result<BT
         .collect();
     if values.len() < 2 {
         return Err(Error::Usage(format!(
-            "cannot split by {by:?}: the data has only {} distinct value(s)",
+            "cannot split by {}: the data has {} distinct value(s), a split needs two or more",
+            format!("{by:?}").to_lowercase(),
             values.len()
         )));
     }
@@ -121,6 +122,19 @@ pub fn evaluate(
     if train.is_empty() {
         return Err(Error::Usage("the training part is empty".into()));
     }
+    if !test.by_config().any(comparable) {
+        let with_default = test
+            .by_config()
+            .filter(|g| g.iter().any(|m| m.candidate.is_default()))
+            .count();
+        return Err(Error::Usage(format!(
+            "nothing to evaluate: none of the test part's {} configuration(s) has both a \
+             `default` row and another measured candidate ({with_default} have a `default` \
+             row); selectors are scored against the library default, so measure it too \
+             (`bench` does)",
+            test.by_config().count()
+        )));
+    }
     let set = TrainingSet::new(train, None, learners.iter().any(|k| k.is_hybrid()));
     let cv = cross_validate(train, learners, set.analytical.shared, folds, &mut tick)?;
     let auto = choose_auto(learners, cv.as_deref());
@@ -143,12 +157,12 @@ pub fn evaluate(
 
     let mut configs = Vec::new();
     for group in test.by_config() {
+        if !comparable(group) {
+            continue;
+        }
         let Some(default) = group.iter().find(|m| m.candidate.is_default()) else {
             continue;
         };
-        if group.len() < 2 {
-            continue;
-        }
         let measured = |c: &Candidate| group.iter().find(|m| m.candidate == *c).map(|m| m.time_us);
         let Some(best) = group.iter().min_by(|a, b| a.time_us.total_cmp(&b.time_us)) else {
             continue;
@@ -215,6 +229,12 @@ pub fn evaluate(
         cv: cv.unwrap_or_default(),
         configs,
     })
+}
+
+/// A test configuration the figures can use (DESIGN §3): it has a
+/// `default` row and at least one other measured candidate.
+fn comparable(group: &[Measurement]) -> bool {
+    group.len() >= 2 && group.iter().any(|m| m.candidate.is_default())
 }
 
 #[cfg(test)]

@@ -194,7 +194,8 @@ struct HeldOut {
 /// candidates measured at that configuration (and trained on). The
 /// analytical models are refitted per fold under `shared` (the full data's
 /// choice of γ's slope and Q). Returns `None` when the data has fewer than
-/// two procs values.
+/// two procs values or no held-out configuration measured with two or more
+/// candidates (there is nothing to choose between).
 pub fn cross_validate(
     d: &Dataset,
     kinds: &[LearnerKind],
@@ -231,9 +232,12 @@ pub fn cross_validate(
             all.extend(picks);
         }
     }
-    let scores = kinds
+    // A learner with nothing held out to score (every held-out configuration
+    // had a single candidate) gets no row; no rows at all is no CV.
+    let scores: Vec<CvScore> = kinds
         .iter()
         .zip(&held_out)
+        .filter(|(_, held_out)| !held_out.is_empty())
         .filter_map(|(&kind, held_out)| {
             MARGINS
                 .iter()
@@ -244,7 +248,7 @@ pub fn cross_validate(
                 })
         })
         .collect();
-    Ok(Some(scores))
+    Ok((!scores.is_empty()).then_some(scores))
 }
 
 /// Every learner's picks on the configurations of the procs values `held`,
@@ -312,11 +316,7 @@ fn score(learner: LearnerKind, folds: usize, margin: f64, held_out: &[HeldOut]) 
         folds,
         configs: n,
         default_margin: margin,
-        geomean_slowdown_vs_best: if n == 0 {
-            f64::NAN
-        } else {
-            (log_sum / n as f64).exp()
-        },
+        geomean_slowdown_vs_best: (log_sum / n.max(1) as f64).exp(),
         best_rate: share(best),
         within_5pct_rate: share(within),
     }

@@ -173,3 +173,25 @@ fn bad_options_exit_2() {
         assert_eq!(evaluate(&args).status.code(), Some(2), "{args:?}");
     }
 }
+
+/// Figures are taken against the measured `default` (DESIGN §3): test data
+/// without it is refused with the reason, before anything is trained.
+#[test]
+fn test_data_without_default_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("forced.csv");
+    let mut text = String::from("algorithm,procs,nodes,msg_bytes,time_us\n");
+    for p in [2u32, 4, 8, 16, 32] {
+        for m in [1u64, 1024, 65536] {
+            for (a, c) in [("binomial", 1.0), ("linear", 2.0)] {
+                text += &format!("{a},{p},1,{m},{}\n", c * f64::from(p) + m as f64 / 100.0);
+            }
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let o = evaluate(&["--train", csv.to_str().unwrap(), "--split", "procs"]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(stderr.contains("nothing to evaluate"), "{stderr}");
+    assert!(stderr.contains("(0 have a `default` row)"), "{stderr}");
+}

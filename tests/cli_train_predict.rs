@@ -223,6 +223,22 @@ fn predict_refuses_what_it_cannot_use() {
     ));
     assert_eq!(c, Some(2));
     assert!(e.contains("sizes must increase"), "{e}");
+    let (c, e) = code(predict(
+        &model,
+        &["--nodes", "1", "--ppn", "4", "--sizes", "0,1K"],
+    ));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("a broadcast of no data"), "{e}");
+    let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "1"]));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("a job of 1 rank"), "{e}");
+    // In a list, one rank is left out and the others decided.
+    let o = predict(
+        &model,
+        &["--nodes", "1", "--procs", "1,4", "--format", "csv"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(csv_rows(&o.stdout).iter().all(|r| r[2] == "4"));
     let (c, _) = code(predict(
         &model,
         &["--nodes", "1", "--ppn", "4", "--procs", "4,8"],
@@ -322,6 +338,40 @@ fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 3);
     assert_eq!(manifest["cv"].as_array().unwrap().len(), 0);
     assert_eq!(manifest["auto"], "knn");
+}
+
+/// Data of a single candidate, over several procs values: nothing to choose
+/// between, so no cross-validation figures, a warning, and a model that
+/// `predict` reads and that always picks that candidate.
+#[test]
+fn one_candidate_trains_without_cv_and_predicts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("one.csv");
+    let mut text = String::from("algorithm,procs,nodes,msg_bytes,time_us\n");
+    for p in [2u32, 4, 8, 16] {
+        for m in [1u64, 64, 4096, 65536] {
+            text += &format!("binomial,{p},1,{m},{}\n", f64::from(p) + m as f64 / 100.0);
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let model = dir.path().join("m");
+    let o = bin()
+        .arg("train")
+        .arg(&csv)
+        .arg("--out")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(stderr.contains("only one candidate (binomial"), "{stderr}");
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(stdout.contains("no cross-validation possible"), "{stdout}");
+    let o = predict(&model, &["--nodes", "1", "--ppn", "8", "--format", "csv"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = csv_rows(&o.stdout);
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r[6] == "binomial"), "{rows:?}");
 }
 
 /// Imbalance is a feature: a model trained on `bench --imbalance` data

@@ -44,10 +44,24 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         Choice::Analytical => None,
     };
     let trained = &manifest.training;
-    let sizes = args
-        .sizes
-        .clone()
-        .map_or_else(|| trained.msg_bytes.clone(), |s| s.0);
+    // MPI_Bcast of no data, or over one rank, returns at once in Open MPI
+    // and MPICH: there is nothing to decide (see also `jobs`).
+    let sizes = match &args.sizes {
+        Some(list) if list.0.contains(&0) => {
+            return Err(Error::Usage(
+                "--sizes has 0 B: a broadcast of no data returns without \
+                 communicating, so there is nothing to decide; give sizes of 1 byte or more"
+                    .into(),
+            ))
+        }
+        Some(list) => list.0.clone(),
+        None => trained
+            .msg_bytes
+            .iter()
+            .copied()
+            .filter(|&m| m > 0)
+            .collect(),
+    };
     let selector = Selector {
         candidates: &manifest.candidates,
         predictor: match &models {
@@ -103,6 +117,12 @@ fn jobs(args: &PredictArgs, arrival: crate::data::Arrival) -> Result<Vec<Job>> {
         (Some(list), _) => list
             .0
             .iter()
+            .filter(|&&p| {
+                if p == 1 {
+                    eprintln!("note: --procs 1 left out: a 1-rank broadcast sends nothing");
+                }
+                p != 1
+            })
             .map(|&p| {
                 let procs = u32::try_from(p)
                     .map_err(|_| Error::Usage(format!("--procs {p} is too large")))?;
@@ -119,6 +139,13 @@ fn jobs(args: &PredictArgs, arrival: crate::data::Arrival) -> Result<Vec<Job>> {
         }
         (None, None) => return Err(Error::Usage("give --ppn or --procs".into())),
     };
+    if shapes.iter().all(|&(procs, ..)| procs == 1) {
+        return Err(Error::Usage(
+            "a job of 1 rank: its broadcast sends nothing, so there is nothing to decide; \
+             give 2 ranks or more"
+                .into(),
+        ));
+    }
     shapes
         .into_iter()
         .map(|(procs, nodes, ppn)| {

@@ -71,6 +71,13 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             "no candidate has {MIN_ROWS} or more measurements: nothing to train"
         )));
     }
+    if let [only] = cs.candidates.as_slice() {
+        bar.suspend(|| {
+            eprintln!(
+                "warning: only one candidate ({only}) in the data: every decision will be {only}"
+            )
+        });
+    }
     let mut fitted = Vec::with_capacity(learners.len());
     for &kind in &learners {
         fitted.push(LearnerModels {
@@ -124,7 +131,10 @@ pub fn train(args: &TrainArgs) -> Result<()> {
                 );
             }
         }
-        None => println!("only one procs value: no cross-validation possible"),
+        None => println!(
+            "no cross-validation possible: it needs two or more procs values and \
+             configurations measured with two or more candidates"
+        ),
     }
     println!("auto = {auto}; model written to {}", args.out.display());
     Ok(())

@@ -79,9 +79,23 @@ pub fn render(t: &DecisionTable) -> String {
 }
 
 fn format_us(us: f64) -> String {
-    if us >= 1000.0 {
+    if us >= 1e6 {
+        format!("{:.2} s", us / 1e6)
+    } else if us >= 1000.0 {
         format!("{:.2} ms", us / 1000.0)
     } else {
         format!("{us:.2} us")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_us;
+
+    #[test]
+    fn times_read_in_the_largest_unit_below_them() {
+        assert_eq!(format_us(2.5), "2.50 us");
+        assert_eq!(format_us(1500.0), "1.50 ms");
+        assert_eq!(format_us(5_499_050.0), "5.50 s");
     }
 }
