@@ -316,6 +316,8 @@ fn score(learner: LearnerKind, folds: usize, margin: f64, held_out: &[HeldOut]) 
         folds,
         configs: n,
         default_margin: margin,
+        // `cross_validate` scores no empty list; 1 then would not be NaN,
+        // which JSON cannot hold.
         geomean_slowdown_vs_best: (log_sum / n.max(1) as f64).exp(),
         best_rate: share(best),
         within_5pct_rate: share(within),
