@@ -66,7 +66,12 @@ fn every_own_algorithm_delivers_for_every_job_size() {
                 "2",
             ],
         );
-        ok(&out);
+        let stderr = ok(&out);
+        assert_eq!(
+            stderr.contains("a 1-rank job measures no communication"),
+            ranks == 1,
+            "{stderr}"
+        );
         let data = dataset(&csv);
         // Per size: linear 1, chain 2x2, pipeline 2, split 2, binary 2,
         // binomial 2, knomial 2x2, sbbt 1.

@@ -49,6 +49,12 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
                 args.out.display(),
                 o.seconds
             );
+            if o.job.procs == 1 {
+                eprintln!(
+                    "bench: warning: a 1-rank job measures no communication (MPI_Bcast \
+                     returns at once); run it under `mpirun -n P` with P of 2 or more"
+                );
+            }
             if let (Some(first), Some(last)) = (o.missing.first(), o.missing.last()) {
                 eprintln!(
                     "bench: time budget reached; {} points not measured (message sizes {} to {}); \
