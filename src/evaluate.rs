@@ -122,7 +122,7 @@ pub fn evaluate(
     if train.is_empty() {
         return Err(Error::Usage("the training part is empty".into()));
     }
-    if !test.by_config().any(comparable) {
+    if !test.by_config().any(|g| comparable(g).is_some()) {
         let with_default = test
             .by_config()
             .filter(|g| g.iter().any(|m| m.candidate.is_default()))
@@ -157,10 +157,7 @@ pub fn evaluate(
 
     let mut configs = Vec::new();
     for group in test.by_config() {
-        if !comparable(group) {
-            continue;
-        }
-        let Some(default) = group.iter().find(|m| m.candidate.is_default()) else {
+        let Some(default) = comparable(group) else {
             continue;
         };
         let measured = |c: &Candidate| group.iter().find(|m| m.candidate == *c).map(|m| m.time_us);
@@ -231,10 +228,11 @@ pub fn evaluate(
     })
 }
 
-/// A test configuration the figures can use (DESIGN §3): it has a
-/// `default` row and at least one other measured candidate.
-fn comparable(group: &[Measurement]) -> bool {
-    group.len() >= 2 && group.iter().any(|m| m.candidate.is_default())
+/// The `default` row of a test configuration the figures can use (DESIGN
+/// §3): one with that row and at least one other measured candidate.
+fn comparable(group: &[Measurement]) -> Option<&Measurement> {
+    let default = group.iter().find(|m| m.candidate.is_default())?;
+    (group.len() >= 2).then_some(default)
 }
 
 #[cfg(test)]

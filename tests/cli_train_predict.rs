@@ -17,6 +17,17 @@ fn train(out: &Path, extra: &[&str]) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `train CSV --out OUT` with the default learners.
+fn train_file(csv: &Path, out: &Path) -> std::process::Output {
+    bin()
+        .arg("train")
+        .arg(csv)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 fn predict(model: &Path, args: &[&str]) -> std::process::Output {
     bin()
         .args(["predict", "--model"])
@@ -294,13 +305,7 @@ fn train_rejects_bad_data_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "algorithm,procs,msg_bytes,time_us\nlinear,4,8,-1\n").unwrap();
-    let o = bin()
-        .arg("train")
-        .arg(&bad)
-        .arg("--out")
-        .arg(dir.path().join("m"))
-        .output()
-        .unwrap();
+    let o = train_file(&bad, &dir.path().join("m"));
     assert_eq!(o.status.code(), Some(2));
     assert!(!dir.path().join("m").exists(), "no model from bad data");
 }
@@ -318,13 +323,7 @@ fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
     text += "pipeline,4,1,8,9.0\n";
     std::fs::write(&csv, text).unwrap();
     let model = dir.path().join("m");
-    let o = bin()
-        .arg("train")
-        .arg(&csv)
-        .arg("--out")
-        .arg(&model)
-        .output()
-        .unwrap();
+    let o = train_file(&csv, &model);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8(o.stderr).unwrap();
     assert!(
@@ -355,13 +354,7 @@ fn one_candidate_trains_without_cv_and_predicts_it() {
     }
     std::fs::write(&csv, text).unwrap();
     let model = dir.path().join("m");
-    let o = bin()
-        .arg("train")
-        .arg(&csv)
-        .arg("--out")
-        .arg(&model)
-        .output()
-        .unwrap();
+    let o = train_file(&csv, &model);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8(o.stderr).unwrap();
     assert!(stderr.contains("only one candidate (binomial"), "{stderr}");

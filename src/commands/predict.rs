@@ -113,16 +113,10 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
 /// The job, or one job per `--procs` value spread over `--nodes` nodes, for
 /// ranks arriving as `arrival` says.
 fn jobs(args: &PredictArgs, arrival: crate::data::Arrival) -> Result<Vec<Job>> {
-    let shapes: Vec<(u32, u32, u32)> = match (&args.procs, args.ppn) {
+    let mut shapes: Vec<(u32, u32, u32)> = match (&args.procs, args.ppn) {
         (Some(list), _) => list
             .0
             .iter()
-            .filter(|&&p| {
-                if p == 1 {
-                    eprintln!("note: --procs 1 left out: a 1-rank broadcast sends nothing");
-                }
-                p != 1
-            })
             .map(|&p| {
                 let procs = u32::try_from(p)
                     .map_err(|_| Error::Usage(format!("--procs {p} is too large")))?;
@@ -139,12 +133,17 @@ fn jobs(args: &PredictArgs, arrival: crate::data::Arrival) -> Result<Vec<Job>> {
         }
         (None, None) => return Err(Error::Usage("give --ppn or --procs".into())),
     };
+    // A 1-rank broadcast sends nothing: left out of a list, refused alone.
     if shapes.iter().all(|&(procs, ..)| procs == 1) {
         return Err(Error::Usage(
             "a job of 1 rank: its broadcast sends nothing, so there is nothing to decide; \
              give 2 ranks or more"
                 .into(),
         ));
+    }
+    if shapes.iter().any(|&(procs, ..)| procs == 1) {
+        eprintln!("note: --procs 1 left out: a 1-rank broadcast sends nothing");
+        shapes.retain(|&(procs, ..)| procs > 1);
     }
     shapes
         .into_iter()
