@@ -3,7 +3,7 @@
 //! table < 50 ms), for `auto` and every other selector the model offers.
 //! Prints figures; asserts nothing. Run: cargo bench --bench predict
 
-use bcast_select::analytical::Shape;
+use bcast_select::analytical::price::price;
 use bcast_select::data::Mapping;
 use bcast_select::decision::{DecisionTable, Job};
 use bcast_select::features;
@@ -39,13 +39,16 @@ fn main() {
         manifest.auto,
         start.elapsed().as_secs_f64() * 1e3
     );
+    // Each selector prices with a fresh copy of the analytical model, whose
+    // memo of prices starts empty: its first table is cold.
+    let copies: Vec<_> = (0..=learners.len()).map(|_| analytical.clone()).collect();
     let mut selectors = vec![(
         "analytical".to_string(),
-        Predictor::Analytical(&analytical),
+        Predictor::Analytical(&copies[0]),
         0.0,
     )];
-    for (kind, models) in &learners {
-        let predictor = Predictor::of(*kind, &models.models, &analytical);
+    for ((kind, models), analytical) in learners.iter().zip(&copies[1..]) {
+        let predictor = Predictor::of(*kind, &models.models, analytical);
         let auto = if *kind == manifest.auto {
             " (auto)"
         } else {
@@ -67,7 +70,7 @@ fn main() {
     };
     println!(
         "selector           one config (us)  30-size table (ms): cold  warm median\n\
-         (cold: first table, analytical shapes not yet computed; they are remembered)"
+         (cold: first table, analytical prices not yet computed; they are remembered)"
     );
     for (name, predictor, margin) in selectors {
         let selector = Selector {
@@ -76,7 +79,6 @@ fn main() {
             mappings: &manifest.candidate_mappings,
             default_margin: margin,
         };
-        Shape::clear_cache();
         let sizes: Vec<u64> = (0..30).map(|i| 1u64 << (i % 23) | i).collect();
         let table = || {
             let start = Instant::now();
@@ -89,7 +91,7 @@ fn main() {
         let mut warm: Vec<f64> = (0..11).map(|_| table()).collect();
         warm.sort_by(f64::total_cmp);
         // 1,344 distinct configurations: two thirds of the calls price
-        // their shapes cold.
+        // cold.
         let n = 2_000;
         let start = Instant::now();
         let mut checksum = 0.0;
@@ -103,14 +105,15 @@ fn main() {
             warm[5]
         );
     }
-    per_candidate(&manifest, &learners, job);
+    per_candidate(&manifest, &analytical, &learners, job);
 }
 
 /// Where a selection's time goes, per candidate over the same 1,344
-/// configurations: the analytical shape priced cold (each job's tree levels
-/// computed once, then remembered as in real use) and one KNN query.
+/// configurations: the analytical price computed cold (a simulation of the
+/// schedule) and one KNN query.
 fn per_candidate(
     manifest: &bcast_select::model_dir::Manifest,
+    analytical: &bcast_select::analytical::Fitted,
     learners: &[(LearnerKind, bcast_select::model_dir::LearnerModels)],
     job: impl Fn(u32) -> Job,
 ) {
@@ -119,13 +122,15 @@ fn per_candidate(
         .map(|(ppn, m)| job(ppn).config(m))
         .collect();
     let knn = learners.iter().find(|(k, _)| *k == LearnerKind::Knn);
-    println!("\ncandidate                     cold shape (us)  knn query (us)");
+    println!("\ncandidate                     cold price (us)  knn query (us)");
     for (i, candidate) in manifest.candidates.iter().enumerate() {
-        Shape::clear_cache();
         let start = Instant::now();
         let priced = configs
             .iter()
-            .filter(|c| Shape::of(c, candidate).is_some())
+            .filter_map(|c| analytical.runs(c, candidate).map(|runs| (c, runs)))
+            .filter(|(c, runs)| {
+                price(c, runs, &analytical.platform, analytical.statistic).is_some()
+            })
             .count();
         let shape = start.elapsed().as_secs_f64() * 1e6 / configs.len() as f64;
         let query = knn.map_or(f64::NAN, |(_, models)| {

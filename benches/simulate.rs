@@ -9,15 +9,8 @@ use std::time::Instant;
 
 fn main() {
     let cost = CostModel {
-        shm: Link {
-            alpha_us: 0.5,
-            beta_us_per_byte: 0.0002,
-        },
-        net: Link {
-            alpha_us: 3.0,
-            beta_us_per_byte: 0.001,
-        },
-        serialize_sends: true,
+        shm: Link::serialized(0.5, 0.0002),
+        net: Link::serialized(3.0, 0.001),
     };
     let placement = Placement::new(1024, 32, 32, NodeOrder::Block).unwrap();
     for algorithm in [Algorithm::Binomial, Algorithm::Pipeline] {

@@ -29,15 +29,8 @@ fn main() {
             (Algorithm::Knomial, 0, Some(4)),
         ],
         cost: CostModel {
-            shm: Link {
-                alpha_us: 0.4,
-                beta_us_per_byte: 0.0002,
-            },
-            net: Link {
-                alpha_us: 2.0,
-                beta_us_per_byte: 0.0008,
-            },
-            serialize_sends: true,
+            shm: Link::serialized(0.4, 0.0002),
+            net: Link::serialized(2.0, 0.0008),
         },
         noise: 0.05,
         seed: 1,
@@ -61,7 +54,7 @@ fn main() {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    let set = TrainingSet::new(&data, None, true);
+    let set = TrainingSet::new(&data, true);
     println!(
         "  analytical models and hybrid features {:>6.2} s",
         start.elapsed().as_secs_f64()
@@ -76,7 +69,7 @@ fn main() {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    cross_validate(&data, &LearnerKind::ALL, set.analytical.shared, 5, || {}).expect("cv");
+    cross_validate(&data, &LearnerKind::ALL, 5, || {}).expect("cv");
     println!(
         "5-fold leave-procs-out cross-validation of all learners: {:.2} s",
         start.elapsed().as_secs_f64()

@@ -5,6 +5,7 @@
 use crate::data::{Candidate, Config, Dataset, Measurement};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
+use crate::metrics::{pairwise_accuracy, Pairwise};
 use crate::ompi_fixed;
 use crate::select::{Predictor, Ranked, Selector};
 use crate::train::{choose_auto, cross_validate, default_margin, CvScore, TrainingSet};
@@ -76,6 +77,14 @@ pub struct SelectorScore {
     pub worse_than_default_10pct_rate: f64,
 }
 
+/// Pairwise ranking accuracy (see [`pairwise_accuracy`]) over all priced
+/// candidates, and over the forced ones only.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Ranking {
+    pub all: Option<Pairwise>,
+    pub forced: Option<Pairwise>,
+}
+
 /// One selector's pick at one test configuration.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Pick {
@@ -102,6 +111,8 @@ pub struct Report {
     pub test_rows: usize,
     pub test_configs: usize,
     pub selectors: Vec<SelectorScore>,
+    /// Pairwise ranking accuracy of the analytical model on the test part.
+    pub analytical_ranking: Ranking,
     #[serde(skip)]
     pub auto: LearnerKind,
     #[serde(skip)]
@@ -135,8 +146,8 @@ pub fn evaluate(
             test.by_config().count()
         )));
     }
-    let set = TrainingSet::new(train, None, learners.iter().any(|k| k.is_hybrid()));
-    let cv = cross_validate(train, learners, set.analytical.shared, folds, &mut tick)?;
+    let set = TrainingSet::new(train, learners.iter().any(|k| k.is_hybrid()));
+    let cv = cross_validate(train, learners, folds, &mut tick)?;
     let auto = choose_auto(learners, cv.as_deref());
     let mut fitted = Vec::new();
     for &kind in learners {
@@ -148,6 +159,17 @@ pub fn evaluate(
         predictor: Predictor::Analytical(&set.analytical),
         mappings: &set.cs.mappings,
         default_margin: 0.0,
+    };
+    // How well the analytical model orders the candidates measured on the
+    // test part: all of them, and those forced (without `default`, which
+    // models that cannot price it leave out).
+    let analytical_ranking = Ranking {
+        all: pairwise_accuracy(test, 0.0, |c, k| set.analytical.predict_us(c, k)),
+        forced: pairwise_accuracy(test, 0.0, |c, k| {
+            (!k.is_default())
+                .then(|| set.analytical.predict_us(c, k))
+                .flatten()
+        }),
     };
     let mut names: Vec<String> = ["oracle", "default", "ompi-fixed", "analytical"]
         .map(String::from)
@@ -222,6 +244,7 @@ pub fn evaluate(
         test_rows: test.measurements().len(),
         test_configs: configs.len(),
         selectors,
+        analytical_ranking,
         auto,
         cv: cv.unwrap_or_default(),
         configs,
@@ -246,6 +269,7 @@ impl Report {
             selectors: ["oracle", "default", "auto"]
                 .map(|n| score(n, &configs))
                 .to_vec(),
+            analytical_ranking: Ranking::default(),
             auto: LearnerKind::Knn,
             cv: Vec::new(),
             configs,

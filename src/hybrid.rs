@@ -16,39 +16,40 @@ pub const FEATURE: &str = "ln_analytical_us";
 /// Width of a hybrid feature row.
 pub const WIDTH: usize = features::BASE.len() + 1;
 
-/// The analytical times of every modelled candidate on one configuration.
+/// The analytical times of the candidates on one configuration.
 pub struct Terms<'a> {
     fitted: &'a Fitted,
-    /// Per fit, in `fitted.fits` order.
-    times_us: Vec<Option<f64>>,
+    config: &'a Config,
+    /// The fastest priced candidate's time, once asked for.
+    fastest: std::cell::OnceCell<Option<f64>>,
+    candidates: &'a [Candidate],
 }
 
 impl<'a> Terms<'a> {
-    pub fn new(fitted: &'a Fitted, config: &Config) -> Terms<'a> {
-        let times_us = fitted
-            .fits
-            .iter()
-            .map(|f| fitted.predict_us(config, &f.candidate))
-            .collect();
-        Terms { fitted, times_us }
+    /// Terms of `candidates` (the ones a selector ranks) on `config`.
+    pub fn new(fitted: &'a Fitted, config: &'a Config, candidates: &'a [Candidate]) -> Terms<'a> {
+        Terms {
+            fitted,
+            config,
+            fastest: std::cell::OnceCell::new(),
+            candidates,
+        }
     }
 
-    /// ln of the analytical time of `candidate`: its own model's or, for a
-    /// candidate without a schedule (the library default), the fastest
-    /// modelled candidate's — the time the library could reach. 0 when no
-    /// candidate has a model: the column is then constant and the learner
-    /// works as its plain self.
+    /// ln of the analytical time of `candidate`: its own price or, where
+    /// the model cannot price it (`default` where the library's choice is
+    /// unknown), the fastest priced candidate's — the time the library
+    /// could reach. 0 when nothing is priced: the column is then constant
+    /// and the learner works as its plain self.
     pub fn of(&self, candidate: &Candidate) -> f64 {
-        let own = self
-            .fitted
-            .position(candidate)
-            .and_then(|i| self.times_us[i]);
+        let own = self.fitted.predict_us(self.config, candidate);
         own.or_else(|| {
-            self.times_us
-                .iter()
-                .flatten()
-                .copied()
-                .min_by(f64::total_cmp)
+            *self.fastest.get_or_init(|| {
+                self.candidates
+                    .iter()
+                    .filter_map(|c| self.fitted.predict_us(self.config, c))
+                    .min_by(f64::total_cmp)
+            })
         })
         .map_or(0.0, |t| t.max(1e-6).ln())
     }
@@ -65,44 +66,43 @@ pub fn row(config: &Config, term: f64) -> [f64; WIDTH] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analytical::{CandidateFit, Params, Shared};
+    use crate::analytical::fit::fit_dataset;
     use crate::data::tests::row as measurement;
-    use crate::data::Algorithm;
+    use crate::data::{Algorithm, Dataset, Provenance};
 
     #[test]
-    fn default_gets_the_fastest_modelled_time() {
-        let linear = measurement(4, 1024, Algorithm::Linear, 1.0);
-        let fitted = Fitted {
-            shared: Shared {
-                gamma_slope: 1.0,
-                q: 1.0,
-            },
-            fits: vec![CandidateFit {
-                candidate: linear.candidate,
-                rows: 3,
-                params: Params {
-                    overhead_us: 1.0,
-                    shm_alpha_us: 2.0,
-                    ..Params::default()
-                },
-                r2_log: 1.0,
-            }],
-            unmodeled: vec![Candidate::DEFAULT],
-        };
-        let terms = Terms::new(&fitted, &linear.config);
-        let own = terms.of(&linear.candidate);
-        assert!(own > 0.0, "linear has a model: {own}");
-        assert_eq!(terms.of(&Candidate::DEFAULT), own, "the only modelled one");
-        let none = Fitted {
-            fits: vec![],
-            ..fitted
-        };
+    fn default_gets_its_own_price_or_the_fastest() {
+        let rows: Vec<_> = (2..9)
+            .flat_map(|p| {
+                [
+                    measurement(p, 1024, Algorithm::Linear, 2.0 + f64::from(p)),
+                    measurement(p, 1024, Algorithm::Binomial, 3.0 + f64::from(p).log2()),
+                ]
+            })
+            .collect();
+        let fitted = fit_dataset(&Dataset::from_rows(rows.clone(), Provenance::default()));
+        let candidates = [rows[0].candidate, rows[1].candidate, Candidate::DEFAULT];
+        let config = rows[0].config;
+        let terms = Terms::new(&fitted, &config, &candidates);
+        let linear = terms.of(&candidates[0]);
+        assert!(linear.is_finite() && linear != 0.0);
+        // Open MPI's fixed decision is priced like any schedule.
+        let runs = fitted.runs(&config, &Candidate::DEFAULT).unwrap();
         assert_eq!(
-            Terms::new(&none, &linear.config).of(&Candidate::DEFAULT),
-            0.0
+            terms.of(&Candidate::DEFAULT),
+            fitted.predict_us(&config, &runs).unwrap().ln()
         );
-        let r = row(&linear.config, own);
-        assert_eq!(r[WIDTH - 1], own);
-        assert_eq!(r[..WIDTH - 1], features::base(&linear.config));
+        let mut mpich = fitted.clone();
+        mpich.library = crate::library::Library::Mpich;
+        let terms = Terms::new(&mpich, &config, &candidates);
+        let fastest = terms.of(&candidates[0]).min(terms.of(&candidates[1]));
+        assert_eq!(
+            terms.of(&Candidate::DEFAULT),
+            fastest,
+            "unpriced: the fastest"
+        );
+        let r = row(&config, linear);
+        assert_eq!(r[WIDTH - 1], linear);
+        assert_eq!(r[..WIDTH - 1], features::base(&config));
     }
 }

@@ -19,6 +19,8 @@ pub mod export;
 pub mod features;
 pub mod hybrid;
 pub mod learn;
+pub mod library;
+pub mod metrics;
 pub mod model_dir;
 pub mod ompi_fixed;
 pub mod report;

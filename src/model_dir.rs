@@ -20,7 +20,7 @@ use crate::train::CvScore;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const MANIFEST: &str = "manifest.json";
 const ANALYTICAL: &str = "analytical.json";
 
@@ -196,10 +196,22 @@ pub fn load_analytical(dir: &Path) -> Result<Fitted, InputError> {
     let fitted: Fitted = serde_json::from_str(&text).map_err(|e| {
         InputError::new(&path, format!("malformed analytical models: {e}")).at(e.line(), e.column())
     })?;
-    if !fitted.fits.is_sorted_by(|a, b| a.candidate < b.candidate) {
+    if !fitted.platform.is_complete() {
         return Err(InputError::new(
             &path,
-            "fits are not in candidate order; expected the file `bcast-select train` wrote",
+            "the platform lacks links at some message sizes; expected the file `bcast-select train` wrote",
+        ));
+    }
+    if let Some(bad) = fitted
+        .platform
+        .to_vec()
+        .iter()
+        .chain(fitted.overheads.iter().map(|o| &o.us))
+        .find(|v| !(v.is_finite() && **v >= 0.0))
+    {
+        return Err(InputError::new(
+            &path,
+            format!("a cost parameter is {bad}; expected finite non-negative numbers as `bcast-select train` writes"),
         ));
     }
     Ok(fitted)

@@ -59,7 +59,7 @@ impl Selector<'_> {
     pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
         let base = features::base(config);
         let terms = match self.predictor {
-            Predictor::Hybrid(_, fitted) => Some(Terms::new(fitted, config)),
+            Predictor::Hybrid(_, fitted) => Some(Terms::new(fitted, config, self.candidates)),
             _ => None,
         };
         let predict = |i: usize, candidate: &Candidate| match self.predictor {

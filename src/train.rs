@@ -3,8 +3,8 @@
 //! cross-validation (whole communicator sizes held out, as at prediction
 //! time the job size is usually one the data never had).
 
-use crate::analytical::fit::fit_dataset_with;
-use crate::analytical::{Fitted, Shared};
+use crate::analytical::fit::fit_dataset;
+use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::error::{Error, Result};
 use crate::features::{self, Samples};
@@ -71,11 +71,10 @@ pub struct TrainingSet {
 }
 
 impl TrainingSet {
-    /// `shared`: the analytical model's shared constants, or `None` to
-    /// choose them from `d`; `hybrid`: whether to build the hybrid samples.
-    pub fn new(d: &Dataset, shared: Option<Shared>, hybrid: bool) -> TrainingSet {
+    /// `hybrid`: whether to build the hybrid samples.
+    pub fn new(d: &Dataset, hybrid: bool) -> TrainingSet {
         let cs = candidate_samples(d);
-        let analytical = fit_dataset_with(d, shared);
+        let analytical = fit_dataset(d);
         let hybrid = if hybrid {
             hybrid_samples(&cs, &analytical)
         } else {
@@ -136,7 +135,7 @@ fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
     let configs: BTreeSet<&Config> = cs.configs.iter().flatten().collect();
     let terms: BTreeMap<&Config, Terms> = configs
         .into_iter()
-        .map(|c| (c, Terms::new(analytical, c)))
+        .map(|c| (c, Terms::new(analytical, c, &cs.candidates)))
         .collect();
     cs.candidates
         .iter()
@@ -192,14 +191,12 @@ struct HeldOut {
 
 /// Leave-procs-out cross-validation of each learner. A pick counts among the
 /// candidates measured at that configuration (and trained on). The
-/// analytical models are refitted per fold under `shared` (the full data's
-/// choice of γ's slope and Q). Returns `None` when the data has fewer than
+/// analytical models are refitted per fold. Returns `None` when the data has fewer than
 /// two procs values or no held-out configuration measured with two or more
 /// candidates (there is nothing to choose between).
 pub fn cross_validate(
     d: &Dataset,
     kinds: &[LearnerKind],
-    shared: Shared,
     folds: usize,
     mut tick: impl FnMut(),
 ) -> Result<Option<Vec<CvScore>>> {
@@ -213,7 +210,7 @@ pub fn cross_validate(
     let per_fold: Vec<Result<Vec<Vec<HeldOut>>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = groups
             .iter()
-            .map(|held| scope.spawn(move || held_out_picks(d, held, kinds, shared, hybrid)))
+            .map(|held| scope.spawn(move || held_out_picks(d, held, kinds, hybrid)))
             .collect();
         handles
             .into_iter()
@@ -257,11 +254,10 @@ fn held_out_picks(
     d: &Dataset,
     held: &BTreeSet<u32>,
     kinds: &[LearnerKind],
-    shared: Shared,
     hybrid: bool,
 ) -> Result<Vec<Vec<HeldOut>>> {
     let part = d.subset(|m| !held.contains(&m.config.procs));
-    let set = TrainingSet::new(&part, Some(shared), hybrid);
+    let set = TrainingSet::new(&part, hybrid);
     let cs = &set.cs;
     let tests: Vec<_> = d
         .by_config()
@@ -366,15 +362,8 @@ mod tests {
                 (Algorithm::Pipeline, 8192, None),
             ],
             cost: CostModel {
-                shm: Link {
-                    alpha_us: 1.0,
-                    beta_us_per_byte: 3e-4,
-                },
-                net: Link {
-                    alpha_us: 4.0,
-                    beta_us_per_byte: 1e-3,
-                },
-                serialize_sends: true,
+                shm: Link::serialized(1.0, 3e-4),
+                net: Link::serialized(4.0, 1e-3),
             },
             noise: 0.02,
             seed: 3,
@@ -401,7 +390,7 @@ mod tests {
     /// trend and stays close.
     #[test]
     fn hybrid_extrapolates_where_the_plain_learner_cannot() {
-        let set = TrainingSet::new(&simulated(vec![2, 3, 4, 6, 8, 12, 16]), None, true);
+        let set = TrainingSet::new(&simulated(vec![2, 3, 4, 6, 8, 12, 16]), true);
         let test = simulated(vec![32, 48]);
         for (plain, hybrid) in [
             (LearnerKind::Knn, LearnerKind::HybridKnn),
@@ -416,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_plain_training_set_refuses_hybrid_learners() {
-        let set = TrainingSet::new(&simulated(vec![2, 4, 8]), None, false);
+        let set = TrainingSet::new(&simulated(vec![2, 4, 8]), false);
         assert!(set.fit(LearnerKind::Knn).is_ok());
         assert!(set.fit(LearnerKind::HybridKnn).is_err());
     }

@@ -25,15 +25,25 @@ const SELECTOR_FIELDS: [&str; 9] = [
 ];
 
 #[test]
-fn json_has_exactly_the_design_fields() {
+fn json_has_the_design_fields_and_the_ranking() {
     let o = evaluate(&["--train", "data/derin_orfeo_epyc.csv", "--format", "json"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let top: BTreeSet<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         top,
-        BTreeSet::from(["train_rows", "test_rows", "test_configs", "selectors"])
+        BTreeSet::from([
+            "train_rows",
+            "test_rows",
+            "test_configs",
+            "selectors",
+            "analytical_ranking"
+        ]),
+        "DESIGN §3 plus the analytical model's pairwise ranking accuracy"
     );
+    let ranking = &v["analytical_ranking"]["all"];
+    assert!(ranking["pairs"].as_u64().unwrap() > 0);
+    assert!((0.0..=1.0).contains(&ranking["accuracy"].as_f64().unwrap()));
     let selectors = v["selectors"].as_array().unwrap();
     let names: Vec<&str> = selectors
         .iter()

@@ -67,7 +67,7 @@ fn train_writes_a_model_that_predict_reads() {
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 5);
+    assert_eq!(manifest["format_version"], 6);
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
     assert_eq!(manifest["cv"].as_array().unwrap().len(), 7);
     assert_eq!(manifest["training"]["rows"], 800);
@@ -180,9 +180,6 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
                 if let Ok(runner) = r[15].parse::<f64>() {
                     assert!(best <= runner || r[6] == "default", "{what}: {r:?}");
                 }
-                if learner == "analytical" {
-                    assert_ne!(r[6], "default", "{what}: the models cannot price default");
-                }
             }
         }
     }
@@ -282,7 +279,7 @@ fn predict_refuses_what_it_cannot_use() {
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        original.replace("\"format_version\": 5", "\"format_version\": 7"),
+        original.replace("\"format_version\": 6", "\"format_version\": 7"),
     )
     .unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));

@@ -7,15 +7,8 @@ use bcast_select::sim::{simulate, CostModel, Link};
 use proptest::prelude::*;
 
 const COST: CostModel = CostModel {
-    shm: Link {
-        alpha_us: 0.5,
-        beta_us_per_byte: 0.0002,
-    },
-    net: Link {
-        alpha_us: 3.0,
-        beta_us_per_byte: 0.001,
-    },
-    serialize_sends: true,
+    shm: Link::serialized(0.5, 0.0002),
+    net: Link::serialized(3.0, 0.001),
 };
 
 /// Message sizes spread over 0..=4 MiB on a log scale, rarely multiples of

@@ -1,152 +1,152 @@
-//! Analytical cost models of the broadcast algorithms, derived from the
-//! schedules the harness runs (the model-based selection paper, §4): a
-//! broadcast is the sum of its stages, a stage costs its slowest concurrent
-//! flat-tree fan-out (NBFT), and a fan-out of k children costs γ(k) times one
-//! point-to-point transfer of its segment on its channel (Hockney α + β·m,
-//! shared memory within a node, network across). A fan-out that mixes the
-//! channels counts as a network fan-out in which every Q shared-memory
-//! children weigh like one network child (the paper's eq. 4).
+//! Analytical cost models of the broadcast algorithms, derived from the same
+//! schedules the harness runs: a broadcast costs what its schedule costs
+//! when simulated on the job's placement under a LogGP-like model of the
+//! platform (see [`crate::sim`]): per channel (shared memory within a node,
+//! network across nodes) the sender's busy time per message and per byte —
+//! a rank's sends leave one after another — and the overlapping time in
+//! flight per message and per byte. The time is that of the last rank to
+//! finish, so it follows the critical path through the tree: a binomial
+//! tree's first child forwards while the root still sends to the others,
+//! which a sum of synchronous stages cannot express.
 //!
-//! γ(k) = 1 + s·(k − 1) between full overlap (s = 0) and serialized sends
-//! (s = 1) and the channel ratio Q are shared by all algorithms; (overhead,
-//! α, β per channel) are fitted per candidate ([`fit`]).
+//! What is shared and why: the eight platform parameters are properties of
+//! the machine, not of an algorithm, so every row of every candidate fits
+//! them together — `default` rows included, as runs of the algorithm the
+//! library chose ([`crate::library`]). An algorithm that was never forced
+//! (knomial, a segmented variant) is then priced from the same platform.
+//! What a schedule cannot explain gets one term per (algorithm,
+//! implementation): a constant per broadcast (set-up, tree building, our
+//! harness's own overhead), fitted with the rest and never negative.
 
 pub mod fit;
-mod shape;
+pub mod platform;
+pub mod price;
 
-use shape::Fanout;
-pub use shape::Shape;
-
-use crate::data::{Candidate, Config};
+use crate::data::{Algorithm, Candidate, Config, Impl};
+use crate::library::{DefaultCheck, Library, Regime};
+use crate::metrics::Pairwise;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
 
-/// One candidate's fit.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CandidateFit {
-    pub candidate: Candidate,
-    pub rows: usize,
-    pub params: Params,
-    /// R² of ln(time) in sample.
-    pub r2_log: f64,
-}
-
+/// The fitted platform and per-algorithm terms.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Fitted {
-    pub shared: Shared,
-    pub fits: Vec<CandidateFit>,
-    /// Candidates without a model (no schedule: default, scatter-allgather).
-    pub unmodeled: Vec<Candidate>,
+    pub platform: platform::Platform,
+    /// Which time of a broadcast the data hold.
+    pub statistic: price::Statistic,
+    pub overheads: Vec<Overhead>,
+    pub library: Library,
+    /// Whether measured `default` behaves like what `library` says it runs.
+    pub default_checks: Vec<DefaultCheck>,
+    /// The channels the fitted rows used; an unused channel's parameters
+    /// are copied from the other (a guess: nothing measured them).
+    pub measured_shm: bool,
+    pub measured_net: bool,
+    pub summary: Summary,
+    #[serde(skip)]
+    memo: Memo,
+}
+
+/// A per-broadcast constant of one algorithm and implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    pub algorithm: Algorithm,
+    #[serde(rename = "impl")]
+    pub implementation: Impl,
+    pub us: f64,
+    /// Fitted rows of this algorithm and implementation.
+    pub rows: usize,
+}
+
+/// How well the model explains the rows it was fitted on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub rows: usize,
+    /// R² of ln(time).
+    pub r2_log: f64,
+    /// Pairwise ranking accuracy over the measured candidates of each
+    /// configuration (see [`crate::metrics::pairwise_accuracy`]).
+    pub pairwise: Option<Pairwise>,
 }
 
 impl Fitted {
-    /// Where `candidate`'s fit is in `fits` (kept in candidate order).
-    pub fn position(&self, candidate: &Candidate) -> Option<usize> {
-        self.fits
-            .binary_search_by(|f| f.candidate.cmp(candidate))
-            .ok()
+    /// The schedule `candidate` runs on `config`, where the model can price
+    /// it: `default` as the library's choice unless the data refuted that
+    /// in this regime; nothing for runs no schedule describes.
+    pub fn runs(&self, config: &Config, candidate: &Candidate) -> Option<Candidate> {
+        let refuted = self
+            .default_checks
+            .iter()
+            .any(|c| c.refuted && c.regime == Regime::of(config));
+        if candidate.is_default() && refuted {
+            return None;
+        }
+        self.library.runs(config, candidate)
     }
 
-    pub fn params(&self, candidate: &Candidate) -> Option<Params> {
-        self.position(candidate).map(|i| self.fits[i].params)
-    }
-
-    /// Predicted time (µs) of `candidate` on `config`; `None` without a
-    /// model for it.
+    /// Predicted time (µs) of `candidate` on `config`; `None` where the
+    /// model cannot price it.
     pub fn predict_us(&self, config: &Config, candidate: &Candidate) -> Option<f64> {
-        let params = self.params(candidate)?;
-        let shape = Shape::cached(config, candidate)?;
-        Some(predict(&shape, &self.shared, &params))
-    }
-}
-
-/// Parameters shared by every algorithm of a platform.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Shared {
-    /// Slope s of γ(k) = 1 + s·(k − 1).
-    pub gamma_slope: f64,
-    /// How many shared-memory children weigh like one network child.
-    pub q: f64,
-}
-
-impl Shared {
-    fn gamma(&self, children: f64) -> f64 {
-        1.0 + self.gamma_slope * (children - 1.0).max(0.0)
-    }
-}
-
-/// One candidate's fitted parameters (µs, µs per byte).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Params {
-    pub overhead_us: f64,
-    pub shm_alpha_us: f64,
-    pub shm_beta_us_per_byte: f64,
-    pub net_alpha_us: f64,
-    pub net_beta_us_per_byte: f64,
-}
-
-/// Number of coefficients in [`Params`], in the order of [`Params::to_vec`].
-pub const WIDTH: usize = 5;
-
-impl Params {
-    pub fn to_vec(self) -> [f64; WIDTH] {
-        [
-            self.overhead_us,
-            self.shm_alpha_us,
-            self.shm_beta_us_per_byte,
-            self.net_alpha_us,
-            self.net_beta_us_per_byte,
-        ]
-    }
-
-    pub fn from_slice(v: &[f64]) -> Params {
-        Params {
-            overhead_us: v[0],
-            shm_alpha_us: v[1],
-            shm_beta_us_per_byte: v[2],
-            net_alpha_us: v[3],
-            net_beta_us_per_byte: v[4],
+        if self.summary.rows == 0 {
+            return None; // nothing was fitted
         }
+        let runs = self.runs(config, candidate)?;
+        let t = self.memo.get_or(config, &runs, || {
+            price::price(config, &runs, &self.platform, self.statistic)
+        })?;
+        // Every coefficient is ≥ 0; the floor keeps ln finite for a
+        // broadcast that sends nothing.
+        Some((t + self.overhead_us(&runs)).max(1e-3))
+    }
+
+    fn overhead_us(&self, runs: &Candidate) -> f64 {
+        self.overheads
+            .iter()
+            .find(|o| o.algorithm == runs.algorithm && o.implementation == runs.implementation)
+            .map_or(0.0, |o| o.us)
+    }
+
+    /// Whether the channels `config` uses were measured: without, its
+    /// prices are guesses.
+    pub fn channels_measured(&self, config: &Config) -> bool {
+        (config.nodes <= 1 || self.measured_net) && (config.ppn <= 1 || self.measured_shm)
     }
 }
 
-/// The model's time as a linear function of the parameters: the
-/// coefficients of (overhead, α_shm, β_shm, α_net, β_net), given which
-/// fan-out dominates each stage under `params`.
-pub fn design(shape: &Shape, shared: &Shared, params: &Params) -> [f64; WIDTH] {
-    let mut row = [1.0, 0.0, 0.0, 0.0, 0.0];
-    for (count, stage) in &shape.stages {
-        let terms = stage.iter().map(|f| terms(f, shared));
-        let cost = |t: &[f64; WIDTH]| {
-            t[1] * params.shm_alpha_us
-                + t[2] * params.shm_beta_us_per_byte
-                + t[3] * params.net_alpha_us
-                + t[4] * params.net_beta_us_per_byte
-        };
-        if let Some(slowest) = terms.max_by(|a, b| cost(a).total_cmp(&cost(b))) {
-            for (r, t) in row.iter_mut().zip(slowest).skip(1) {
-                *r += f64::from(*count) * t;
+/// Prices by (configuration, schedule), remembered: selection prices the
+/// same configurations for every learner and size table. Bounded, so that
+/// a long-lived caller cannot grow it without limit.
+#[derive(Debug, Default)]
+struct Memo(Mutex<FxHashMap<(Config, Candidate), Option<f64>>>);
+
+impl Memo {
+    const MOST: usize = 1 << 18;
+
+    fn get_or(
+        &self,
+        config: &Config,
+        runs: &Candidate,
+        price: impl FnOnce() -> Option<f64>,
+    ) -> Option<f64> {
+        let key = (*config, *runs);
+        if let Some(hit) = self.0.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return hit;
+        }
+        let value = price();
+        if let Ok(mut memo) = self.0.lock() {
+            if memo.len() >= Self::MOST {
+                memo.clear();
             }
+            memo.insert(key, value);
         }
-    }
-    row
-}
-
-/// One fan-out's coefficients (the overhead slot stays 0).
-fn terms(f: &Fanout, shared: &Shared) -> [f64; WIDTH] {
-    let k = f64::from(f.children);
-    let bytes = f.bytes as f64;
-    if f.cross_node == 0 {
-        let g = shared.gamma(k);
-        [0.0, g, g * bytes, 0.0, 0.0]
-    } else {
-        let c = f64::from(f.cross_node);
-        let g = shared.gamma(c + ((k - c) / shared.q).floor());
-        [0.0, 0.0, 0.0, g, g * bytes]
+        value
     }
 }
 
-/// Predicted time (µs) of a shape.
-pub fn predict(shape: &Shape, shared: &Shared, params: &Params) -> f64 {
-    let row = design(shape, shared, params);
-    row.iter().zip(params.to_vec()).map(|(x, p)| x * p).sum()
+// A copy starts with an empty memo (prices depend only on the fields).
+impl Clone for Memo {
+    fn clone(&self) -> Memo {
+        Memo::default()
+    }
 }

@@ -1,14 +1,15 @@
 use super::warn_all;
 use crate::analytical::fit::fit_dataset;
-use crate::analytical::{CandidateFit, Fitted};
+use crate::analytical::Fitted;
 use crate::cli::SummaryFormat;
 use crate::data::load::load_file;
-use crate::data::Candidate;
+use crate::data::{Candidate, Dataset};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
 use crate::train::candidate_samples;
+use crate::units::format_bytes;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::path::PathBuf;
 
 #[derive(Serialize)]
@@ -17,6 +18,9 @@ struct FileFit {
     rows: usize,
     #[serde(flatten)]
     fitted: Fitted,
+    /// Candidates the model prices that no row measured directly: the
+    /// algorithms `default` ran (fitted through its rows).
+    priced_unmeasured: Vec<Candidate>,
     /// In-sample R² of ln(time) of the linear baseline, per candidate.
     linear_r2_log: Vec<(Candidate, f64)>,
 }
@@ -27,10 +31,12 @@ pub fn fit(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
         let loaded = load_file(file)?;
         warn_all(&loaded.warnings);
         let d = &loaded.dataset;
+        let fitted = fit_dataset(d);
         out.push(FileFit {
             file: file.display().to_string(),
             rows: d.rows,
-            fitted: fit_dataset(d),
+            priced_unmeasured: priced_unmeasured(d, &fitted),
+            fitted,
             linear_r2_log: linear_r2(d),
         });
     }
@@ -48,7 +54,22 @@ pub fn fit(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
     Ok(())
 }
 
-fn linear_r2(d: &crate::data::Dataset) -> Vec<(Candidate, f64)> {
+/// The schedules `default` ran that were never forced in `d`.
+fn priced_unmeasured(d: &Dataset, fitted: &Fitted) -> Vec<Candidate> {
+    let measured = d.candidates();
+    let mut out: Vec<Candidate> = d
+        .measurements()
+        .iter()
+        .filter(|m| m.candidate.is_default())
+        .filter_map(|m| fitted.runs(&m.config, &m.candidate))
+        .filter(|runs| !measured.contains(runs))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn linear_r2(d: &Dataset) -> Vec<(Candidate, f64)> {
     let cs = candidate_samples(d);
     let learner = LearnerKind::Linear.learner();
     cs.candidates
@@ -67,55 +88,104 @@ fn linear_r2(d: &crate::data::Dataset) -> Vec<(Candidate, f64)> {
 }
 
 fn table(f: &FileFit) -> String {
-    let s = &f.fitted.shared;
-    let mut text = format!(
-        "{} ({} rows): gamma(k) = 1 + {}*(k-1), Q = {}\n",
-        f.file, f.rows, s.gamma_slope, s.q
-    );
-    text += &format!(
-        "{:<34} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8}\n",
-        "candidate",
-        "rows",
-        "over_us",
-        "shm_a_us",
-        "shm_GB/s",
-        "net_a_us",
-        "net_GB/s",
-        "R2_model",
-        "R2_lin"
-    );
-    let linear: BTreeMap<Candidate, f64> = f.linear_r2_log.iter().copied().collect();
-    let gbps = |beta: f64| {
-        if beta > 0.0 {
-            format!("{:.2}", 1e-3 / beta)
-        } else {
-            "inf".into()
+    let fit = &f.fitted;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{} ({} rows, {} fitted; MPI: {}; times are the {})",
+        f.file,
+        f.rows,
+        fit.summary.rows,
+        fit.library,
+        match fit.statistic {
+            crate::analytical::price::Statistic::Slowest => "slowest rank's",
+            crate::analytical::price::Statistic::MeanOverRanks => "mean over ranks",
         }
-    };
-    for CandidateFit {
-        candidate,
-        rows,
-        params: p,
-        r2_log,
-    } in &f.fitted.fits
-    {
-        text += &format!(
-            "{:<34} {:>5} {:>9.2} {:>9.2} {:>9} {:>9.2} {:>9} {:>8.3} {:>8}\n",
-            candidate.to_string(),
-            rows,
-            p.overhead_us,
-            p.shm_alpha_us,
-            gbps(p.shm_beta_us_per_byte),
-            p.net_alpha_us,
-            gbps(p.net_beta_us_per_byte),
-            r2_log,
-            linear
-                .get(candidate)
-                .map_or("-".into(), |r| format!("{r:.3}"))
+    );
+    let pairwise = fit.summary.pairwise.map_or("-".into(), |p| {
+        format!("{:.1}% of {} pairs", 100.0 * p.accuracy, p.pairs)
+    });
+    let _ = writeln!(
+        t,
+        "  R2 of ln(time) {:.3}; pairwise ranking accuracy {pairwise}",
+        fit.summary.r2_log
+    );
+    let _ = writeln!(
+        t,
+        "  platform (shared by all algorithms), per message size: sender busy per message \
+         and per byte, then in flight per message, per byte, per byte and doubling of distance"
+    );
+    let p = &fit.platform;
+    for (name, links, measured) in [
+        ("shared memory", &p.shm, fit.measured_shm),
+        ("network", &p.net, fit.measured_net),
+    ] {
+        let note = if measured {
+            ""
+        } else {
+            " (not measured: copied from shared memory)"
+        };
+        let _ = writeln!(t, "    {name}{note}");
+        for (bytes, l) in p.knot_bytes.iter().zip(links.iter()) {
+            let _ = writeln!(
+                t,
+                "      {:>9}  {:>8.3}us {:>8.4}ns/B | {:>8.3}us {:>8.4}ns/B {:>8.4}ns/B",
+                format_bytes(*bytes),
+                l.send_us,
+                1e3 * l.send_us_per_byte,
+                l.wire_us,
+                1e3 * l.wire_us_per_byte,
+                1e3 * l.far_us_per_byte
+            );
+        }
+    }
+    let _ = writeln!(
+        t,
+        "  per-broadcast overhead (what the schedules do not explain)"
+    );
+    for o in &fit.overheads {
+        let _ = writeln!(
+            t,
+            "    {:<20} {:<4} {:>9.3}us  ({} rows)",
+            o.algorithm.name(),
+            o.implementation,
+            o.us,
+            o.rows
         );
     }
-    for c in &f.fitted.unmodeled {
-        text += &format!("{:<34} (no schedule, no analytical model)\n", c.to_string());
+    for c in &fit.default_checks {
+        let _ = writeln!(
+            t,
+            "  default vs the algorithm {} runs ({:?}): {} pairs, median ratio {:.3}, {:.0}% slower{}",
+            fit.library,
+            c.regime,
+            c.pairs,
+            c.median_log_ratio.exp(),
+            100.0 * c.slower_share,
+            if c.refuted {
+                " -> REFUTED: another algorithm runs; default is not priced there"
+            } else {
+                " -> consistent"
+            }
+        );
     }
-    text + "\n"
+    if !f.priced_unmeasured.is_empty() {
+        let names: Vec<String> = f.priced_unmeasured.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(
+            t,
+            "  priced without being forced (default runs them): {}",
+            names.join(", ")
+        );
+    }
+    let linear: Vec<String> = f
+        .linear_r2_log
+        .iter()
+        .map(|(c, r)| format!("{c} {r:.3}"))
+        .collect();
+    let _ = writeln!(
+        t,
+        "  linear baseline R2 per candidate: {}\n",
+        linear.join(", ")
+    );
+    t
 }

@@ -34,7 +34,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     let analytical = load_analytical(&args.model)?;
     let models = match choice {
         Choice::Learner(kind) => Some((kind, load_learner(&args.model, &manifest, kind)?)),
-        Choice::Analytical if analytical.fits.is_empty() => {
+        Choice::Analytical if analytical.summary.rows == 0 => {
             return Err(Error::Usage(
                 "the analytical model has no candidates: the training data has no \
                  algorithm with a schedule"

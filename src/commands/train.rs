@@ -48,15 +48,11 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     );
     bar.set_message("analytical");
     let hybrid = learners.iter().any(|k| k.is_hybrid());
-    let set = TrainingSet::new(&data, None, hybrid);
+    let set = TrainingSet::new(&data, hybrid);
     bar.set_message("cross-validate");
-    let cv = cross_validate(
-        &data,
-        &learners,
-        set.analytical.shared,
-        args.learning.folds as usize,
-        || bar.inc(1),
-    )?;
+    let cv = cross_validate(&data, &learners, args.learning.folds as usize, || {
+        bar.inc(1)
+    })?;
     bar.set_message("fit");
     let cs = &set.cs;
     for (c, n) in &cs.too_rare {

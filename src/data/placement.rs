@@ -124,6 +124,28 @@ impl Placement {
         }
     }
 
+    /// The position of `rank` among the ranks of its node (its core, when
+    /// ranks are bound in order).
+    pub fn slot_of(&self, rank: u32) -> u32 {
+        match self.order {
+            NodeOrder::Block => rank % self.ppn,
+            NodeOrder::Cyclic => rank / self.nodes,
+        }
+    }
+
+    /// How many doublings apart two ranks sit: log2 of the distance
+    /// between their slots on one node (0 for neighbours), or between
+    /// their nodes. Nearby cores share caches and memory controllers, so
+    /// this is a machine-independent proxy for how far a copy travels.
+    pub fn doublings_apart(&self, a: u32, b: u32) -> f64 {
+        let (x, y) = if self.crosses_nodes(a, b) {
+            (self.node_of(a), self.node_of(b))
+        } else {
+            (self.slot_of(a), self.slot_of(b))
+        };
+        f64::from(x.abs_diff(y).max(1)).log2()
+    }
+
     /// Whether a message from `a` to `b` crosses the network.
     pub fn crosses_nodes(&self, a: u32, b: u32) -> bool {
         self.node_of(a) != self.node_of(b)
@@ -141,6 +163,10 @@ mod tests {
         assert_eq!(nodes, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2]);
         assert!(p.crosses_nodes(3, 4));
         assert!(!p.crosses_nodes(4, 7));
+        assert_eq!(p.slot_of(6), 2);
+        assert_eq!(p.doublings_apart(4, 5), 0.0);
+        assert_eq!(p.doublings_apart(4, 7), 3f64.log2());
+        assert_eq!(p.doublings_apart(0, 9), 1.0, "nodes 0 and 2");
     }
 
     #[test]
@@ -148,6 +174,8 @@ mod tests {
         let p = Placement::new(7, 2, 4, NodeOrder::Cyclic).unwrap();
         let nodes: Vec<u32> = (0..7).map(|r| p.node_of(r)).collect();
         assert_eq!(nodes, [0, 1, 0, 1, 0, 1, 0]);
+        assert_eq!(p.slot_of(5), 2);
+        assert_eq!(p.doublings_apart(0, 4), 1.0, "slots 0 and 2 of node 0");
     }
 
     #[test]

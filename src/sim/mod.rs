@@ -4,14 +4,21 @@
 //! completion times, and exposes the stage structure the analytical models
 //! use.
 //!
-//! Timing model: a message over channel c (shared memory within a node,
-//! network across nodes) takes α_c + β_c·bytes. Posting costs nothing.
-//! Sends are eager: a send completes when its transfer ends, whether or not
-//! the receive was posted; a receive completes at max(arrival, posting). With
-//! `serialize_sends` each rank's sends leave one after another (one port),
-//! otherwise concurrently. Ranks interact only through messages, so each rank
-//! runs until it waits for a message that has not been sent yet; no global
-//! event queue is needed.
+//! Timing model (LogGP-like, per channel: shared memory within a node,
+//! network across nodes): a message of b bytes keeps its sender busy for
+//! `send_us + send_us_per_byte·b` — a rank's messages leave one after
+//! another — and then needs `wire_us + (wire_us_per_byte + far_us_per_byte·d)·b`
+//! more to arrive, overlapping with whatever else is in flight; d is how
+//! many doublings apart the two ranks sit ([`Placement::doublings_apart`]),
+//! as copies between distant cores cost more. Posting costs nothing. A
+//! send completes when its message arrives, whether or not the receive was
+//! posted; a receive completes at max(arrival, posting). Ranks interact only
+//! through messages, so each rank runs until it waits for a message that has
+//! not been sent yet; no global event queue is needed.
+//!
+//! Times are generic ([`Time`]): plain `f64` microseconds, or a symbolic time
+//! that also carries how many of each cost parameter it sums (the analytical
+//! models fit those parameters along the critical path).
 
 pub mod campaign;
 mod stages;
@@ -45,42 +52,134 @@ pub use stages::{stage_structure, Nbft, Stage, StageStructure};
 use std::collections::VecDeque;
 use std::fmt;
 
-/// Hockney cost of one point-to-point message on one channel.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Link {
-    pub alpha_us: f64,
-    pub beta_us_per_byte: f64,
-}
-
-impl Link {
-    pub fn time_us(&self, bytes: u64) -> f64 {
-        self.alpha_us + self.beta_us_per_byte * bytes as f64
+/// A point in time that the simulator can add to and compare: µs as `f64`,
+/// or a symbolic time (see the module docs).
+pub trait Time: Copy + fmt::Debug {
+    fn zero() -> Self;
+    /// The time in µs.
+    fn value(&self) -> f64;
+    fn plus(self, other: Self) -> Self;
+    /// `self + k·(other − self)`: the time `k` steps along the difference.
+    fn lerp(self, other: Self, k: f64) -> Self;
+    /// The later of two times (the first on a tie).
+    fn later(self, other: Self) -> Self {
+        if other.value() > self.value() {
+            other
+        } else {
+            self
+        }
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+impl Time for f64 {
+    fn zero() -> f64 {
+        0.0
+    }
+    fn value(&self) -> f64 {
+        *self
+    }
+    fn plus(self, other: f64) -> f64 {
+        self + other
+    }
+    fn lerp(self, other: f64, k: f64) -> f64 {
+        self + k * (other - self)
+    }
+}
+
+/// What a message costs: the part that keeps the sender busy, and the part
+/// that overlaps with other messages in flight.
+pub trait Cost {
+    type Time: Time;
+    fn transfer(
+        &self,
+        placement: &Placement,
+        from: u32,
+        to: u32,
+        bytes: u64,
+    ) -> (Self::Time, Self::Time);
+}
+
+/// One channel's cost parameters (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Link {
+    pub send_us: f64,
+    pub send_us_per_byte: f64,
+    pub wire_us: f64,
+    pub wire_us_per_byte: f64,
+    #[serde(default)]
+    pub far_us_per_byte: f64,
+}
+
+impl Link {
+    /// Hockney α + β·b with the sender busy all along (one port).
+    pub const fn serialized(alpha_us: f64, beta_us_per_byte: f64) -> Link {
+        Link {
+            send_us: alpha_us,
+            send_us_per_byte: beta_us_per_byte,
+            wire_us: 0.0,
+            wire_us_per_byte: 0.0,
+            far_us_per_byte: 0.0,
+        }
+    }
+
+    /// Hockney α + β·b with any number of messages in flight at once.
+    pub const fn overlapped(alpha_us: f64, beta_us_per_byte: f64) -> Link {
+        Link {
+            send_us: 0.0,
+            send_us_per_byte: 0.0,
+            wire_us: alpha_us,
+            wire_us_per_byte: beta_us_per_byte,
+            far_us_per_byte: 0.0,
+        }
+    }
+
+    /// Time of one message alone on the channel between neighbours.
+    pub fn time_us(&self, bytes: u64) -> f64 {
+        let b = bytes as f64;
+        self.send_us + self.send_us_per_byte * b + self.wire_us + self.wire_us_per_byte * b
+    }
+
+    /// (sender's busy time, time in flight) of a message `doublings` apart.
+    pub fn parts_us(&self, bytes: u64, doublings: f64) -> (f64, f64) {
+        let b = bytes as f64;
+        (
+            self.send_us + self.send_us_per_byte * b,
+            self.wire_us + (self.wire_us_per_byte + self.far_us_per_byte * doublings) * b,
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CostModel {
     /// Within a node.
     pub shm: Link,
     /// Across nodes.
     pub net: Link,
-    pub serialize_sends: bool,
 }
 
 impl CostModel {
-    /// Unit-latency, zero-bandwidth-cost, concurrent sends: every transfer
-    /// takes one step, so start times count stages.
+    /// Every transfer takes one step and sends overlap: start times count
+    /// stages.
     pub const UNIT_STEPS: CostModel = CostModel {
-        shm: Link {
-            alpha_us: 1.0,
-            beta_us_per_byte: 0.0,
-        },
-        net: Link {
-            alpha_us: 1.0,
-            beta_us_per_byte: 0.0,
-        },
-        serialize_sends: false,
+        shm: Link::overlapped(1.0, 0.0),
+        net: Link::overlapped(1.0, 0.0),
     };
+
+    pub fn link(&self, cross_node: bool) -> &Link {
+        if cross_node {
+            &self.net
+        } else {
+            &self.shm
+        }
+    }
+}
+
+impl Cost for CostModel {
+    type Time = f64;
+    fn transfer(&self, placement: &Placement, from: u32, to: u32, bytes: u64) -> (f64, f64) {
+        let link = self.link(placement.crosses_nodes(from, to));
+        link.parts_us(bytes, placement.doublings_apart(from, to))
+    }
 }
 
 /// What went wrong; any of these means the schedule is wrong.
@@ -161,75 +260,88 @@ pub struct SendGroup {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct Outcome<T = f64> {
     /// Time each rank finished its last operation.
-    pub completion_us: Vec<f64>,
+    pub completion_us: Vec<T>,
     /// Filled only when asked for (it can be large).
     pub groups: Vec<SendGroup>,
 }
 
-impl Outcome {
+impl<T: Time> Outcome<T> {
     /// The broadcast's time: the last rank to finish.
+    pub fn makespan(&self) -> T {
+        self.completion_us
+            .iter()
+            .fold(T::zero(), |a, &b| a.later(b))
+    }
+
     pub fn makespan_us(&self) -> f64 {
-        self.completion_us.iter().copied().fold(0.0, f64::max)
+        self.makespan().value()
+    }
+
+    /// The mean over ranks of each one's completion time (what OSU's
+    /// "average latency" reports).
+    pub fn mean_completion(&self) -> T {
+        let sum = self.completion_us.iter().fold(T::zero(), |a, &b| a.plus(b));
+        T::zero().lerp(sum, 1.0 / self.completion_us.len().max(1) as f64)
     }
 }
 
 /// Simulates and verifies; see the module docs for the timing model.
-pub fn simulate(
+pub fn simulate<C: Cost>(
     schedule: &dyn Programs,
     placement: &Placement,
-    cost: &CostModel,
-) -> Result<Outcome, SimError> {
+    cost: &C,
+) -> Result<Outcome<C::Time>, SimError> {
     Simulator::new(schedule, placement, cost, false).run()
 }
 
 /// Like [`simulate`], also recording every send group.
-pub fn simulate_recording(
+pub fn simulate_recording<C: Cost>(
     schedule: &dyn Programs,
     placement: &Placement,
-    cost: &CostModel,
-) -> Result<Outcome, SimError> {
+    cost: &C,
+) -> Result<Outcome<C::Time>, SimError> {
     Simulator::new(schedule, placement, cost, true).run()
 }
 
 /// A message in flight, waiting to be matched with a receive.
 #[derive(Clone, Copy, Debug)]
-struct Message {
+struct Message<T> {
     bytes: Span,
-    arrival_us: f64,
+    arrival_us: T,
 }
 
 /// A posted receive; `done_us` is set once matched.
 #[derive(Clone, Copy, Debug)]
-struct RecvSlot {
+struct RecvSlot<T> {
     peer: u32,
     bytes: Span,
-    posted_us: f64,
-    done_us: Option<f64>,
+    posted_us: T,
+    done_us: Option<T>,
 }
 
 /// Messages from one peer, in order, and receives posted for it, in order.
-#[derive(Debug, Default)]
-struct Inbox {
+#[derive(Debug)]
+struct Inbox<T> {
     peer: u32,
-    unmatched_msgs: VecDeque<Message>,
+    unmatched_msgs: VecDeque<Message<T>>,
     /// Indices into the rank's slots, oldest first.
     unmatched_slots: VecDeque<usize>,
 }
 
-#[derive(Debug, Default)]
-struct RankState {
+#[derive(Debug)]
+struct RankState<T> {
     started: bool,
     ops: Vec<Op>,
     pc: usize,
-    clock: f64,
-    port_free: f64,
-    sends_done: f64,
-    slots: Vec<RecvSlot>,
+    clock: T,
+    port_free: T,
+    sends_done: T,
+    slots: Vec<RecvSlot<T>>,
     /// Posted receives not yet waited for, oldest first (indices into slots).
     pending: VecDeque<usize>,
-    inboxes: Vec<Inbox>,
+    inboxes: Vec<Inbox<T>>,
     held: Intervals,
     open_group: Option<SendGroup>,
     /// The posted request of a blocking receive still waiting.
@@ -238,14 +350,33 @@ struct RankState {
     queued: bool,
 }
 
-impl RankState {
-    fn inbox(&mut self, peer: u32) -> &mut Inbox {
+impl<T: Time> RankState<T> {
+    fn new() -> Self {
+        RankState {
+            started: false,
+            ops: Vec::new(),
+            pc: 0,
+            clock: T::zero(),
+            port_free: T::zero(),
+            sends_done: T::zero(),
+            slots: Vec::new(),
+            pending: VecDeque::new(),
+            inboxes: Vec::new(),
+            held: Intervals::default(),
+            open_group: None,
+            blocked_on: None,
+            queued: false,
+        }
+    }
+
+    fn inbox(&mut self, peer: u32) -> &mut Inbox<T> {
         let i = match self.inboxes.iter().position(|i| i.peer == peer) {
             Some(i) => i,
             None => {
                 self.inboxes.push(Inbox {
                     peer,
-                    ..Inbox::default()
+                    unmatched_msgs: VecDeque::new(),
+                    unmatched_slots: VecDeque::new(),
                 });
                 self.inboxes.len() - 1
             }
@@ -254,26 +385,25 @@ impl RankState {
     }
 }
 
-struct Simulator<'a> {
+struct Simulator<'a, C: Cost> {
     schedule: &'a dyn Programs,
     placement: &'a Placement,
-    cost: &'a CostModel,
+    cost: &'a C,
     record: bool,
-    ranks: Vec<RankState>,
+    ranks: Vec<RankState<C::Time>>,
     runnable: VecDeque<u32>,
     groups: Vec<SendGroup>,
 }
 
-impl<'a> Simulator<'a> {
+impl<'a, C: Cost> Simulator<'a, C> {
     fn new(
         schedule: &'a dyn Programs,
         placement: &'a Placement,
-        cost: &'a CostModel,
+        cost: &'a C,
         record: bool,
     ) -> Self {
-        let mut ranks: Vec<RankState> = (0..schedule.procs())
-            .map(|_| RankState::default())
-            .collect();
+        let mut ranks: Vec<RankState<C::Time>> =
+            (0..schedule.procs()).map(|_| RankState::new()).collect();
         let root = &mut ranks[schedule.root() as usize];
         root.queued = true;
         root.held.insert(Span {
@@ -291,7 +421,7 @@ impl<'a> Simulator<'a> {
         }
     }
 
-    fn run(mut self) -> Result<Outcome, SimError> {
+    fn run(mut self) -> Result<Outcome<C::Time>, SimError> {
         while let Some(rank) = self.runnable.pop_front() {
             self.ranks[rank as usize].queued = false;
             self.step(rank)?;
@@ -312,7 +442,7 @@ impl<'a> Simulator<'a> {
                 Op::Send { peer, bytes } => self.send(rank, peer, bytes, true)?,
                 Op::WaitSends => {
                     let s = &mut self.ranks[r];
-                    s.clock = s.clock.max(s.sends_done);
+                    s.clock = s.clock.later(s.sends_done);
                     self.close_group(rank);
                 }
                 Op::Irecv { peer, bytes } => {
@@ -354,26 +484,18 @@ impl<'a> Simulator<'a> {
         if !s.held.contains(bytes) {
             return Err(SimError::SendsUnheld { rank: from, bytes });
         }
-        let link = if self.placement.crosses_nodes(from, to) {
-            &self.cost.net
-        } else {
-            &self.cost.shm
-        };
-        let start = if self.cost.serialize_sends {
-            s.clock.max(s.port_free)
-        } else {
-            s.clock
-        };
-        let end = start + link.time_us(bytes.len());
-        s.port_free = end;
-        s.sends_done = s.sends_done.max(end);
+        let (busy, wire) = self.cost.transfer(self.placement, from, to, bytes.len());
+        let sent = s.clock.later(s.port_free).plus(busy);
+        let end = sent.plus(wire);
+        s.port_free = sent;
+        s.sends_done = s.sends_done.later(end);
         if self.record {
             match &mut s.open_group {
-                Some(g) if g.posted_us == s.clock => g.receivers.push(to),
+                Some(g) if g.posted_us == s.clock.value() => g.receivers.push(to),
                 _ => {
                     let old = s.open_group.replace(SendGroup {
                         sender: from,
-                        posted_us: s.clock,
+                        posted_us: s.clock.value(),
                         receivers: vec![to],
                         bytes: bytes.len(),
                     });
@@ -382,7 +504,7 @@ impl<'a> Simulator<'a> {
             }
         }
         if blocking {
-            s.clock = s.clock.max(end);
+            s.clock = s.clock.later(end);
             self.close_group(from);
         }
         self.deliver(
@@ -403,7 +525,7 @@ impl<'a> Simulator<'a> {
 
     /// Hands a message to its receiver: matches the oldest receive posted for
     /// this sender, or queues it. Wakes the receiver if that may unblock it.
-    fn deliver(&mut self, from: u32, to: u32, msg: Message) -> Result<(), SimError> {
+    fn deliver(&mut self, from: u32, to: u32, msg: Message<C::Time>) -> Result<(), SimError> {
         let receiver = &mut self.ranks[to as usize];
         let inbox = receiver.inbox(from);
         match inbox.unmatched_slots.pop_front() {
@@ -417,7 +539,7 @@ impl<'a> Simulator<'a> {
                         expected: slot.bytes,
                     });
                 }
-                slot.done_us = Some(msg.arrival_us.max(slot.posted_us));
+                slot.done_us = Some(slot.posted_us.later(msg.arrival_us));
             }
             None => inbox.unmatched_msgs.push_back(msg),
         }
@@ -443,7 +565,7 @@ impl<'a> Simulator<'a> {
                     expected: bytes,
                 })
             }
-            Some(msg) => Some(msg.arrival_us.max(clock)),
+            Some(msg) => Some(clock.later(msg.arrival_us)),
             None => {
                 inbox.unmatched_slots.push_back(index);
                 None
@@ -466,7 +588,7 @@ impl<'a> Simulator<'a> {
         let Some(done) = done_us else {
             return Ok(false);
         };
-        s.clock = s.clock.max(done);
+        s.clock = s.clock.later(done);
         self.close_group(rank);
         let s = &mut self.ranks[rank as usize];
         if !s.held.insert(bytes) {
@@ -475,7 +597,7 @@ impl<'a> Simulator<'a> {
         Ok(true)
     }
 
-    fn finish(mut self) -> Result<Outcome, SimError> {
+    fn finish(mut self) -> Result<Outcome<C::Time>, SimError> {
         let m = self.schedule.msg_bytes();
         let mut waiting = Vec::new();
         for rank in 0..self.schedule.procs() {

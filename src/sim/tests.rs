@@ -15,15 +15,14 @@ fn schedule(algorithm: Algorithm, procs: u32, root: u32, msg: u64, segsize: u64)
 }
 
 const FLAT: CostModel = CostModel {
-    shm: Link {
-        alpha_us: 2.0,
-        beta_us_per_byte: 0.01,
-    },
-    net: Link {
-        alpha_us: 10.0,
-        beta_us_per_byte: 0.1,
-    },
-    serialize_sends: true,
+    shm: Link::serialized(2.0, 0.01),
+    net: Link::serialized(10.0, 0.1),
+};
+
+/// FLAT's links with every message overlapping the others.
+const OVERLAPPED: CostModel = CostModel {
+    shm: Link::overlapped(2.0, 0.01),
+    net: Link::overlapped(10.0, 0.1),
 };
 
 #[test]
@@ -164,11 +163,7 @@ fn split_binary_sends_halves_down_then_exchanges_them() {
 #[test]
 fn pipeline_time_is_stages_times_segment_time() {
     let link = FLAT.shm;
-    for serialize_sends in [false, true] {
-        let cost = CostModel {
-            serialize_sends,
-            ..FLAT
-        };
+    for cost in [OVERLAPPED, FLAT] {
         let s = schedule(Algorithm::Pipeline, 6, 2, 1000, 100);
         let out = simulate(&s, &Placement::single_node(6), &cost).unwrap();
         let expected = (6.0 + 10.0 - 2.0) * link.time_us(100);
@@ -185,11 +180,7 @@ fn serialized_linear_costs_p_minus_one_transfers() {
     let s = schedule(Algorithm::Linear, 5, 0, 1000, 0);
     let out = simulate(&s, &Placement::single_node(5), &FLAT).unwrap();
     assert!((out.makespan_us() - 4.0 * FLAT.shm.time_us(1000)).abs() < 1e-9);
-    let parallel = CostModel {
-        serialize_sends: false,
-        ..FLAT
-    };
-    let out = simulate(&s, &Placement::single_node(5), &parallel).unwrap();
+    let out = simulate(&s, &Placement::single_node(5), &OVERLAPPED).unwrap();
     assert!((out.makespan_us() - FLAT.shm.time_us(1000)).abs() < 1e-9);
 }
 
