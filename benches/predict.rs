@@ -4,13 +4,13 @@
 //! Prints figures; asserts nothing. Run: cargo bench --bench predict
 
 use bcast_select::analytical::price::price;
+use bcast_select::cv::policy;
 use bcast_select::data::Mapping;
 use bcast_select::decision::{DecisionTable, Job};
 use bcast_select::features;
 use bcast_select::learn::LearnerKind;
 use bcast_select::model_dir::{load_analytical, load_learner, load_manifest};
-use bcast_select::select::{Predictor, Selector};
-use bcast_select::train::default_margin;
+use bcast_select::select::{Policy, Predictor, Selector, SelectorKind};
 use std::path::Path;
 use std::time::Instant;
 
@@ -42,14 +42,15 @@ fn main() {
     // Each selector prices with a fresh copy of the analytical model, whose
     // memo of prices starts empty: its first table is cold.
     let copies: Vec<_> = (0..=learners.len()).map(|_| analytical.clone()).collect();
-    let mut selectors = vec![(
+    let mut selectors: Vec<(String, Predictor, Policy)> = vec![(
         "analytical".to_string(),
         Predictor::Analytical(&copies[0]),
-        0.0,
+        policy(&manifest.cv, SelectorKind::Analytical),
     )];
     for ((kind, models), analytical) in learners.iter().zip(&copies[1..]) {
-        let predictor = Predictor::of(*kind, &models.models, analytical);
-        let auto = if *kind == manifest.auto {
+        let kind = SelectorKind::Learner(*kind);
+        let predictor = Predictor::of(kind, &models.models, analytical);
+        let auto = if kind == manifest.auto.inside {
             " (auto)"
         } else {
             ""
@@ -57,7 +58,7 @@ fn main() {
         selectors.push((
             format!("{kind}{auto}"),
             predictor,
-            default_margin(&manifest.cv, *kind),
+            policy(&manifest.cv, kind),
         ));
     }
     let job = |ppn: u32| Job {
@@ -72,12 +73,13 @@ fn main() {
         "selector           one config (us)  30-size table (ms): cold  warm median\n\
          (cold: first table, analytical prices not yet computed; they are remembered)"
     );
-    for (name, predictor, margin) in selectors {
+    for (name, predictor, policy) in selectors {
         let selector = Selector {
             candidates: &manifest.candidates,
             predictor,
             mappings: &manifest.candidate_mappings,
-            default_margin: margin,
+            policy,
+            range: manifest.range,
         };
         let sizes: Vec<u64> = (0..30).map(|i| 1u64 << (i % 23) | i).collect();
         let table = || {

@@ -4,12 +4,14 @@
 //! plus `default` (a copy of binomial's rows).
 //! Prints figures; asserts nothing. Run: cargo bench --bench train
 
+use bcast_select::cv::cross_validate;
 use bcast_select::data::{Algorithm, Candidate, Dataset, Mapping, Measurement, Provenance};
-use bcast_select::evaluate::{evaluate, held_out, SplitBy};
+use bcast_select::evaluate::{evaluate, split, Split};
 use bcast_select::learn::LearnerKind;
+use bcast_select::select::SelectorKind;
 use bcast_select::sim::campaign::{run, Campaign};
 use bcast_select::sim::{CostModel, Link};
-use bcast_select::train::{cross_validate, TrainingSet};
+use bcast_select::train::TrainingSet;
 use std::time::Instant;
 
 fn main() {
@@ -61,7 +63,7 @@ fn main() {
     );
     for kind in LearnerKind::ALL {
         let t = Instant::now();
-        set.fit(kind).expect("fit");
+        set.fit(SelectorKind::Learner(kind)).expect("fit");
         println!("  fit {kind:<10} {:>6.2} s", t.elapsed().as_secs_f64());
     }
     println!(
@@ -69,15 +71,20 @@ fn main() {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    cross_validate(&data, &LearnerKind::ALL, 5, || {}).expect("cv");
+    cross_validate(&data, &SelectorKind::all(&LearnerKind::ALL), 5, || {}).expect("cv");
     println!(
-        "5-fold leave-procs-out cross-validation of all learners: {:.2} s",
+        "cross-validation of every selector (5 folds and an extrapolating one): {:.2} s",
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    let held = held_out(&data, SplitBy::Procs, 0.3, 1).expect("split");
-    let train = data.subset(|m| !held.contains(&m.config.procs));
-    let test = data.subset(|m| held.contains(&m.config.procs));
+    let (train, test) = split(
+        &data,
+        Split::Procs {
+            fraction: 0.3,
+            seed: 1,
+        },
+    )
+    .expect("split");
     let report = evaluate(&train, &test, &LearnerKind::ALL, 5, || {}).expect("evaluate");
     println!(
         "evaluate every selector ({} of them; train {} rows, test {} configurations): {:.2} s",

@@ -139,6 +139,14 @@ fn parse_fanout(s: &str) -> Result<Fanout, String> {
     }
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    Procs,
+    Nodes,
+    Extrapolate,
+    Source,
+}
+
 #[derive(Debug, Args)]
 pub struct EvaluateArgs {
     /// Training data (benchmark CSV files).
@@ -147,12 +155,24 @@ pub struct EvaluateArgs {
     /// Test data; without it, the training data is split (see --split).
     #[arg(long, num_args = 1..)]
     pub test: Vec<PathBuf>,
-    /// Hold out whole communicator sizes (procs) or node counts for testing.
-    #[arg(long, value_enum, default_value_t = crate::evaluate::SplitBy::Procs)]
-    pub split: crate::evaluate::SplitBy,
+    /// How to split the training data when no --test is given: hold out a
+    /// random share of the communicator sizes (procs) or node counts;
+    /// `extrapolate`: train on small jobs and test on large ones; `source`:
+    /// leave one campaign (`source` column, else file) out at a time and
+    /// score all of them together.
+    #[arg(long, value_enum, default_value_t = SplitArg::Procs)]
+    pub split: SplitArg,
     /// Share of the distinct procs (or nodes) values held out.
     #[arg(long, default_value_t = 0.3)]
     pub test_fraction: f64,
+    /// With --split extrapolate: train on procs up to this [default: a
+    /// quarter of the largest].
+    #[arg(long)]
+    pub train_max_procs: Option<u32>,
+    /// With --split extrapolate: test on procs from this on [default: half
+    /// the largest].
+    #[arg(long)]
+    pub test_min_procs: Option<u32>,
     /// Seed of the random split.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -192,9 +212,23 @@ pub struct LearningArgs {
     /// Learners to fit, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear,hybrid-knn,hybrid-gbm,hybrid-gam", value_parser = parse_learner)]
     pub learners: Vec<LearnerKind>,
-    /// Cross-validation folds over the distinct procs values (chooses `auto`).
+    /// Cross-validation folds over the distinct procs values (chooses `auto`
+    /// and each selector's margins); an extrapolating fold is added.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
     pub folds: u32,
+}
+
+impl LearningArgs {
+    /// The learners asked for, each once, in the order first named.
+    pub fn learners(&self) -> Vec<LearnerKind> {
+        let mut out: Vec<LearnerKind> = Vec::new();
+        for &k in &self.learners {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
 }
 
 /// Where a job's ranks run.

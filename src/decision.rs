@@ -2,7 +2,7 @@
 //! the smallest predicted time, the runner-up and the margin between them.
 
 use crate::data::{Arrival, Candidate, Config, Mapping};
-use crate::select::{Ranked, Selector};
+use crate::select::{Rank, Ranked};
 use serde::Serialize;
 
 /// The job a table is for.
@@ -77,7 +77,7 @@ impl DecisionTable {
     /// Decides every size in `sizes` (ascending) for `job`. Fails when the
     /// selector can predict no candidate for a size.
     pub fn new(
-        selector: &Selector,
+        selector: &dyn Rank,
         job: Job,
         learner: String,
         sizes: &[u64],

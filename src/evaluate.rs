@@ -2,52 +2,107 @@
 //! (DESIGN §3): speed-up over the library default, slowdown against the best
 //! measured candidate, hit rates.
 
-use crate::data::{Candidate, Config, Dataset, Measurement};
+use crate::cv::{choose_auto, cross_validate, policy, CvScore};
+use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
-use crate::metrics::{pairwise_accuracy, Pairwise};
+use crate::metrics::{pairwise_accuracy, Pairwise, NEAR, WORSE};
 use crate::ompi_fixed;
-use crate::select::{Predictor, Ranked, Selector};
-use crate::train::{choose_auto, cross_validate, default_margin, CvScore, TrainingSet};
+use crate::select::{Auto, Range, Ranked, SelectorKind};
+use crate::train::TrainingSet;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// What to hold out when one file is split into training and test parts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum SplitBy {
-    Procs,
-    Nodes,
+/// How one dataset is split into training and test parts. (Leaving one
+/// campaign out at a time is [`pool`]ed over the campaigns by the caller.)
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Split {
+    /// A random `fraction` of the distinct procs values held out.
+    Procs { fraction: f64, seed: u64 },
+    /// Likewise of the distinct node counts.
+    Nodes { fraction: f64, seed: u64 },
+    /// Train on the small jobs, test on the large ones: procs ≤
+    /// `train_max` (default a quarter of the largest) against procs ≥
+    /// `test_min` (default half the largest).
+    Extrapolate {
+        train_max: Option<u32>,
+        test_min: Option<u32>,
+    },
 }
 
-/// The held-out values of the split column: `fraction` of the distinct
-/// values (at least one, never all), drawn with `seed`.
-pub fn held_out(d: &Dataset, by: SplitBy, fraction: f64, seed: u64) -> Result<BTreeSet<u32>> {
+/// The training and test parts of `d`.
+pub fn split(d: &Dataset, how: Split) -> Result<(Dataset, Dataset)> {
+    let part = |held: &dyn Fn(&Config) -> Option<bool>| {
+        (
+            d.subset(|m| held(&m.config) == Some(false)),
+            d.subset(|m| held(&m.config) == Some(true)),
+        )
+    };
+    let (train, test) = match how {
+        Split::Procs { fraction, seed } => {
+            let held = held_out(d, |c| c.procs, "procs", fraction, seed)?;
+            part(&|c| Some(held.contains(&c.procs)))
+        }
+        Split::Nodes { fraction, seed } => {
+            let held = held_out(d, |c| c.nodes, "nodes", fraction, seed)?;
+            part(&|c| Some(held.contains(&c.nodes)))
+        }
+        Split::Extrapolate {
+            train_max,
+            test_min,
+        } => {
+            let largest = d.configs().map(|c| c.procs).max().unwrap_or(0);
+            let train_max = train_max.unwrap_or(largest / 4);
+            let test_min = test_min.unwrap_or(largest / 2);
+            if train_max >= test_min {
+                return Err(Error::Usage(format!(
+                    "--train-max-procs {train_max} must be below --test-min-procs {test_min}"
+                )));
+            }
+            part(&|c| {
+                (c.procs <= train_max)
+                    .then_some(false)
+                    .or((c.procs >= test_min).then_some(true))
+            })
+        }
+    };
+    if train.is_empty() || test.is_empty() {
+        return Err(Error::Usage(format!(
+            "the split leaves {} training and {} test measurements; it needs both",
+            train.measurements().len(),
+            test.measurements().len()
+        )));
+    }
+    Ok((train, test))
+}
+
+/// `fraction` of the distinct values of a column (at least one, never all),
+/// drawn with `seed`.
+fn held_out(
+    d: &Dataset,
+    key: impl Fn(&Config) -> u32,
+    name: &str,
+    fraction: f64,
+    seed: u64,
+) -> Result<BTreeSet<u32>> {
     let mut values: Vec<u32> = d
         .configs()
-        .map(|c| key(&c, by))
+        .map(|c| key(&c))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
     if values.len() < 2 {
         return Err(Error::Usage(format!(
-            "cannot split by {}: the data has {} distinct value(s), a split needs two or more",
-            format!("{by:?}").to_lowercase(),
+            "cannot split by {name}: the data has {} distinct value(s), a split needs two or more",
             values.len()
         )));
     }
     let n = ((values.len() as f64 * fraction).round() as usize).clamp(1, values.len() - 1);
     values.shuffle(&mut StdRng::seed_from_u64(seed));
     Ok(values.into_iter().take(n).collect())
-}
-
-pub fn key(c: &Config, by: SplitBy) -> u32 {
-    match by {
-        SplitBy::Procs => c.procs,
-        SplitBy::Nodes => c.nodes,
-    }
 }
 
 /// Keeps every third distinct procs value (the lowest, the fourth lowest,
@@ -102,6 +157,8 @@ pub struct ConfigResult {
     pub best: Candidate,
     pub t_best_us: f64,
     pub t_default_us: f64,
+    /// Doublings outside the trained range (see [`Range::distance`]).
+    pub distance: f64,
     pub picks: Vec<Pick>,
 }
 
@@ -113,12 +170,25 @@ pub struct Report {
     pub selectors: Vec<SelectorScore>,
     /// Pairwise ranking accuracy of the analytical model on the test part.
     pub analytical_ranking: Ranking,
+    /// The `auto` choice of each training run (one, or one per campaign
+    /// left out).
     #[serde(skip)]
-    pub auto: LearnerKind,
+    pub auto: Vec<Auto>,
     #[serde(skip)]
     pub cv: Vec<CvScore>,
     #[serde(skip)]
     pub configs: Vec<ConfigResult>,
+}
+
+/// The selectors of a report, in order: references, then each selector
+/// trained, then `auto`.
+fn names(selectors: &[SelectorKind]) -> Vec<String> {
+    let mut names: Vec<String> = ["oracle", "default", "ompi-fixed", "naive"]
+        .map(String::from)
+        .to_vec();
+    names.extend(selectors.iter().map(|k| k.to_string()));
+    names.push("auto".into());
+    names
 }
 
 /// Trains on `train` as `bcast-select train` would and scores every selector
@@ -146,20 +216,18 @@ pub fn evaluate(
             test.by_config().count()
         )));
     }
-    let set = TrainingSet::new(train, learners.iter().any(|k| k.is_hybrid()));
-    let cv = cross_validate(train, learners, folds, &mut tick)?;
-    let auto = choose_auto(learners, cv.as_deref());
+    let kinds = SelectorKind::all(learners);
+    let hybrid = learners.iter().any(|k| k.is_hybrid());
+    let set = TrainingSet::new(train, hybrid);
+    let cv = cross_validate(train, &kinds, folds, &mut tick)?;
+    let cv = cv.unwrap_or_default();
+    let auto = choose_auto(&kinds, (!cv.is_empty()).then_some(&cv[..]));
+    let range = Range::of(train);
     let mut fitted = Vec::new();
-    for &kind in learners {
+    for &kind in &kinds {
         fitted.push((kind, set.fit(kind)?));
         tick();
     }
-    let analytical = Selector {
-        candidates: &set.cs.candidates,
-        predictor: Predictor::Analytical(&set.analytical),
-        mappings: &set.cs.mappings,
-        default_margin: 0.0,
-    };
     // How well the analytical model orders the candidates measured on the
     // test part: all of them, and those forced (without `default`, which
     // models that cannot price it leave out).
@@ -171,12 +239,7 @@ pub fn evaluate(
                 .flatten()
         }),
     };
-    let mut names: Vec<String> = ["oracle", "default", "ompi-fixed", "analytical"]
-        .map(String::from)
-        .to_vec();
-    names.extend(learners.iter().map(|k| k.to_string()));
-    names.push("auto".into());
-
+    let naive = Naive::new(train);
     let mut configs = Vec::new();
     for group in test.by_config() {
         let Some(default) = comparable(group) else {
@@ -187,41 +250,41 @@ pub fn evaluate(
             continue;
         };
         let config = group[0].config;
-        let mut picks = vec![
-            Pick {
-                selector: "oracle".into(),
-                candidate: best.candidate,
-                time_us: Some(best.time_us),
-                predicted_us: None,
-            },
-            Pick {
-                selector: "default".into(),
-                candidate: default.candidate,
-                time_us: Some(default.time_us),
-                predicted_us: None,
-            },
-        ];
-        let fixed = ompi_fixed::candidate(config.procs, config.msg_bytes);
-        picks.push(Pick {
-            selector: "ompi-fixed".into(),
-            candidate: fixed,
-            time_us: measured(&fixed),
+        let reference = |name: &str, candidate: Candidate| Pick {
+            selector: name.into(),
+            candidate,
+            time_us: measured(&candidate),
             predicted_us: None,
-        });
+        };
+        let mut picks = vec![
+            reference("oracle", best.candidate),
+            reference("default", default.candidate),
+            reference(
+                "ompi-fixed",
+                ompi_fixed::candidate(config.procs, config.msg_bytes),
+            ),
+        ];
+        picks.extend(naive.pick(&config).map(|c| reference("naive", c)));
         let pick = |name: &str, ranked: Vec<Ranked>| {
             ranked.first().map(|top| Pick {
                 selector: name.to_string(),
                 candidate: top.candidate,
                 time_us: measured(&top.candidate),
-                predicted_us: Some(top.predicted_us),
+                predicted_us: top.predicted_us.is_finite().then_some(top.predicted_us),
             })
         };
-        picks.extend(pick("analytical", analytical.rank(&config, None)));
+        let distance = range.distance(&config);
+        let auto_kind = if distance > 0.0 {
+            auto.outside
+        } else {
+            auto.inside
+        };
         for (kind, models) in &fitted {
-            let margin = default_margin(cv.as_deref().unwrap_or_default(), *kind);
-            let ranked = set.selector(*kind, models, margin).rank(&config, None);
+            let ranked = set
+                .selector(*kind, models, policy(&cv, *kind), range)
+                .rank(&config, None);
             if let Some(p) = pick(kind.name(), ranked) {
-                if *kind == auto {
+                if *kind == auto_kind {
                     picks.push(Pick {
                         selector: "auto".into(),
                         ..p.clone()
@@ -235,20 +298,112 @@ pub fn evaluate(
             best: best.candidate,
             t_best_us: best.time_us,
             t_default_us: default.time_us,
+            distance,
             picks,
         });
     }
-    let selectors = names.iter().map(|n| score(n, &configs)).collect();
+    let selectors = names(&kinds).iter().map(|n| score(n, &configs)).collect();
     Ok(Report {
         train_rows: train.measurements().len(),
         test_rows: test.measurements().len(),
         test_configs: configs.len(),
         selectors,
         analytical_ranking,
-        auto,
-        cv: cv.unwrap_or_default(),
+        auto: vec![auto],
+        cv,
         configs,
     })
+}
+
+/// One report of several training runs (leave one campaign out at a time):
+/// every run's test configurations scored together.
+pub fn pool(reports: Vec<Report>) -> Option<Report> {
+    let names: Vec<String> = reports
+        .first()?
+        .selectors
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let mut out = Report {
+        train_rows: 0,
+        test_rows: 0,
+        test_configs: 0,
+        selectors: Vec::new(),
+        analytical_ranking: Ranking::default(),
+        auto: Vec::new(),
+        cv: Vec::new(),
+        configs: Vec::new(),
+    };
+    let mut ranking: [(f64, usize); 2] = [(0.0, 0); 2];
+    for r in reports {
+        out.train_rows += r.train_rows;
+        out.test_rows += r.test_rows;
+        out.auto.extend(r.auto);
+        out.cv.extend(r.cv);
+        out.configs.extend(r.configs);
+        for (sum, p) in ranking
+            .iter_mut()
+            .zip([r.analytical_ranking.all, r.analytical_ranking.forced])
+        {
+            if let Some(p) = p {
+                sum.0 += p.accuracy * p.pairs as f64;
+                sum.1 += p.pairs;
+            }
+        }
+    }
+    let [all, forced] = ranking.map(|(right, pairs)| {
+        (pairs > 0).then(|| Pairwise {
+            pairs,
+            accuracy: right / pairs as f64,
+        })
+    });
+    out.analytical_ranking = Ranking { all, forced };
+    out.test_configs = out.configs.len();
+    out.selectors = names.iter().map(|n| score(n, &out.configs)).collect();
+    Some(out)
+}
+
+/// The baseline any learner must beat: the best measured candidate of the
+/// nearest training job (procs, then nodes, nearest in log scale; the
+/// smaller on a tie) with the same mapping, size and arrival.
+struct Naive {
+    /// The best candidate of each trained job, by what must match.
+    best: BTreeMap<NaiveKey, Vec<(Job, Candidate)>>,
+}
+
+/// (procs, nodes) of a trained job.
+type Job = (u32, u32);
+
+/// Mapping, message size, imbalance (bits) and arrival of a configuration.
+type NaiveKey = (Mapping, u64, u64, Arrival);
+
+impl Naive {
+    fn new(train: &Dataset) -> Naive {
+        let mut best: BTreeMap<_, Vec<_>> = BTreeMap::new();
+        for group in train.by_config() {
+            let c = &group[0].config;
+            if let Some(m) = group.iter().min_by(|a, b| a.time_us.total_cmp(&b.time_us)) {
+                best.entry((c.mapping, c.msg_bytes, c.imbalance.to_bits(), c.arrival))
+                    .or_default()
+                    .push(((c.procs, c.nodes), m.candidate));
+            }
+        }
+        Naive { best }
+    }
+
+    fn pick(&self, c: &Config) -> Option<Candidate> {
+        let jobs = self
+            .best
+            .get(&(c.mapping, c.msg_bytes, c.imbalance.to_bits(), c.arrival))?;
+        let far = |a: u32, b: u32| (f64::from(a) / f64::from(b)).ln().abs();
+        jobs.iter()
+            .min_by(|((p, n), _), ((q, m), _)| {
+                (far(*p, c.procs), far(*n, c.nodes), *p)
+                    .partial_cmp(&(far(*q, c.procs), far(*m, c.nodes), *q))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .map(|(_, candidate)| *candidate)
+    }
 }
 
 /// The `default` row of a test configuration the figures can use (DESIGN
@@ -270,7 +425,10 @@ impl Report {
                 .map(|n| score(n, &configs))
                 .to_vec(),
             analytical_ranking: Ranking::default(),
-            auto: LearnerKind::Knn,
+            auto: vec![Auto {
+                inside: SelectorKind::Learner(LearnerKind::Knn),
+                outside: SelectorKind::Analytical,
+            }],
             cv: Vec::new(),
             configs,
         }
@@ -300,8 +458,8 @@ fn score(name: &str, configs: &[ConfigResult]) -> SelectorScore {
         sum_speedup += speedup;
         log_slowdown += slowdown.ln();
         best += usize::from(slowdown <= 1.0 + 1e-9);
-        within += usize::from(slowdown <= 1.05);
-        worse += usize::from(t > 1.10 * c.t_default_us);
+        within += usize::from(slowdown <= 1.0 + NEAR);
+        worse += usize::from(t > (1.0 + WORSE) * c.t_default_us);
     }
     let mean = |v: f64| if n == 0 { f64::NAN } else { v / n as f64 };
     SelectorScore {
@@ -330,6 +488,7 @@ mod tests {
             best: c.candidate,
             t_best_us: t_best,
             t_default_us: t_default,
+            distance: 0.0,
             picks: vec![Pick {
                 selector: "s".into(),
                 candidate: c.candidate,
@@ -359,6 +518,24 @@ mod tests {
     }
 
     #[test]
+    fn naive_copies_the_nearest_trained_job() {
+        let rows = vec![
+            row(2, 8, Algorithm::Default, 2.0),
+            row(2, 8, Algorithm::Linear, 1.0),
+            row(16, 8, Algorithm::Default, 1.0),
+            row(16, 8, Algorithm::Linear, 2.0),
+        ];
+        let naive = Naive::new(&Dataset::from_rows(rows, Provenance::default()));
+        let at = |p| naive.pick(&row(p, 8, Algorithm::Default, 1.0).config);
+        assert_eq!(at(3).unwrap().algorithm, Algorithm::Linear);
+        assert_eq!(at(12).unwrap().algorithm, Algorithm::Default);
+        assert_eq!(at(64).unwrap().algorithm, Algorithm::Default, "the largest");
+        assert!(naive
+            .pick(&row(4, 1024, Algorithm::Default, 1.0).config)
+            .is_none());
+    }
+
+    #[test]
     fn split_holds_out_whole_procs_values() {
         let rows = (2..12)
             .flat_map(|p| {
@@ -369,17 +546,50 @@ mod tests {
             })
             .collect();
         let d = Dataset::from_rows(rows, Provenance::default());
-        let held = held_out(&d, SplitBy::Procs, 0.3, 7).unwrap();
+        let procs = |c: &Config| c.procs;
+        let held = held_out(&d, procs, "procs", 0.3, 7).unwrap();
         assert_eq!(held.len(), 3);
         assert_eq!(
             held,
-            held_out(&d, SplitBy::Procs, 0.3, 7).unwrap(),
+            held_out(&d, procs, "procs", 0.3, 7).unwrap(),
             "seeded"
         );
         assert!(
-            held_out(&d, SplitBy::Procs, 1.0, 7).unwrap().len() < 10,
+            held_out(&d, procs, "procs", 1.0, 7).unwrap().len() < 10,
             "never all"
         );
+        let (train, test) = split(
+            &d,
+            Split::Procs {
+                fraction: 0.3,
+                seed: 7,
+            },
+        )
+        .unwrap();
+        let tested: BTreeSet<u32> = test.configs().map(|c| c.procs).collect();
+        assert_eq!(tested, held);
+        assert!(train.configs().all(|c| !held.contains(&c.procs)));
+        let (train, test) = split(
+            &d,
+            Split::Extrapolate {
+                train_max: None,
+                test_min: None,
+            },
+        )
+        .unwrap();
+        let trained: BTreeSet<u32> = train.configs().map(|c| c.procs).collect();
+        let tested: BTreeSet<u32> = test.configs().map(|c| c.procs).collect();
+        assert_eq!(trained, BTreeSet::from([2]), "up to a quarter of 11");
+        assert_eq!(
+            tested,
+            BTreeSet::from([5, 6, 7, 8, 9, 10, 11]),
+            "from half of 11"
+        );
+        let bad = Split::Extrapolate {
+            train_max: Some(8),
+            test_min: Some(4),
+        };
+        assert!(split(&d, bad).is_err());
         let small = small_train(&d);
         let kept: BTreeSet<u32> = small.configs().map(|c| c.procs).collect();
         assert_eq!(kept, BTreeSet::from([2, 5, 8, 11]));

@@ -8,6 +8,7 @@ pub mod analytical;
 pub mod bench;
 pub mod cli;
 pub mod commands;
+pub mod cv;
 pub mod data;
 pub mod error;
 pub mod units;

@@ -8,6 +8,10 @@ use crate::data::{Candidate, Config, Dataset};
 /// campaigns.
 pub const NEAR: f64 = 0.05;
 
+/// A pick slower than `default` by more than this fraction made the
+/// broadcast clearly worse (`worse_than_default_10pct_rate`).
+pub const WORSE: f64 = 0.10;
+
 /// Pairwise ranking accuracy: over every configuration of `d` and every pair
 /// of candidates measured there that `predict` prices, the share of pairs
 /// whose faster one is predicted faster; a pair predicted equal (the same

@@ -10,13 +10,14 @@
 //! A directory of another format version or feature set is refused.
 
 use crate::analytical::Fitted;
+use crate::cv::CvScore;
 use crate::data::summary::Summary;
 use crate::data::{Candidate, Mapping};
 use crate::error::{Error, InputError, Result};
 use crate::features;
 use crate::hybrid;
 use crate::learn::{LearnerKind, Model};
-use crate::train::CvScore;
+use crate::select::{Auto, Range};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -36,11 +37,13 @@ pub struct Manifest {
     /// Mappings each candidate was measured under (same order).
     pub candidate_mappings: Vec<Vec<Mapping>>,
     pub learners: Vec<LearnerKind>,
-    /// The learner `predict` uses unless told otherwise.
-    pub auto: LearnerKind,
-    /// Leave-procs-out cross-validation per learner; empty when the data had
-    /// fewer than two procs values.
+    /// The selectors `predict` uses unless told otherwise.
+    pub auto: Auto,
+    /// Cross-validation per selector, with its policy; empty when the data
+    /// had fewer than two procs values.
     pub cv: Vec<CvScore>,
+    /// The job and message sizes trained on.
+    pub range: Range,
     pub training_files: Vec<String>,
     pub training: Summary,
 }

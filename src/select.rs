@@ -1,18 +1,128 @@
 //! Selection: predict every candidate's time for a configuration and rank
-//! them; the fastest predicted is the choice.
+//! them; the fastest predicted is the choice — unless the evidence for
+//! leaving the library's choice is too weak ([`Policy`]).
 
 use crate::analytical::Fitted;
-use crate::data::{Candidate, Config, Mapping};
+use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::features;
 use crate::hybrid::{self, Terms};
 use crate::learn::{LearnerKind, Model};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
 
 /// A candidate with its predicted time.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ranked {
     pub index: usize,
     pub candidate: Candidate,
+    /// NaN for `default` where the predictor cannot price it (it is then
+    /// kept: nothing shows another candidate is faster).
     pub predicted_us: f64,
+}
+
+/// A way of choosing: the analytical model alone, or a learner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SelectorKind {
+    Analytical,
+    Learner(LearnerKind),
+}
+
+impl SelectorKind {
+    /// The analytical selector, then each of `learners`.
+    pub fn all(learners: &[LearnerKind]) -> Vec<SelectorKind> {
+        std::iter::once(SelectorKind::Analytical)
+            .chain(learners.iter().map(|&k| SelectorKind::Learner(k)))
+            .collect()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SelectorKind::Analytical => "analytical",
+            SelectorKind::Learner(k) => k.name(),
+        }
+    }
+}
+
+impl fmt::Display for SelectorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SelectorKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.trim().eq_ignore_ascii_case("analytical") {
+            return Ok(SelectorKind::Analytical);
+        }
+        s.parse()
+            .map(SelectorKind::Learner)
+            .map_err(|e| format!("{e}, or analytical"))
+    }
+}
+
+impl Serialize for SelectorKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for SelectorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// What `auto` uses: one selector between the measured sizes, maybe
+/// another beyond them (where cross-validation saw it extrapolate best).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Auto {
+    pub inside: SelectorKind,
+    pub outside: SelectorKind,
+}
+
+impl fmt::Display for Auto {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.inside == self.outside {
+            write!(f, "{}", self.inside)
+        } else {
+            write!(
+                f,
+                "{} + {} beyond the trained sizes",
+                self.inside, self.outside
+            )
+        }
+    }
+}
+
+/// Anything that ranks the candidates of a configuration.
+pub trait Rank {
+    fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked>;
+}
+
+/// `auto`'s two selectors, each where it applies.
+pub struct AutoSelector<'a> {
+    pub inside: Selector<'a>,
+    pub outside: Selector<'a>,
+}
+
+impl Rank for AutoSelector<'_> {
+    fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
+        if self.inside.range.distance(config) > 0.0 {
+            self.outside.rank(config, allowed)
+        } else {
+            self.inside.rank(config, allowed)
+        }
+    }
+}
+
+impl Rank for Selector<'_> {
+    fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
+        Selector::rank(self, config, allowed)
+    }
 }
 
 /// Where a candidate's predicted time comes from.
@@ -23,19 +133,116 @@ pub enum Predictor<'a> {
     /// One regressor per candidate on the hybrid features (see
     /// [`crate::hybrid`]), predicting ln time relative to the model.
     Hybrid(&'a [Model], &'a Fitted),
-    /// The analytical models alone; candidates without one are not offered.
+    /// The analytical model alone; candidates it cannot price are not
+    /// offered.
     Analytical(&'a Fitted),
 }
 
 impl<'a> Predictor<'a> {
-    /// The predictor of a learner's per-candidate `models`: hybrid ones
-    /// need the analytical models too.
-    pub fn of(kind: LearnerKind, models: &'a [Model], analytical: &'a Fitted) -> Predictor<'a> {
-        if kind.is_hybrid() {
-            Predictor::Hybrid(models, analytical)
-        } else {
-            Predictor::Learned(models)
+    /// The predictor of a selector: learners need their per-candidate
+    /// `models`, hybrid ones and the analytical selector the model.
+    pub fn of(kind: SelectorKind, models: &'a [Model], analytical: &'a Fitted) -> Predictor<'a> {
+        match kind {
+            SelectorKind::Analytical => Predictor::Analytical(analytical),
+            SelectorKind::Learner(k) if k.is_hybrid() => Predictor::Hybrid(models, analytical),
+            SelectorKind::Learner(_) => Predictor::Learned(models),
         }
+    }
+}
+
+/// The job and message sizes a model was trained on: where its predictions
+/// interpolate, and how far beyond it a configuration lies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Range {
+    pub procs: (u32, u32),
+    pub nodes: (u32, u32),
+    pub ppn: (u32, u32),
+    pub msg_bytes: (u64, u64),
+}
+
+impl Range {
+    pub fn of(d: &Dataset) -> Range {
+        let mut configs = d.configs();
+        let Some(first) = configs.next() else {
+            return Range::default();
+        };
+        let one = |c: &Config| Range {
+            procs: (c.procs, c.procs),
+            nodes: (c.nodes, c.nodes),
+            ppn: (c.ppn, c.ppn),
+            msg_bytes: (c.msg_bytes, c.msg_bytes),
+        };
+        configs.fold(one(&first), |r, c| {
+            let widen = |(lo, hi): (u32, u32), v: u32| (lo.min(v), hi.max(v));
+            Range {
+                procs: widen(r.procs, c.procs),
+                nodes: widen(r.nodes, c.nodes),
+                ppn: widen(r.ppn, c.ppn),
+                msg_bytes: (
+                    r.msg_bytes.0.min(c.msg_bytes),
+                    r.msg_bytes.1.max(c.msg_bytes),
+                ),
+            }
+        })
+    }
+
+    /// How far `c` lies outside the range, in doublings: the largest over
+    /// procs, nodes, ranks per node and message size; 0 inside. Infinite
+    /// for a job across nodes when every trained job ran on one node:
+    /// nothing measured the network.
+    pub fn distance(&self, c: &Config) -> f64 {
+        if c.nodes > 1 && self.nodes.1 <= 1 {
+            return f64::INFINITY;
+        }
+        let out = |(lo, hi): (u64, u64), v: u64| {
+            let (lo, hi, v) = (lo.max(1) as f64, hi.max(1) as f64, v.max(1) as f64);
+            (v / hi).log2().max((lo / v).log2()).max(0.0)
+        };
+        let wide = |(lo, hi): (u32, u32)| (u64::from(lo), u64::from(hi));
+        out(wide(self.procs), c.procs.into())
+            .max(out(wide(self.nodes), c.nodes.into()))
+            .max(out(wide(self.ppn), c.ppn.into()))
+            .max(out(self.msg_bytes, c.msg_bytes))
+    }
+}
+
+/// When another candidate may replace `default`: only when predicted
+/// faster by more than `margin` (a fraction of default's time), plus
+/// `per_doubling` for every doubling the configuration lies outside the
+/// trained range; never where that reaches 1, nor farther out than
+/// cross-validation tested the selector (`validated_doublings`). All three
+/// come from cross-validation ([`crate::cv`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Policy {
+    pub margin: f64,
+    pub per_doubling: f64,
+    pub validated_doublings: f64,
+}
+
+impl Policy {
+    /// Leave the library's choice alone outside the trained range.
+    pub const CAUTIOUS: Policy = Policy {
+        margin: 0.0,
+        per_doubling: 1.0,
+        validated_doublings: 0.0,
+    };
+
+    /// No margin anywhere: the raw ranking.
+    pub const NONE: Policy = Policy {
+        margin: 0.0,
+        per_doubling: 0.0,
+        validated_doublings: f64::INFINITY,
+    };
+
+    /// The margin at `distance` doublings outside the trained range.
+    pub fn margin_at(&self, distance: f64) -> f64 {
+        if distance <= 0.0 {
+            return self.margin.min(1.0);
+        }
+        if distance > self.validated_doublings {
+            return 1.0;
+        }
+        (self.margin + self.per_doubling * distance).min(1.0)
     }
 }
 
@@ -45,17 +252,17 @@ pub struct Selector<'a> {
     pub candidates: &'a [Candidate],
     pub predictor: Predictor<'a>,
     pub mappings: &'a [Vec<Mapping>],
-    /// Another candidate replaces `default` only when predicted faster by
-    /// more than this fraction (chosen by cross-validation in `train`).
-    pub default_margin: f64,
+    pub policy: Policy,
+    pub range: Range,
 }
 
 impl Selector<'_> {
-    /// Candidates (those `allowed`, if given) fastest predicted first. A
-    /// candidate never measured under the configuration's mapping is not
-    /// offered (its prediction there would be pure extrapolation), unless no
-    /// candidate was; nor is one the predictor has no model for. Empty only
-    /// when nothing is left.
+    /// Candidates (those `allowed`, if given) fastest predicted first,
+    /// `default` first where the policy keeps it. A candidate never
+    /// measured under the configuration's mapping is not offered (its
+    /// prediction there would be pure extrapolation), unless no candidate
+    /// was; nor is one the predictor cannot price, except `default`.
+    /// Empty only when nothing is left.
     pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
         let base = features::base(config);
         let terms = match self.predictor {
@@ -76,10 +283,12 @@ impl Selector<'_> {
             .enumerate()
             .filter(|(i, _)| allowed.is_none_or(|a| a[*i]))
             .filter_map(|(index, candidate)| {
+                let predicted_us = predict(index, candidate)
+                    .or_else(|| candidate.is_default().then_some(f64::NAN))?;
                 Some(Ranked {
                     index,
                     candidate: *candidate,
-                    predicted_us: predict(index, candidate)?,
+                    predicted_us,
                 })
             })
             .collect();
@@ -87,9 +296,10 @@ impl Selector<'_> {
         if ranked.iter().any(seen) {
             ranked.retain(seen);
         }
-        // NaN (a broken model) sorts last.
+        // NaN (unpriced, or a broken model) sorts last.
         ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
-        prefer_default(&mut ranked, self.default_margin);
+        let margin = self.policy.margin_at(self.range.distance(config));
+        prefer_default(&mut ranked, margin);
         ranked
     }
 }
@@ -97,11 +307,15 @@ impl Selector<'_> {
 /// Moves `default` to the front unless the fastest candidate is predicted
 /// faster than it by more than `margin`: leaving the choice to the library
 /// is the safe decision when the models cannot tell the candidates apart.
+/// An unpriced `default` (NaN) stays first: nothing shows it is slower.
 pub fn prefer_default(ranked: &mut [Ranked], margin: f64) {
     let Some(d) = ranked.iter().position(|r| r.candidate.is_default()) else {
         return;
     };
-    if d > 0 && ranked[0].predicted_us >= (1.0 - margin) * ranked[d].predicted_us {
+    let keep = ranked[d].predicted_us.is_nan()
+        || margin >= 1.0
+        || ranked[0].predicted_us >= (1.0 - margin) * ranked[d].predicted_us;
+    if d > 0 && keep {
         ranked[..=d].rotate_right(1);
     }
 }
@@ -109,7 +323,8 @@ pub fn prefer_default(ranked: &mut [Ranked], margin: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{Algorithm, Candidate};
+    use crate::data::tests::{config, row};
+    use crate::data::{Algorithm, Candidate, Provenance};
 
     fn r(index: usize, algorithm: Algorithm, predicted_us: f64) -> Ranked {
         Ranked {
@@ -142,5 +357,66 @@ mod tests {
         let mut c = ranked;
         prefer_default(&mut c, 0.0);
         assert_eq!(c.map(|x| x.index), [0, 1, 2]);
+        let mut d = [
+            r(0, Algorithm::Binomial, 1.0),
+            r(1, Algorithm::Default, f64::NAN),
+        ];
+        prefer_default(&mut d, 0.0);
+        assert_eq!(d.map(|x| x.index), [1, 0], "an unpriced default is kept");
+    }
+
+    #[test]
+    fn margins_grow_outside_the_trained_range() {
+        let rows = [2u32, 4, 8]
+            .iter()
+            .flat_map(|&p| {
+                [
+                    row(p, 16, Algorithm::Default, 1.0),
+                    row(p, 1024, Algorithm::Linear, 1.0),
+                ]
+            })
+            .collect();
+        let range = Range::of(&Dataset::from_rows(rows, Provenance::default()));
+        assert_eq!(range.procs, (2, 8));
+        assert_eq!(range.distance(&config(4, 64)), 0.0);
+        assert_eq!(
+            range.distance(&config(32, 64)),
+            2.0,
+            "procs and ppn 4x beyond"
+        );
+        assert_eq!(range.distance(&config(4, 4096)), 2.0, "4x the largest size");
+        assert_eq!(
+            range.distance(&config(4, 4)),
+            2.0,
+            "a quarter of the smallest"
+        );
+        let mut two_nodes = config(8, 64);
+        two_nodes.nodes = 2;
+        two_nodes.ppn = 4;
+        assert!(
+            range.distance(&two_nodes).is_infinite(),
+            "network never measured"
+        );
+        let policy = Policy {
+            margin: 0.02,
+            per_doubling: 0.1,
+            validated_doublings: 3.0,
+        };
+        assert_eq!(policy.margin_at(0.0), 0.02);
+        assert!((policy.margin_at(2.0) - 0.22).abs() < 1e-12);
+        assert_eq!(policy.margin_at(3.5), 1.0, "farther than validated");
+        assert_eq!(policy.margin_at(f64::INFINITY), 1.0);
+        assert_eq!(Policy::CAUTIOUS.margin_at(0.5), 1.0);
+    }
+
+    #[test]
+    fn selector_kinds_read_and_write_their_names() {
+        for name in ["analytical", "knn", "hybrid-gbm"] {
+            let kind: SelectorKind = name.parse().unwrap();
+            assert_eq!(kind.name(), name);
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(serde_json::from_str::<SelectorKind>(&json).unwrap(), kind);
+        }
+        assert!("forest".parse::<SelectorKind>().is_err());
     }
 }

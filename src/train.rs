@@ -1,7 +1,5 @@
-//! Training: features and targets per candidate, one model per candidate and
-//! learner, and the choice of the `auto` learner by leave-procs-out
-//! cross-validation (whole communicator sizes held out, as at prediction
-//! time the job size is usually one the data never had).
+//! Training: features and targets per candidate, the analytical model, and
+//! one model per candidate and learner (cross-validation is [`crate::cv`]).
 
 use crate::analytical::fit::fit_dataset;
 use crate::analytical::Fitted;
@@ -9,9 +7,8 @@ use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::error::{Error, Result};
 use crate::features::{self, Samples};
 use crate::hybrid::{self, Terms};
-use crate::learn::{LearnerKind, Model};
-use crate::select::{prefer_default, Predictor, Ranked, Selector};
-use serde::{Deserialize, Serialize};
+use crate::learn::Model;
+use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A candidate needs at least this many measured configurations to be
@@ -87,9 +84,12 @@ impl TrainingSet {
         }
     }
 
-    /// One model per candidate. A hybrid learner needs the set built with
-    /// `hybrid`.
-    pub fn fit(&self, kind: LearnerKind) -> Result<Vec<Model>> {
+    /// One model per candidate (none for the analytical selector). A
+    /// hybrid learner needs the set built with `hybrid`.
+    pub fn fit(&self, kind: SelectorKind) -> Result<Vec<Model>> {
+        let SelectorKind::Learner(kind) = kind else {
+            return Ok(Vec::new());
+        };
         let samples = if kind.is_hybrid() {
             &self.hybrid
         } else {
@@ -116,15 +116,17 @@ impl TrainingSet {
     /// The selector of `kind`'s fitted `models`.
     pub fn selector<'a>(
         &'a self,
-        kind: LearnerKind,
+        kind: SelectorKind,
         models: &'a [Model],
-        default_margin: f64,
+        policy: Policy,
+        range: Range,
     ) -> Selector<'a> {
         Selector {
             candidates: &self.cs.candidates,
             predictor: Predictor::of(kind, models, &self.analytical),
             mappings: &self.cs.mappings,
-            default_margin,
+            policy,
+            range,
         }
     }
 }
@@ -151,202 +153,11 @@ fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
         .collect()
 }
 
-/// How well a learner's picks did on held-out communicator sizes.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct CvScore {
-    pub learner: LearnerKind,
-    pub folds: usize,
-    /// Held-out configurations with at least two candidates measured.
-    pub configs: usize,
-    /// The learner's margin for overriding `default` (see
-    /// [`crate::select::prefer_default`]), the best of [`MARGINS`].
-    pub default_margin: f64,
-    /// With that margin: geometric mean of t_pick / t_best (1 = always best).
-    pub geomean_slowdown_vs_best: f64,
-    pub best_rate: f64,
-    pub within_5pct_rate: f64,
-}
-
-/// Margins tried for keeping `default` when the models are unsure.
-pub const MARGINS: [f64; 6] = [0.0, 0.02, 0.05, 0.1, 0.2, 0.4];
-
-/// The distinct procs values split into `folds` interleaved groups, so every
-/// fold spans the whole range.
-pub fn procs_folds(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
-    let procs: BTreeSet<u32> = d.configs().map(|c| c.procs).collect();
-    let k = folds.min(procs.len()).max(1);
-    let mut out = vec![BTreeSet::new(); k];
-    for (i, p) in procs.into_iter().enumerate() {
-        out[i % k].insert(p);
-    }
-    out
-}
-
-/// A held-out configuration: measured time and prediction of each candidate
-/// that was both measured there and trained on, fastest predicted first.
-struct HeldOut {
-    ranked: Vec<Ranked>,
-    times: BTreeMap<usize, f64>,
-}
-
-/// Leave-procs-out cross-validation of each learner. A pick counts among the
-/// candidates measured at that configuration (and trained on). The
-/// analytical models are refitted per fold. Returns `None` when the data has fewer than
-/// two procs values or no held-out configuration measured with two or more
-/// candidates (there is nothing to choose between).
-pub fn cross_validate(
-    d: &Dataset,
-    kinds: &[LearnerKind],
-    folds: usize,
-    mut tick: impl FnMut(),
-) -> Result<Option<Vec<CvScore>>> {
-    let groups = procs_folds(d, folds);
-    if groups.len() < 2 {
-        return Ok(None);
-    }
-    let hybrid = kinds.iter().any(|k| k.is_hybrid());
-    // Folds are independent: one thread each, joined in order, so the
-    // figures do not depend on scheduling.
-    let per_fold: Vec<Result<Vec<Vec<HeldOut>>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .iter()
-            .map(|held| scope.spawn(move || held_out_picks(d, held, kinds, hybrid)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                let picks = h
-                    .join()
-                    .unwrap_or_else(|_| Err(Error::Other("a cross-validation fold failed".into())));
-                kinds.iter().for_each(|_| tick());
-                picks
-            })
-            .collect()
-    });
-    let mut held_out: Vec<Vec<HeldOut>> = kinds.iter().map(|_| Vec::new()).collect();
-    for fold in per_fold {
-        for (all, picks) in held_out.iter_mut().zip(fold?) {
-            all.extend(picks);
-        }
-    }
-    // A learner with nothing held out to score (every held-out configuration
-    // had a single candidate) gets no row; no rows at all is no CV.
-    let scores: Vec<CvScore> = kinds
-        .iter()
-        .zip(&held_out)
-        .filter(|(_, held_out)| !held_out.is_empty())
-        .filter_map(|(&kind, held_out)| {
-            MARGINS
-                .iter()
-                .map(|&margin| score(kind, groups.len(), margin, held_out))
-                .min_by(|a, b| {
-                    a.geomean_slowdown_vs_best
-                        .total_cmp(&b.geomean_slowdown_vs_best)
-                })
-        })
-        .collect();
-    Ok((!scores.is_empty()).then_some(scores))
-}
-
-/// Every learner's picks on the configurations of the procs values `held`,
-/// trained on the others.
-fn held_out_picks(
-    d: &Dataset,
-    held: &BTreeSet<u32>,
-    kinds: &[LearnerKind],
-    hybrid: bool,
-) -> Result<Vec<Vec<HeldOut>>> {
-    let part = d.subset(|m| !held.contains(&m.config.procs));
-    let set = TrainingSet::new(&part, hybrid);
-    let cs = &set.cs;
-    let tests: Vec<_> = d
-        .by_config()
-        .filter(|g| held.contains(&g[0].config.procs))
-        .filter_map(|group| {
-            let mut allowed = vec![false; cs.candidates.len()];
-            let mut times = BTreeMap::new();
-            for m in group {
-                if let Ok(i) = cs.candidates.binary_search(&m.candidate) {
-                    allowed[i] = true;
-                    times.insert(i, m.time_us);
-                }
-            }
-            (times.len() >= 2).then_some((group[0].config, allowed, times))
-        })
-        .collect();
-    kinds
-        .iter()
-        .map(|&kind| {
-            let models = set.fit(kind)?;
-            let selector = set.selector(kind, &models, 0.0);
-            Ok(tests
-                .iter()
-                .filter_map(|(config, allowed, times)| {
-                    let ranked = selector.rank(config, Some(allowed));
-                    (!ranked.is_empty()).then(|| HeldOut {
-                        ranked,
-                        times: times.clone(),
-                    })
-                })
-                .collect())
-        })
-        .collect()
-}
-
-/// The figures of one learner's held-out picks with one margin.
-fn score(learner: LearnerKind, folds: usize, margin: f64, held_out: &[HeldOut]) -> CvScore {
-    let (mut log_sum, mut best, mut within) = (0.0, 0usize, 0usize);
-    for h in held_out {
-        let mut ranked = h.ranked.clone();
-        prefer_default(&mut ranked, margin);
-        let t_best = h.times.values().copied().fold(f64::INFINITY, f64::min);
-        let slowdown = h.times[&ranked[0].index] / t_best;
-        log_sum += slowdown.ln();
-        best += usize::from(slowdown <= 1.0 + 1e-9);
-        within += usize::from(slowdown <= 1.05);
-    }
-    let n = held_out.len();
-    let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-    CvScore {
-        learner,
-        folds,
-        configs: n,
-        default_margin: margin,
-        // `cross_validate` scores no empty list; 1 then would not be NaN,
-        // which JSON cannot hold.
-        geomean_slowdown_vs_best: (log_sum / n.max(1) as f64).exp(),
-        best_rate: share(best),
-        within_5pct_rate: share(within),
-    }
-}
-
-/// A learner's cross-validated margin (0 when CV was not possible).
-pub fn default_margin(cv: &[CvScore], learner: LearnerKind) -> f64 {
-    cv.iter()
-        .find(|s| s.learner == learner)
-        .map_or(0.0, |s| s.default_margin)
-}
-
-/// The learner `auto` uses: the lowest cross-validated slowdown (ties: the
-/// earlier in `kinds`), or the first learner when CV was impossible.
-pub fn choose_auto(kinds: &[LearnerKind], cv: Option<&[CvScore]>) -> LearnerKind {
-    cv.and_then(|scores| {
-        scores
-            .iter()
-            .filter(|s| s.configs > 0)
-            .min_by(|a, b| {
-                a.geomean_slowdown_vs_best
-                    .total_cmp(&b.geomean_slowdown_vs_best)
-            })
-            .map(|s| s.learner)
-    })
-    .unwrap_or(kinds[0])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data::{Algorithm, Provenance};
+    use crate::learn::LearnerKind;
     use crate::sim::campaign::{run, Campaign};
     use crate::sim::{CostModel, Link};
 
@@ -374,8 +185,9 @@ mod tests {
 
     /// RMSE of ln(time) of `kind` on `test`.
     fn rmse(set: &TrainingSet, kind: LearnerKind, test: &Dataset) -> f64 {
+        let kind = SelectorKind::Learner(kind);
         let models = set.fit(kind).unwrap();
-        let selector = set.selector(kind, &models, 0.0);
+        let selector = set.selector(kind, &models, Policy::default(), Range::default());
         let mut se = 0.0;
         for m in test.measurements() {
             let ranked = selector.rank(&m.config, None);
@@ -406,7 +218,9 @@ mod tests {
     #[test]
     fn a_plain_training_set_refuses_hybrid_learners() {
         let set = TrainingSet::new(&simulated(vec![2, 4, 8]), false);
-        assert!(set.fit(LearnerKind::Knn).is_ok());
-        assert!(set.fit(LearnerKind::HybridKnn).is_err());
+        assert!(set.fit(SelectorKind::Learner(LearnerKind::Knn)).is_ok());
+        assert!(set
+            .fit(SelectorKind::Learner(LearnerKind::HybridKnn))
+            .is_err());
     }
 }

@@ -55,6 +55,7 @@ fn json_has_the_design_fields_and_the_ranking() {
             "oracle",
             "default",
             "ompi-fixed",
+            "naive",
             "analytical",
             "knn",
             "gbm",

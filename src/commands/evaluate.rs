@@ -1,8 +1,9 @@
 use super::warn_all;
-use crate::cli::EvaluateArgs;
-use crate::data::load::load_files;
+use crate::cli::{EvaluateArgs, SplitArg};
+use crate::data::load::{load_campaigns, load_files};
+use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::evaluate::{evaluate as run, held_out, key, small_train};
+use crate::evaluate::{evaluate as run, pool, small_train, split, Report, Split};
 use crate::report;
 use indicatif::ProgressBar;
 
@@ -13,35 +14,51 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
             args.test_fraction
         )));
     }
-    let loaded = load_files(&args.train)?;
-    warn_all(&loaded.warnings);
-    let (mut train, test) = if args.test.is_empty() {
-        let all = loaded.dataset;
-        let held = held_out(&all, args.split, args.test_fraction, args.seed)?;
-        let by = args.split;
-        (
-            all.subset(|m| !held.contains(&key(&m.config, by))),
-            all.subset(|m| held.contains(&key(&m.config, by))),
-        )
-    } else {
+    let runs: Vec<(Dataset, Dataset)> = if !args.test.is_empty() {
+        let train = load_files(&args.train)?;
+        warn_all(&train.warnings);
         let test = load_files(&args.test)?;
         warn_all(&test.warnings);
-        (loaded.dataset, test.dataset)
+        vec![(train.dataset, test.dataset)]
+    } else if args.split == SplitArg::Source {
+        leave_one_campaign_out(args)?
+    } else {
+        let loaded = load_files(&args.train)?;
+        warn_all(&loaded.warnings);
+        let how = match args.split {
+            SplitArg::Nodes => Split::Nodes {
+                fraction: args.test_fraction,
+                seed: args.seed,
+            },
+            SplitArg::Extrapolate => Split::Extrapolate {
+                train_max: args.train_max_procs,
+                test_min: args.test_min_procs,
+            },
+            _ => Split::Procs {
+                fraction: args.test_fraction,
+                seed: args.seed,
+            },
+        };
+        vec![split(&loaded.dataset, how)?]
     };
-    if args.small_train {
-        train = small_train(&train);
+    let learners = args.learning.learners();
+    let steps_per_run = (learners.len() + 1) * (args.learning.folds as usize + 2);
+    let bar = ProgressBar::new((runs.len() * steps_per_run) as u64);
+    let mut reports: Vec<Report> = Vec::with_capacity(runs.len());
+    for (mut train, test) in runs {
+        if args.small_train {
+            train = small_train(&train);
+        }
+        reports.push(run(
+            &train,
+            &test,
+            &learners,
+            args.learning.folds as usize,
+            || bar.inc(1),
+        )?);
     }
-    let bar = ProgressBar::new(
-        (args.learning.learners.len() * (args.learning.folds as usize + 1)) as u64,
-    );
-    let report = run(
-        &train,
-        &test,
-        &args.learning.learners,
-        args.learning.folds as usize,
-        || bar.inc(1),
-    )?;
     bar.finish_and_clear();
+    let report = pool(reports).ok_or_else(|| Error::Usage("nothing to evaluate".into()))?;
     let text = report::render(&report, args.format)?;
     super::write_output(args.out.as_deref(), &text)?;
     if let Some(dir) = &args.plots {
@@ -49,4 +66,29 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
         eprintln!("wrote {} plots into {}", files.len(), dir.display());
     }
     Ok(())
+}
+
+/// One (training, test) pair per campaign: that campaign against all the
+/// others (a rerun of the same machine weeks later).
+fn leave_one_campaign_out(args: &EvaluateArgs) -> Result<Vec<(Dataset, Dataset)>> {
+    let (campaigns, warnings) = load_campaigns(&args.train)?;
+    warn_all(&warnings);
+    if campaigns.len() < 2 {
+        return Err(Error::Usage(format!(
+            "--split source needs two or more campaigns (distinct `source` values, or files \
+             without one); found {}",
+            campaigns.len()
+        )));
+    }
+    Ok((0..campaigns.len())
+        .map(|held| {
+            let others = campaigns
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != held)
+                .map(|(_, (_, d))| d.clone())
+                .collect();
+            (Dataset::merge(others), campaigns[held].1.clone())
+        })
+        .collect())
 }

@@ -1,48 +1,40 @@
 use crate::cli::PredictArgs;
+use crate::cv::policy;
 use crate::data::Placement;
 use crate::decision::{DecisionTable, Job};
 use crate::error::{Error, Result};
 use crate::export::{self, Options};
-use crate::learn::LearnerKind;
 use crate::model_dir::{load_analytical, load_learner, load_manifest};
-use crate::select::{Predictor, Selector};
-use crate::train::default_margin;
-
-/// The selector `--learner` names: `auto`, `analytical` or a learner.
-enum Choice {
-    Analytical,
-    Learner(LearnerKind),
-}
+use crate::select::{Auto, AutoSelector, Predictor, Selector, SelectorKind};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let manifest = load_manifest(&args.model)?;
     let (choice, label) = match args.learner.trim().to_ascii_lowercase().as_str() {
-        "auto" => (
-            Choice::Learner(manifest.auto),
-            format!("{} (auto)", manifest.auto),
-        ),
-        "analytical" => (Choice::Analytical, "analytical".to_string()),
+        "auto" => (manifest.auto, format!("{} (auto)", manifest.auto)),
         name => {
-            let kind: LearnerKind = name
+            let kind: SelectorKind = name
                 .parse()
-                .map_err(|e| Error::Usage(format!("{e}, or auto, analytical")))?;
-            (Choice::Learner(kind), kind.to_string())
+                .map_err(|e| Error::Usage(format!("{e}, or auto")))?;
+            let one = Auto {
+                inside: kind,
+                outside: kind,
+            };
+            (one, kind.to_string())
         }
     };
     let arrival = crate::cli::arrival(args.imbalance.is_some(), args.late_fraction);
     let jobs = jobs(args, arrival)?;
     let analytical = load_analytical(&args.model)?;
-    let models = match choice {
-        Choice::Learner(kind) => Some((kind, load_learner(&args.model, &manifest, kind)?)),
-        Choice::Analytical if analytical.summary.rows == 0 => {
-            return Err(Error::Usage(
-                "the analytical model has no candidates: the training data has no \
-                 algorithm with a schedule"
-                    .into(),
-            ))
-        }
-        Choice::Analytical => None,
+    let models = |kind: SelectorKind| match kind {
+        SelectorKind::Learner(learner) => Ok(load_learner(&args.model, &manifest, learner)?.models),
+        SelectorKind::Analytical if analytical.summary.rows == 0 => Err(Error::Usage(
+            "the analytical model was fitted on no rows: the training data has no \
+             algorithm with a schedule"
+                .into(),
+        )),
+        SelectorKind::Analytical => Ok(Vec::new()),
     };
+    let (inside_models, outside_models) = (models(choice.inside)?, models(choice.outside)?);
     let trained = &manifest.training;
     // MPI_Bcast of no data, or over one rank, returns at once in Open MPI
     // and MPICH: there is nothing to decide (see also `jobs`).
@@ -62,16 +54,16 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             .filter(|&m| m > 0)
             .collect(),
     };
-    let selector = Selector {
+    let selector = |kind: SelectorKind, models| Selector {
         candidates: &manifest.candidates,
-        predictor: match &models {
-            Some((kind, m)) => Predictor::of(*kind, &m.models, &analytical),
-            None => Predictor::Analytical(&analytical),
-        },
+        predictor: Predictor::of(kind, models, &analytical),
         mappings: &manifest.candidate_mappings,
-        default_margin: models
-            .as_ref()
-            .map_or(0.0, |(kind, _)| default_margin(&manifest.cv, *kind)),
+        policy: policy(&manifest.cv, kind),
+        range: manifest.range,
+    };
+    let selector = AutoSelector {
+        inside: selector(choice.inside, &inside_models),
+        outside: selector(choice.outside, &outside_models),
     };
     let pattern = arrival.to_string();
     if !trained
@@ -87,13 +79,14 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     }
     let mut tables = Vec::with_capacity(jobs.len());
     for job in jobs {
-        if let (Some(lo), Some(hi)) = (trained.procs.first(), trained.procs.last()) {
-            if job.procs < *lo || job.procs > *hi {
-                eprintln!(
-                    "warning: {} ranks is outside the trained range {lo}-{hi}: predictions extrapolate",
-                    job.procs
-                );
-            }
+        let (lo, hi) = manifest.range.procs;
+        if job.procs < lo || job.procs > hi {
+            eprintln!(
+                "warning: {} ranks is outside the trained range {lo}-{hi}: decisions there \
+                 extrapolate, and keep `default` unless cross-validation showed the \
+                 selector extrapolates that far",
+                job.procs
+            );
         }
         tables
             .push(DecisionTable::new(&selector, job, label.clone(), &sizes).map_err(Error::Other)?);

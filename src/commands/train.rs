@@ -1,17 +1,19 @@
 use super::warn_all;
 use crate::cli::TrainArgs;
+use crate::cv::{choose_auto, cross_validate, held_out_groups};
 use crate::data::load::load_files;
 use crate::data::summary::Summary;
 use crate::error::{Error, Result};
 use crate::features;
 use crate::hybrid;
 use crate::model_dir::{self, LearnerModels, Manifest, FORMAT_VERSION};
-use crate::train::{choose_auto, cross_validate, procs_folds, TrainingSet, MIN_ROWS};
+use crate::select::{Range, SelectorKind};
+use crate::train::{TrainingSet, MIN_ROWS};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn train(args: &TrainArgs) -> Result<()> {
-    let mut learners = args.learning.learners.clone();
-    learners.dedup();
+    let learners = args.learning.learners();
+    let selectors = SelectorKind::all(&learners);
     let loaded = load_files(&args.files)?;
     warn_all(&loaded.warnings);
     let data = loaded.dataset;
@@ -35,13 +37,8 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             data.duplicate_rows()
         );
     }
-    let folds = procs_folds(&data, args.learning.folds as usize).len();
-    let cv_steps = if folds >= 2 {
-        folds * learners.len()
-    } else {
-        0
-    };
-    let bar = ProgressBar::new((cv_steps + learners.len()) as u64).with_style(
+    let folds = held_out_groups(&data, args.learning.folds as usize).len();
+    let bar = ProgressBar::new((folds * selectors.len() + learners.len()) as u64).with_style(
         ProgressStyle::with_template("{msg:>14} [{bar:30}] {pos}/{len} {elapsed} (eta {eta})")
             .map_err(|e| Error::Other(e.to_string()))?
             .progress_chars("=> "),
@@ -50,7 +47,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     let hybrid = learners.iter().any(|k| k.is_hybrid());
     let set = TrainingSet::new(&data, hybrid);
     bar.set_message("cross-validate");
-    let cv = cross_validate(&data, &learners, args.learning.folds as usize, || {
+    let cv = cross_validate(&data, &selectors, args.learning.folds as usize, || {
         bar.inc(1)
     })?;
     bar.set_message("fit");
@@ -79,12 +76,12 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         fitted.push(LearnerModels {
             learner: kind,
             candidates: cs.candidates.clone(),
-            models: set.fit(kind)?,
+            models: set.fit(SelectorKind::Learner(kind))?,
         });
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let auto = choose_auto(&learners, cv.as_deref());
+    let auto = choose_auto(&selectors, cv.as_deref());
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         written_by: format!("bcast-select {}", env!("CARGO_PKG_VERSION")),
@@ -95,6 +92,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         learners: learners.clone(),
         auto,
         cv: cv.clone().unwrap_or_default(),
+        range: Range::of(&data),
         training_files: args.files.iter().map(|f| f.display().to_string()).collect(),
         training: Summary::of(&data),
     };
@@ -110,26 +108,33 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     match &cv {
         Some(scores) => {
             println!(
-                "leave-procs-out cross-validation ({} folds): slowdown of the pick vs the best measured;\n\
-                 margin: how much faster a candidate must be predicted to replace `default`",
+                "cross-validation on held-out procs values ({} folds, the last one extrapolating): \
+                 slowdown of the pick vs the best measured;\n\
+                 margin: how much faster a candidate must be predicted to replace `default`, \
+                 plus the growth per doubling outside the trained range",
                 scores.first().map_or(0, |s| s.folds)
             );
-            println!("  learner     margin  geomean  best   within 5%  configs");
+            println!(
+                "  selector    margin  +/doubling  geomean  best   within 5%  configs (outside)"
+            );
             for s in scores {
                 println!(
-                    "  {:<10}  {:>5.0}%  {:>7.4}  {:>4.1}%  {:>8.1}%  {:>7}",
-                    s.learner.name(),
-                    100.0 * s.default_margin,
+                    "  {:<10}  {:>5.0}%  {:>9.0}%  {:>7.4}  {:>4.1}%  {:>8.1}%  {:>7} ({})",
+                    s.selector.name(),
+                    100.0 * s.policy.margin,
+                    100.0 * s.policy.per_doubling,
                     s.geomean_slowdown_vs_best,
                     100.0 * s.best_rate,
                     100.0 * s.within_5pct_rate,
-                    s.configs
+                    s.configs,
+                    s.extrapolated_configs
                 );
             }
         }
         None => println!(
             "no cross-validation possible: it needs two or more procs values and \
-             configurations measured with two or more candidates"
+             configurations measured with two or more candidates; `default` is kept \
+             outside the trained range"
         ),
     }
     println!("auto = {auto}; model written to {}", args.out.display());

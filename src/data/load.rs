@@ -46,6 +46,8 @@ pub const KNOWN: [&str; 19] = [
 pub struct Loaded {
     pub dataset: Dataset,
     pub warnings: Vec<String>,
+    /// Per campaign (`source` value), when the file holds several.
+    pub by_source: Vec<(String, Dataset)>,
 }
 
 /// Loads and merges several files; duplicates across files are combined too.
@@ -60,7 +62,39 @@ pub fn load_files(paths: &[PathBuf]) -> Result<Loaded, InputError> {
     Ok(Loaded {
         dataset: Dataset::merge(parts),
         warnings,
+        by_source: Vec::new(),
     })
+}
+
+/// Campaigns by name, and the warnings the user should see.
+pub type Campaigns = (Vec<(String, Dataset)>, Vec<String>);
+
+/// The campaigns of several files: each `source` value is one (rows without
+/// one belong to their file's campaign, named after the file); campaigns
+/// of the same name in several files are merged. Sorted by name.
+pub fn load_campaigns(paths: &[PathBuf]) -> Result<Campaigns, InputError> {
+    let mut campaigns: std::collections::BTreeMap<String, Vec<Dataset>> = Default::default();
+    let mut warnings = Vec::new();
+    for path in paths {
+        let loaded = load_file(path)?;
+        warnings.extend(loaded.warnings);
+        if loaded.by_source.is_empty() {
+            let name = match loaded.dataset.provenance.sources.iter().next() {
+                Some(source) => source.clone(),
+                None => path.display().to_string(),
+            };
+            campaigns.entry(name).or_default().push(loaded.dataset);
+        } else {
+            for (name, d) in loaded.by_source {
+                campaigns.entry(name).or_default().push(d);
+            }
+        }
+    }
+    let campaigns = campaigns
+        .into_iter()
+        .map(|(name, parts)| (name, Dataset::merge(parts)))
+        .collect();
+    Ok((campaigns, warnings))
 }
 
 pub fn load_file(path: &Path) -> Result<Loaded, InputError> {
@@ -154,9 +188,30 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         mpis: cells.distinct_text("mpi")?,
         sources: cells.distinct_text("source")?,
     };
+    let by_source = if provenance.sources.len() > 1 {
+        let sources = cells.strings("source")?;
+        let mut parts: std::collections::BTreeMap<String, Vec<Measurement>> = Default::default();
+        for (row, source) in rows.iter().zip(&sources) {
+            let name = source.map_or_else(|| path.display().to_string(), str::to_string);
+            parts.entry(name).or_default().push(row.clone());
+        }
+        parts
+            .into_iter()
+            .map(|(name, rows)| {
+                let provenance = Provenance {
+                    sources: BTreeSet::from([name.clone()]),
+                    ..provenance.clone()
+                };
+                (name, Dataset::from_rows(rows, provenance))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(Loaded {
         dataset: Dataset::from_rows(rows, provenance),
         warnings,
+        by_source,
     })
 }
 

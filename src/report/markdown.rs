@@ -8,7 +8,14 @@ pub fn render(r: &Report) -> String {
         s,
         "# Selector evaluation\n\n{} training rows, {} test rows, {} test configurations \
          (with a `default` row and another candidate). `auto` = {}.\n",
-        r.train_rows, r.test_rows, r.test_configs, r.auto
+        r.train_rows,
+        r.test_rows,
+        r.test_configs,
+        r.auto
+            .iter()
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>()
+            .join(" / ")
     );
     let _ = writeln!(
         s,
@@ -51,7 +58,7 @@ pub fn render(r: &Report) -> String {
             s,
             "\nCross-validation on the training part (chooses `auto`): geomean slowdown vs best — {}",
             r.cv.iter()
-                .map(|c| format!("{} {:.4}", c.learner, c.geomean_slowdown_vs_best))
+                .map(|c| format!("{} {:.4}", c.selector, c.geomean_slowdown_vs_best))
                 .collect::<Vec<_>>()
                 .join(", ")
         );

@@ -289,7 +289,15 @@ fn decision_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &Repo
     let (body, legend) = root.split_horizontally(root.dim_in_pixel().0 as i32 - 190);
     let panels = body.split_evenly((1, 3));
     let mut shown: BTreeSet<Algorithm> = BTreeSet::new();
-    let auto = format!("auto = {}", report.auto);
+    let auto = format!(
+        "auto = {}",
+        report
+            .auto
+            .iter()
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>()
+            .join(" / ")
+    );
     for (panel, selector) in panels.iter().zip(["oracle", "default", "auto"]) {
         let title = if selector == "auto" { &auto } else { selector };
         // Cell i spans [i − 0.5, i + 0.5]: the labels sit on the integers.
@@ -538,6 +546,7 @@ mod tests {
             best: m.candidate,
             t_best_us: 2.0,
             t_default_us: 3.0,
+            distance: 0.0,
             picks: vec![
                 pick("oracle", Algorithm::Binomial, 2.0),
                 pick("default", Algorithm::Default, 3.0),

@@ -1,0 +1,431 @@
+//! Cross-validation inside `train`: how well each selector's picks do on
+//! communicator sizes it did not see, which chooses its [`Policy`] and the
+//! `auto` selector. Two kinds of held-out sizes, as users meet them:
+//!
+//! - *between* measured sizes: the distinct procs values split into
+//!   interleaved folds, each held out in turn;
+//! - *beyond* them: the upper half of the procs values held out at once,
+//!   trained on the lower half (an extrapolating fold, as when a user
+//!   benchmarks small jobs and runs large ones).
+//!
+//! Each held-out configuration keeps its distance from its fold's trained
+//! range. The policy's margin is chosen on those inside the range, its
+//! growth per doubling on those outside; each by the one-standard-error
+//! rule: of the settings whose mean held-out log slowdown exceeds the
+//! best's by no more than one standard error (of the paired differences),
+//! the most cautious. A selector that cannot
+//! show it beats the library by more than the noise of its own evaluation
+//! thereby keeps the library's choice.
+
+use crate::data::{Config, Dataset};
+use crate::error::{Error, Result};
+use crate::metrics::NEAR;
+use crate::select::{prefer_default, Auto, Policy, Range, Ranked, SelectorKind};
+use crate::train::TrainingSet;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Margins tried for keeping `default` inside the trained range.
+pub const MARGINS: [f64; 6] = [0.0, 0.02, 0.05, 0.1, 0.2, 0.4];
+/// Growths of the margin per doubling outside the trained range tried;
+/// 1 keeps `default` everywhere outside.
+pub const PER_DOUBLING: [f64; 6] = [0.0, 0.05, 0.1, 0.2, 0.5, 1.0];
+
+/// How well a selector's picks did on held-out communicator sizes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CvScore {
+    pub selector: SelectorKind,
+    /// Folds, the extrapolating one included.
+    pub folds: usize,
+    /// Held-out configurations with at least two candidates measured.
+    pub configs: usize,
+    /// Of those, how many lay outside their fold's trained range.
+    pub extrapolated_configs: usize,
+    pub policy: Policy,
+    /// Under that policy: geometric mean of t_pick / t_best (1 = always
+    /// the best), over all held-out configurations, ...
+    pub geomean_slowdown_vs_best: f64,
+    /// ... those inside their fold's trained range, ...
+    pub inside_geomean_slowdown: Option<f64>,
+    /// ... and those outside it.
+    pub outside_geomean_slowdown: Option<f64>,
+    pub best_rate: f64,
+    pub within_5pct_rate: f64,
+}
+
+/// The distinct procs values split into `folds` interleaved groups, so every
+/// fold spans the whole range.
+pub fn procs_folds(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
+    let procs: BTreeSet<u32> = d.configs().map(|c| c.procs).collect();
+    let k = folds.min(procs.len()).max(1);
+    let mut out = vec![BTreeSet::new(); k];
+    for (i, p) in procs.into_iter().enumerate() {
+        out[i % k].insert(p);
+    }
+    out
+}
+
+/// The upper half of the distinct procs values, when at least two remain
+/// below to train on.
+pub fn upper_half(d: &Dataset) -> Option<BTreeSet<u32>> {
+    let procs: Vec<u32> = d
+        .configs()
+        .map(|c| c.procs)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let lower = procs.len().div_ceil(2);
+    (procs.len() >= 3 && lower >= 2).then(|| procs[lower..].iter().copied().collect())
+}
+
+/// All held-out groups: the interleaved folds, then the extrapolating one.
+pub fn held_out_groups(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
+    let mut groups = procs_folds(d, folds);
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    groups.extend(upper_half(d));
+    groups
+}
+
+/// A held-out configuration: each candidate measured there and trained on,
+/// fastest predicted first (no margin applied), its measured time, and the
+/// configuration's distance from its fold's trained range.
+#[derive(Clone)]
+struct HeldOut {
+    ranked: Vec<Ranked>,
+    times: BTreeMap<usize, f64>,
+    distance: f64,
+}
+
+impl HeldOut {
+    /// ln(t_pick / t_best) under `policy`.
+    fn log_slowdown(&self, policy: &Policy) -> f64 {
+        let mut ranked = self.ranked.clone();
+        prefer_default(&mut ranked, policy.margin_at(self.distance));
+        let t_best = self.times.values().copied().fold(f64::INFINITY, f64::min);
+        (self.times[&ranked[0].index] / t_best).ln()
+    }
+}
+
+/// Cross-validation of each selector. A pick counts among the candidates
+/// measured at that configuration (and trained on). Returns `None` when the
+/// data have fewer than two procs values or no held-out configuration with
+/// two or more candidates (there is nothing to choose between).
+pub fn cross_validate(
+    d: &Dataset,
+    kinds: &[SelectorKind],
+    folds: usize,
+    mut tick: impl FnMut(),
+) -> Result<Option<Vec<CvScore>>> {
+    let groups = held_out_groups(d, folds);
+    if groups.is_empty() {
+        return Ok(None);
+    }
+    let hybrid = kinds
+        .iter()
+        .any(|k| matches!(k, SelectorKind::Learner(l) if l.is_hybrid()));
+    // Folds are independent: one thread each, joined in order, so the
+    // figures do not depend on scheduling.
+    let per_fold: Vec<Result<Vec<Vec<HeldOut>>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .iter()
+            .map(|held| scope.spawn(move || held_out_picks(d, held, kinds, hybrid)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                let picks = h
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::Other("a cross-validation fold failed".into())));
+                kinds.iter().for_each(|_| tick());
+                picks
+            })
+            .collect()
+    });
+    let mut held_out: Vec<Vec<HeldOut>> = kinds.iter().map(|_| Vec::new()).collect();
+    for fold in per_fold {
+        for (all, picks) in held_out.iter_mut().zip(fold?) {
+            all.extend(picks);
+        }
+    }
+    // A selector with nothing held out to score (every held-out
+    // configuration had a single candidate) gets no row; no rows at all is
+    // no CV.
+    let scores: Vec<CvScore> = kinds
+        .iter()
+        .zip(&held_out)
+        .filter(|(_, held_out)| !held_out.is_empty())
+        .map(|(&kind, held_out)| {
+            let policy = choose_policy(held_out);
+            score(kind, groups.len(), policy, held_out)
+        })
+        .collect();
+    Ok((!scores.is_empty()).then_some(scores))
+}
+
+/// Every selector's picks on the configurations of the procs values `held`,
+/// trained on the others.
+fn held_out_picks(
+    d: &Dataset,
+    held: &BTreeSet<u32>,
+    kinds: &[SelectorKind],
+    hybrid: bool,
+) -> Result<Vec<Vec<HeldOut>>> {
+    let part = d.subset(|m| !held.contains(&m.config.procs));
+    let set = TrainingSet::new(&part, hybrid);
+    let range = Range::of(&part);
+    let cs = &set.cs;
+    let tests: Vec<(Config, Vec<bool>, BTreeMap<usize, f64>)> = d
+        .by_config()
+        .filter(|g| held.contains(&g[0].config.procs))
+        .filter_map(|group| {
+            let mut allowed = vec![false; cs.candidates.len()];
+            let mut times = BTreeMap::new();
+            for m in group {
+                if let Ok(i) = cs.candidates.binary_search(&m.candidate) {
+                    allowed[i] = true;
+                    times.insert(i, m.time_us);
+                }
+            }
+            (times.len() >= 2).then_some((group[0].config, allowed, times))
+        })
+        .collect();
+    kinds
+        .iter()
+        .map(|&kind| {
+            let models = set.fit(kind)?;
+            // Raw rankings: the policy is applied when scoring.
+            let selector = set.selector(kind, &models, Policy::NONE, Range::default());
+            Ok(tests
+                .iter()
+                .filter_map(|(config, allowed, times)| {
+                    let ranked = selector.rank(config, Some(allowed));
+                    (!ranked.is_empty()).then(|| HeldOut {
+                        ranked,
+                        times: times.clone(),
+                        distance: range.distance(config),
+                    })
+                })
+                .collect())
+        })
+        .collect()
+}
+
+/// The most cautious of `options` (they come from the least to the most
+/// cautious) not worse than the best one by more than one standard error
+/// of the paired differences in held-out log slowdown. Pairing by
+/// configuration cancels what both options share (most picks are the
+/// same), so a rare outlier cannot hide a real difference.
+fn one_standard_error(held_out: &[&HeldOut], options: &[Policy]) -> Option<Policy> {
+    if held_out.is_empty() {
+        return None;
+    }
+    let losses: Vec<Vec<f64>> = options
+        .iter()
+        .map(|p| held_out.iter().map(|h| h.log_slowdown(p)).collect())
+        .collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let best = (0..options.len()).min_by(|&a, &b| mean(&losses[a]).total_cmp(&mean(&losses[b])))?;
+    let n = held_out.len() as f64;
+    (0..options.len())
+        .rev()
+        .find(|&i| {
+            let diff: Vec<f64> = losses[i]
+                .iter()
+                .zip(&losses[best])
+                .map(|(a, b)| a - b)
+                .collect();
+            let m = mean(&diff);
+            let var = diff.iter().map(|d| (d - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+            m <= (var / n).sqrt()
+        })
+        .map(|i| options[i])
+}
+
+/// The policy the held-out picks support: the margin on configurations
+/// inside their fold's trained range, then its growth on those outside,
+/// valid as far out as they reached (no farther: nothing showed how the
+/// selector does there).
+fn choose_policy(held_out: &[HeldOut]) -> Policy {
+    let inside: Vec<&HeldOut> = held_out.iter().filter(|h| h.distance == 0.0).collect();
+    let margins: Vec<Policy> = MARGINS
+        .iter()
+        .map(|&margin| Policy {
+            margin,
+            ..Policy::NONE
+        })
+        .collect();
+    let margin = one_standard_error(&inside, &margins).map_or(0.0, |p| p.margin);
+    let outside: Vec<&HeldOut> = held_out
+        .iter()
+        .filter(|h| h.distance > 0.0 && h.distance.is_finite())
+        .collect();
+    let growths: Vec<Policy> = PER_DOUBLING
+        .iter()
+        .map(|&per_doubling| Policy {
+            margin,
+            per_doubling,
+            validated_doublings: f64::INFINITY,
+        })
+        .collect();
+    match one_standard_error(&outside, &growths) {
+        Some(p) => Policy {
+            validated_doublings: outside.iter().map(|h| h.distance).fold(0.0, f64::max),
+            ..p
+        },
+        None => Policy {
+            margin,
+            ..Policy::CAUTIOUS
+        },
+    }
+}
+
+/// The figures of one selector's held-out picks under `policy`.
+fn score(selector: SelectorKind, folds: usize, policy: Policy, held_out: &[HeldOut]) -> CvScore {
+    let slowdowns: Vec<(f64, f64)> = held_out
+        .iter()
+        .map(|h| (h.distance, h.log_slowdown(&policy).exp()))
+        .collect();
+    let n = slowdowns.len();
+    let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+    let geomean = |keep: &dyn Fn(f64) -> bool| {
+        let logs: Vec<f64> = slowdowns
+            .iter()
+            .filter(|(d, _)| keep(*d))
+            .map(|(_, s)| s.ln())
+            .collect();
+        (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+    };
+    CvScore {
+        selector,
+        folds,
+        configs: n,
+        extrapolated_configs: held_out.iter().filter(|h| h.distance > 0.0).count(),
+        policy,
+        // `cross_validate` scores no empty list; 1 then would not be NaN,
+        // which JSON cannot hold.
+        geomean_slowdown_vs_best: geomean(&|_| true).unwrap_or(1.0),
+        inside_geomean_slowdown: geomean(&|d| d == 0.0),
+        outside_geomean_slowdown: geomean(&|d| d > 0.0),
+        best_rate: share(slowdowns.iter().filter(|(_, s)| *s <= 1.0 + 1e-9).count()),
+        within_5pct_rate: share(slowdowns.iter().filter(|(_, s)| *s <= 1.0 + NEAR).count()),
+    }
+}
+
+/// A selector's cross-validated policy; without cross-validation, the
+/// measured differences are trusted inside the trained range and the
+/// library's choice kept outside it.
+pub fn policy(cv: &[CvScore], selector: SelectorKind) -> Policy {
+    cv.iter()
+        .find(|s| s.selector == selector)
+        .map_or(Policy::CAUTIOUS, |s| s.policy)
+}
+
+/// The selectors `auto` uses: inside the trained range the one with the
+/// lowest cross-validated slowdown there, outside it the one with the
+/// lowest slowdown outside (ties: the earlier in `kinds`); the first of
+/// `kinds` when cross-validation was impossible.
+pub fn choose_auto(kinds: &[SelectorKind], cv: Option<&[CvScore]>) -> Auto {
+    let best = |figure: &dyn Fn(&CvScore) -> Option<f64>| {
+        cv.unwrap_or_default()
+            .iter()
+            .filter_map(|s| Some((figure(s)?, s.selector)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, k)| k)
+    };
+    let inside = best(&|s| {
+        s.inside_geomean_slowdown
+            .or(Some(s.geomean_slowdown_vs_best))
+    })
+    .unwrap_or(kinds[0]);
+    let outside = best(&|s| s.outside_geomean_slowdown).unwrap_or(inside);
+    Auto { inside, outside }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::tests::row;
+    use crate::data::{Algorithm, Candidate, Provenance};
+
+    fn held(predicted: [f64; 2], times: [f64; 2], distance: f64) -> HeldOut {
+        let ranked = [
+            Candidate::DEFAULT,
+            Candidate {
+                algorithm: Algorithm::Linear,
+                ..Candidate::DEFAULT
+            },
+        ]
+        .iter()
+        .zip(predicted)
+        .enumerate()
+        .map(|(index, (&candidate, predicted_us))| Ranked {
+            index,
+            candidate,
+            predicted_us,
+        })
+        .collect::<Vec<_>>();
+        let mut ranked = ranked;
+        ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
+        HeldOut {
+            ranked,
+            times: [(0, times[0]), (1, times[1])].into(),
+            distance,
+        }
+    }
+
+    /// Inside the range the predictions are right (switch); outside they
+    /// promise gains that do not come: the chosen policy keeps its zero
+    /// margin inside and stops switching outside.
+    #[test]
+    fn policy_follows_the_evidence() {
+        let mut cases: Vec<HeldOut> = (0..20)
+            .map(|_| held([10.0, 5.0], [10.0, 5.0], 0.0))
+            .collect();
+        cases.extend((0..20).map(|i| {
+            let d = 1.0 + f64::from(i % 3);
+            held([10.0, 7.0], [10.0, 15.0], d)
+        }));
+        let policy = choose_policy(&cases);
+        assert!(policy.margin_at(1.0) >= 0.3, "{policy:?}");
+        for h in &cases[20..] {
+            assert_eq!(h.log_slowdown(&policy), 0.0, "keeps default outside");
+        }
+        assert!(cases[0].log_slowdown(&policy) == 0.0, "switches inside");
+    }
+
+    /// Where switching or not makes no difference the most cautious
+    /// setting is kept.
+    #[test]
+    fn ties_keep_the_library_choice() {
+        let cases: Vec<HeldOut> = (0..10)
+            .map(|_| held([10.0, 9.0], [10.0, 10.0], 0.0))
+            .collect();
+        let policy = choose_policy(&cases);
+        assert_eq!(policy.margin, *MARGINS.last().unwrap());
+        assert_eq!(policy.margin_at(0.1), 1.0, "nothing outside: cautious");
+    }
+
+    #[test]
+    fn the_extrapolating_fold_holds_out_the_upper_half() {
+        let d = |procs: &[u32]| {
+            Dataset::from_rows(
+                procs
+                    .iter()
+                    .map(|&p| row(p, 8, Algorithm::Linear, 1.0))
+                    .collect(),
+                Provenance::default(),
+            )
+        };
+        assert_eq!(
+            upper_half(&d(&[2, 4, 8, 16, 32])),
+            Some(BTreeSet::from([16, 32]))
+        );
+        assert_eq!(upper_half(&d(&[4, 8, 12])), Some(BTreeSet::from([12])));
+        assert_eq!(upper_half(&d(&[2, 4])), None);
+        let groups = held_out_groups(&d(&[2, 4, 8, 16, 32]), 5);
+        assert_eq!(groups.len(), 6);
+        assert!(held_out_groups(&d(&[2]), 5).is_empty());
+    }
+}
