@@ -99,12 +99,21 @@ struct HeldOut {
 }
 
 impl HeldOut {
-    /// ln(t_pick / t_best) under `policy`.
-    fn log_slowdown(&self, policy: &Policy) -> f64 {
+    /// The pick under `policy`.
+    fn pick(&self, policy: &Policy) -> Ranked {
         let mut ranked = self.ranked.clone();
         prefer_default(&mut ranked, policy.margin_at(self.distance));
+        ranked[0]
+    }
+
+    /// ln(t_pick / t_best) under `policy`.
+    fn log_slowdown(&self, policy: &Policy) -> f64 {
         let t_best = self.times.values().copied().fold(f64::INFINITY, f64::min);
-        (self.times[&ranked[0].index] / t_best).ln()
+        (self.times[&self.pick(policy).index] / t_best).ln()
+    }
+
+    fn keeps_default(&self, policy: &Policy) -> bool {
+        self.pick(policy).candidate.is_default()
     }
 }
 
@@ -117,7 +126,7 @@ pub fn cross_validate(
     kinds: &[SelectorKind],
     folds: usize,
     mut tick: impl FnMut(),
-) -> Result<Option<Vec<CvScore>>> {
+) -> Result<Option<Cv>> {
     let groups = held_out_groups(d, folds);
     if groups.is_empty() {
         return Ok(None);
@@ -152,16 +161,92 @@ pub fn cross_validate(
     // A selector with nothing held out to score (every held-out
     // configuration had a single candidate) gets no row; no rows at all is
     // no CV.
-    let scores: Vec<CvScore> = kinds
+    if held_out.first().is_none_or(|h| h.is_empty()) {
+        return Ok(None);
+    }
+    let policies: Vec<Policy> = held_out.iter().map(|h| choose_policy(h)).collect();
+    let scores = kinds
         .iter()
         .zip(&held_out)
-        .filter(|(_, held_out)| !held_out.is_empty())
-        .map(|(&kind, held_out)| {
-            let policy = choose_policy(held_out);
-            score(kind, groups.len(), policy, held_out)
-        })
+        .zip(&policies)
+        .map(|((&kind, held_out), &policy)| score(kind, groups.len(), policy, held_out))
         .collect();
-    Ok((!scores.is_empty()).then_some(scores))
+    let auto = Auto {
+        inside: most_cautious_of_the_best(kinds, &held_out, &policies, |d| d == 0.0),
+        outside: most_cautious_of_the_best(kinds, &held_out, &policies, |d| d > 0.0),
+    };
+    Ok(Some(Cv { scores, auto }))
+}
+
+/// Cross-validation's figures per selector, and the `auto` they choose.
+#[derive(Clone, Debug)]
+pub struct Cv {
+    pub scores: Vec<CvScore>,
+    pub auto: Auto,
+}
+
+/// The `auto` choice among `kinds` on the held-out configurations whose
+/// distance `keep` accepts: of the selectors (each under its policy) whose
+/// mean log slowdown exceeds the best one's by no more than one standard
+/// error of the paired differences, the one that leaves `default` most
+/// often (then the earlier in `kinds`). Picking the best of several noisy
+/// scores favours the luckiest; among those the data cannot tell apart,
+/// the cautious one is the safe choice.
+fn most_cautious_of_the_best(
+    kinds: &[SelectorKind],
+    held_out: &[Vec<HeldOut>],
+    policies: &[Policy],
+    keep: impl Fn(f64) -> bool,
+) -> SelectorKind {
+    let chosen: Vec<usize> = (0..held_out[0].len())
+        .filter(|&i| keep(held_out[0][i].distance))
+        .collect();
+    if chosen.is_empty() {
+        return kinds[0];
+    }
+    let losses: Vec<Vec<f64>> = held_out
+        .iter()
+        .zip(policies)
+        .map(|(h, p)| chosen.iter().map(|&i| h[i].log_slowdown(p)).collect())
+        .collect();
+    let kept: Vec<usize> = held_out
+        .iter()
+        .zip(policies)
+        .map(|(h, p)| chosen.iter().filter(|&&i| h[i].keeps_default(p)).count())
+        .collect();
+    let options: Vec<usize> = (0..kinds.len()).collect();
+    let near = within_one_error(&losses, &options);
+    near.into_iter()
+        .max_by(|&a, &b| kept[a].cmp(&kept[b]).then(b.cmp(&a)))
+        .map_or(kinds[0], |i| kinds[i])
+}
+
+/// Which of `options` (indices into `losses`) have a mean loss above the
+/// best one's by no more than one standard error of the paired
+/// differences.
+fn within_one_error(losses: &[Vec<f64>], options: &[usize]) -> Vec<usize> {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let Some(&best) = options
+        .iter()
+        .min_by(|&&a, &&b| mean(&losses[a]).total_cmp(&mean(&losses[b])))
+    else {
+        return Vec::new();
+    };
+    options
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let diff: Vec<f64> = losses[i]
+                .iter()
+                .zip(&losses[best])
+                .map(|(a, b)| a - b)
+                .collect();
+            let n = diff.len() as f64;
+            let m = mean(&diff);
+            let var = diff.iter().map(|d| (d - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+            m <= (var / n).sqrt()
+        })
+        .collect()
 }
 
 /// Every selector's picks on the configurations of the procs values `held`,
@@ -191,25 +276,34 @@ fn held_out_picks(
             (times.len() >= 2).then_some((group[0].config, allowed, times))
         })
         .collect();
-    kinds
+    let mut fitted = Vec::with_capacity(kinds.len());
+    for &kind in kinds {
+        fitted.push((kind, set.fit(kind)?));
+    }
+    // Raw rankings (the policy is applied when scoring), kept only where
+    // every selector ranks something, so that selectors pair up.
+    let selectors: Vec<_> = fitted
         .iter()
-        .map(|&kind| {
-            let models = set.fit(kind)?;
-            // Raw rankings: the policy is applied when scoring.
-            let selector = set.selector(kind, &models, Policy::NONE, Range::default());
-            Ok(tests
-                .iter()
-                .filter_map(|(config, allowed, times)| {
-                    let ranked = selector.rank(config, Some(allowed));
-                    (!ranked.is_empty()).then(|| HeldOut {
-                        ranked,
-                        times: times.clone(),
-                        distance: range.distance(config),
-                    })
-                })
-                .collect())
-        })
-        .collect()
+        .map(|(kind, models)| set.selector(*kind, models, Policy::NONE, Range::default()))
+        .collect();
+    let mut out: Vec<Vec<HeldOut>> = kinds.iter().map(|_| Vec::new()).collect();
+    for (config, allowed, times) in &tests {
+        let ranked: Vec<Vec<Ranked>> = selectors
+            .iter()
+            .map(|s| s.rank(config, Some(allowed)))
+            .collect();
+        if ranked.iter().any(|r| r.is_empty()) {
+            continue;
+        }
+        for (all, ranked) in out.iter_mut().zip(ranked) {
+            all.push(HeldOut {
+                ranked,
+                times: times.clone(),
+                distance: range.distance(config),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The most cautious of `options` (they come from the least to the most
@@ -225,22 +319,8 @@ fn one_standard_error(held_out: &[&HeldOut], options: &[Policy]) -> Option<Polic
         .iter()
         .map(|p| held_out.iter().map(|h| h.log_slowdown(p)).collect())
         .collect();
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let best = (0..options.len()).min_by(|&a, &b| mean(&losses[a]).total_cmp(&mean(&losses[b])))?;
-    let n = held_out.len() as f64;
-    (0..options.len())
-        .rev()
-        .find(|&i| {
-            let diff: Vec<f64> = losses[i]
-                .iter()
-                .zip(&losses[best])
-                .map(|(a, b)| a - b)
-                .collect();
-            let m = mean(&diff);
-            let var = diff.iter().map(|d| (d - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-            m <= (var / n).sqrt()
-        })
-        .map(|i| options[i])
+    let all: Vec<usize> = (0..options.len()).collect();
+    within_one_error(&losses, &all).last().map(|&i| options[i])
 }
 
 /// The policy the held-out picks support: the margin on configurations
@@ -322,25 +402,16 @@ pub fn policy(cv: &[CvScore], selector: SelectorKind) -> Policy {
         .map_or(Policy::CAUTIOUS, |s| s.policy)
 }
 
-/// The selectors `auto` uses: inside the trained range the one with the
-/// lowest cross-validated slowdown there, outside it the one with the
-/// lowest slowdown outside (ties: the earlier in `kinds`); the first of
-/// `kinds` when cross-validation was impossible.
-pub fn choose_auto(kinds: &[SelectorKind], cv: Option<&[CvScore]>) -> Auto {
-    let best = |figure: &dyn Fn(&CvScore) -> Option<f64>| {
-        cv.unwrap_or_default()
-            .iter()
-            .filter_map(|s| Some((figure(s)?, s.selector)))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, k)| k)
-    };
-    let inside = best(&|s| {
-        s.inside_geomean_slowdown
-            .or(Some(s.geomean_slowdown_vs_best))
-    })
-    .unwrap_or(kinds[0]);
-    let outside = best(&|s| s.outside_geomean_slowdown).unwrap_or(inside);
-    Auto { inside, outside }
+/// The selectors `auto` uses: cross-validation's choice, or the first of
+/// `kinds` everywhere when cross-validation was impossible.
+pub fn choose_auto(kinds: &[SelectorKind], cv: Option<&Cv>) -> Auto {
+    cv.map_or(
+        Auto {
+            inside: kinds[0],
+            outside: kinds[0],
+        },
+        |cv| cv.auto,
+    )
 }
 
 #[cfg(test)]

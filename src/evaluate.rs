@@ -220,8 +220,8 @@ pub fn evaluate(
     let hybrid = learners.iter().any(|k| k.is_hybrid());
     let set = TrainingSet::new(train, hybrid);
     let cv = cross_validate(train, &kinds, folds, &mut tick)?;
-    let cv = cv.unwrap_or_default();
-    let auto = choose_auto(&kinds, (!cv.is_empty()).then_some(&cv[..]));
+    let auto = choose_auto(&kinds, cv.as_ref());
+    let cv = cv.map(|cv| cv.scores).unwrap_or_default();
     let range = Range::of(train);
     let mut fitted = Vec::new();
     for &kind in &kinds {

@@ -11,7 +11,7 @@
 
 use super::platform::{knot_weights, Platform, Priced, Symbolic, KNOTS, PER_KNOT, PER_LINK, WIDTH};
 use super::price::{self, Statistic};
-use super::{Fitted, Memo, Overhead, Summary};
+use super::{correct, Fitted, Memo, Overhead, Summary};
 use crate::data::{Arrival, Candidate, Config, Dataset};
 use crate::library::{self, Library};
 use crate::metrics::pairwise_accuracy;
@@ -46,6 +46,7 @@ pub fn fit_dataset(d: &Dataset) -> Fitted {
         platform: Platform::uniform(Link::default(), Link::default()),
         statistic: Statistic::default(),
         overheads: Vec::new(),
+        corrections: Vec::new(),
         library,
         default_checks: library::check(d, library),
         measured_shm: false,
@@ -74,8 +75,19 @@ pub fn fit_dataset(d: &Dataset) -> Fitted {
     for (o, us) in fitted.overheads.iter_mut().zip(&theta[WIDTH..]) {
         o.us = *us;
     }
+    let modelled = times(&observations, &theta, statistic);
+    let residuals: Vec<correct::Residual> = observations
+        .iter()
+        .zip(&modelled)
+        .map(|(o, t)| correct::Residual {
+            runs: o.runs,
+            msg_bytes: o.config.msg_bytes,
+            log_ratio: (o.time_us / t).ln(),
+        })
+        .collect();
+    fitted.corrections = correct::fit(&residuals);
     fitted.summary.rows = observations.len();
-    fitted.summary.r2_log = r2_log(&observations, &theta, statistic);
+    fitted.summary.r2_log = r2_log(&observations, |o| fitted.predict_us(&o.config, &o.runs));
     fitted.summary.pairwise = pairwise_accuracy(d, 0.0, |c, k| fitted.predict_us(c, k));
     fitted
 }
@@ -273,7 +285,8 @@ fn log_sse(observations: &[&Observation], theta: &[f64], statistic: Statistic) -
         .sum()
 }
 
-fn r2_log(observations: &[&Observation], theta: &[f64], statistic: Statistic) -> f64 {
+/// R² of ln(time) of `predict` on the observations.
+fn r2_log(observations: &[&Observation], predict: impl Fn(&Observation) -> Option<f64>) -> f64 {
     let n = observations.len() as f64;
     let mean = observations.iter().map(|o| o.time_us.ln()).sum::<f64>() / n;
     let total: f64 = observations
@@ -283,7 +296,11 @@ fn r2_log(observations: &[&Observation], theta: &[f64], statistic: Statistic) ->
     if total <= 0.0 {
         return f64::NAN;
     }
-    1.0 - log_sse(observations, theta, statistic) / total
+    let sse: f64 = observations
+        .iter()
+        .map(|o| (predict(o).unwrap_or(f64::NAN).ln() - o.time_us.ln()).powi(2))
+        .sum();
+    1.0 - sse / total
 }
 
 /// Parameters no row determined: a knot beyond the message sizes measured

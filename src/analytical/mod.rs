@@ -14,10 +14,13 @@
 //! them together — `default` rows included, as runs of the algorithm the
 //! library chose ([`crate::library`]). An algorithm that was never forced
 //! (knomial, a segmented variant) is then priced from the same platform.
-//! What a schedule cannot explain gets one term per (algorithm,
+//! What a schedule cannot explain gets terms per (algorithm,
 //! implementation): a constant per broadcast (set-up, tree building, our
-//! harness's own overhead), fitted with the rest and never negative.
+//! harness's own overhead), fitted with the rest and never negative, and a
+//! factor per message size where the data show the platform misprices the
+//! algorithm beyond their noise ([`correct`]).
 
+pub mod correct;
 pub mod fit;
 pub mod platform;
 pub mod price;
@@ -36,6 +39,8 @@ pub struct Fitted {
     /// Which time of a broadcast the data hold.
     pub statistic: price::Statistic,
     pub overheads: Vec<Overhead>,
+    /// Per algorithm, what the platform leaves unexplained.
+    pub corrections: Vec<correct::Correction>,
     pub library: Library,
     /// Whether measured `default` behaves like what `library` says it runs.
     pub default_checks: Vec<DefaultCheck>,
@@ -97,7 +102,16 @@ impl Fitted {
         })?;
         // Every coefficient is ≥ 0; the floor keeps ln finite for a
         // broadcast that sends nothing.
-        Some((t + self.overhead_us(&runs)).max(1e-3))
+        let factor = self.correction(&runs, config.msg_bytes).exp();
+        Some(((t + self.overhead_us(&runs)) * factor).max(1e-3))
+    }
+
+    /// ln of the correction factor of a schedule at a message size.
+    fn correction(&self, runs: &Candidate, msg_bytes: u64) -> f64 {
+        self.corrections
+            .iter()
+            .find(|c| c.algorithm == runs.algorithm && c.implementation == runs.implementation)
+            .map_or(0.0, |c| c.at(msg_bytes))
     }
 
     fn overhead_us(&self, runs: &Candidate) -> f64 {

@@ -81,7 +81,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let auto = choose_auto(&selectors, cv.as_deref());
+    let auto = choose_auto(&selectors, cv.as_ref());
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         written_by: format!("bcast-select {}", env!("CARGO_PKG_VERSION")),
@@ -91,7 +91,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         candidate_mappings: cs.mappings.clone(),
         learners: learners.clone(),
         auto,
-        cv: cv.clone().unwrap_or_default(),
+        cv: cv.as_ref().map(|cv| cv.scores.clone()).unwrap_or_default(),
         range: Range::of(&data),
         training_files: args.files.iter().map(|f| f.display().to_string()).collect(),
         training: Summary::of(&data),
@@ -105,7 +105,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         cs.candidates.len(),
         manifest.training.configurations
     );
-    match &cv {
+    match cv.as_ref().map(|cv| &cv.scores) {
         Some(scores) => {
             println!(
                 "cross-validation on held-out procs values ({} folds, the last one extrapolating): \
