@@ -7,7 +7,7 @@ use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::error::{Error, Result};
 use crate::features::{self, Samples};
 use crate::hybrid::{self, Terms};
-use crate::learn::Model;
+use crate::learn::{LearnerKind, Model};
 use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -82,6 +82,16 @@ impl TrainingSet {
             analytical,
             hybrid,
         }
+    }
+
+    /// The selectors these data support: the analytical one where it was
+    /// fitted on some rows, then `learners`.
+    pub fn selectors(&self, learners: &[LearnerKind]) -> Vec<SelectorKind> {
+        let mut kinds = SelectorKind::all(learners);
+        if self.analytical.summary.rows == 0 {
+            kinds.retain(|k| *k != SelectorKind::Analytical);
+        }
+        kinds
     }
 
     /// One model per candidate (none for the analytical selector). A

@@ -13,7 +13,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn train(args: &TrainArgs) -> Result<()> {
     let learners = args.learning.learners();
-    let selectors = SelectorKind::all(&learners);
     let loaded = load_files(&args.files)?;
     warn_all(&loaded.warnings);
     let data = loaded.dataset;
@@ -38,7 +37,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         );
     }
     let folds = held_out_groups(&data, args.learning.folds as usize).len();
-    let bar = ProgressBar::new((folds * selectors.len() + learners.len()) as u64).with_style(
+    let bar = ProgressBar::new((folds * (learners.len() + 1) + learners.len()) as u64).with_style(
         ProgressStyle::with_template("{msg:>14} [{bar:30}] {pos}/{len} {elapsed} (eta {eta})")
             .map_err(|e| Error::Other(e.to_string()))?
             .progress_chars("=> "),
@@ -46,6 +45,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     bar.set_message("analytical");
     let hybrid = learners.iter().any(|k| k.is_hybrid());
     let set = TrainingSet::new(&data, hybrid);
+    let selectors = set.selectors(&learners);
     bar.set_message("cross-validate");
     let cv = cross_validate(&data, &selectors, args.learning.folds as usize, || {
         bar.inc(1)
