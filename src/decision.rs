@@ -2,6 +2,7 @@
 //! the smallest predicted time, the runner-up and the margin between them.
 
 use crate::data::{Arrival, Candidate, Config, Mapping};
+use crate::metrics::NEAR;
 use crate::select::{Rank, Ranked};
 use serde::Serialize;
 
@@ -53,6 +54,8 @@ pub struct Decision {
     pub runner_up: Option<Choice>,
     /// How much slower the runner-up is predicted to be (0.05 = 5%).
     pub margin: Option<f64>,
+    /// Outside the job and message sizes the model was trained on.
+    pub extrapolated: bool,
 }
 
 /// Consecutive sizes with the same choice.
@@ -66,6 +69,54 @@ pub struct Range {
     pub last: usize,
 }
 
+/// Which candidate to take at each size (an index into its ranking), so
+/// that the table changes its choice as rarely as the predictions allow.
+/// A size may take a neighbour's choice instead of its own when that is
+/// predicted within [`NEAR`] of its own: a difference the measurements
+/// cannot resolve, and a rules file with fewer, longer ranges. `default`
+/// is never traded for a switch: where a size keeps the library's choice,
+/// only `default` is acceptable; where it switches, `default` and the
+/// other candidates within noise are. Greedy interval covering (extend a
+/// range while its candidate stays acceptable, start the next with the
+/// candidate acceptable farthest ahead, preferring the sizes' own choice
+/// and then `default`) gives the fewest ranges.
+pub fn settle(ranked: &[Vec<Ranked>]) -> Vec<usize> {
+    let acceptable = |at: usize, c: &Candidate| -> Option<usize> {
+        let r = &ranked[at];
+        let own = &r[0];
+        if own.candidate == *c {
+            return Some(0);
+        }
+        if own.candidate.is_default() {
+            return None;
+        }
+        let i = r.iter().position(|x| x.candidate == *c)?;
+        (r[i].predicted_us <= (1.0 + NEAR) * own.predicted_us).then_some(i)
+    };
+    let reach = |from: usize, c: &Candidate| {
+        (from..ranked.len())
+            .take_while(|&at| acceptable(at, c).is_some())
+            .count()
+    };
+    let mut picks = Vec::with_capacity(ranked.len());
+    let mut at = 0;
+    while at < ranked.len() {
+        let own = ranked[at][0].candidate;
+        let best = ranked[at]
+            .iter()
+            .map(|r| r.candidate)
+            .filter(|c| acceptable(at, c).is_some())
+            .max_by_key(|c| (reach(at, c), *c == own, c.is_default()))
+            .unwrap_or(own);
+        let n = reach(at, &best).max(1);
+        for k in at..at + n {
+            picks.push(acceptable(k, &best).unwrap_or(0));
+        }
+        at += n;
+    }
+    picks
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DecisionTable {
     pub job: Job,
@@ -74,32 +125,50 @@ pub struct DecisionTable {
 }
 
 impl DecisionTable {
-    /// Decides every size in `sizes` (ascending) for `job`. Fails when the
-    /// selector can predict no candidate for a size.
+    /// Decides every size in `sizes` (ascending) for `job`, then settles
+    /// the table (see [`settle`]). Fails when the selector can predict no
+    /// candidate for a size.
     pub fn new(
         selector: &dyn Rank,
         job: Job,
         learner: String,
         sizes: &[u64],
     ) -> Result<DecisionTable, String> {
-        let decisions = sizes
+        let ranked: Vec<Vec<Ranked>> = sizes
             .iter()
             .map(|&m| {
                 let config = job.config(m);
                 let ranked = selector.rank(&config, None);
-                let choice =
-                    Choice::from(*ranked.first().ok_or_else(|| {
-                        format!("{learner} can predict no candidate for {config}")
-                    })?);
-                let runner_up = ranked.get(1).copied().map(Choice::from);
-                Ok(Decision {
+                if ranked.is_empty() {
+                    return Err(format!("{learner} can predict no candidate for {config}"));
+                }
+                Ok(ranked)
+            })
+            .collect::<Result<_, String>>()?;
+        let picks = settle(&ranked);
+        let decisions = sizes
+            .iter()
+            .zip(&ranked)
+            .zip(picks)
+            .map(|((&m, ranked), pick)| {
+                let choice = Choice::from(ranked[pick]);
+                let runner_up = ranked
+                    .iter()
+                    .enumerate()
+                    .find(|(i, _)| *i != pick)
+                    .map(|(_, r)| Choice::from(*r));
+                let margin = runner_up
+                    .map(|r| r.predicted_us / choice.predicted_us - 1.0)
+                    .filter(|m| m.is_finite());
+                Decision {
                     msg_bytes: m,
                     choice,
                     runner_up,
-                    margin: runner_up.map(|r| r.predicted_us / choice.predicted_us - 1.0),
-                })
+                    margin,
+                    extrapolated: selector.distance(&job.config(m)) > 0.0,
+                }
             })
-            .collect::<Result<_, String>>()?;
+            .collect();
         Ok(DecisionTable {
             job,
             learner,
@@ -136,5 +205,48 @@ impl DecisionTable {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Algorithm;
+
+    fn ranked(order: &[(Algorithm, f64)]) -> Vec<Ranked> {
+        order
+            .iter()
+            .enumerate()
+            .map(|(index, &(algorithm, predicted_us))| Ranked {
+                index,
+                candidate: Candidate {
+                    algorithm,
+                    ..Candidate::DEFAULT
+                },
+                predicted_us,
+            })
+            .collect()
+    }
+
+    /// A lone size whose own choice beats its neighbours' by less than the
+    /// noise takes theirs; a size that keeps `default` is never switched;
+    /// a clear winner stays.
+    #[test]
+    fn settling_merges_only_what_noise_cannot_tell_apart() {
+        use Algorithm::*;
+        let sizes = [
+            ranked(&[(Chain, 10.0), (Binomial, 10.2), (Default, 12.0)]),
+            ranked(&[(Binomial, 10.0), (Chain, 10.3), (Default, 12.0)]),
+            ranked(&[(Chain, 10.0), (Binomial, 10.4), (Default, 12.0)]),
+            ranked(&[(Default, 10.0), (Chain, 9.9)]),
+            ranked(&[(Binomial, 5.0), (Chain, 10.0), (Default, 12.0)]),
+        ];
+        let picks = settle(&sizes);
+        let chosen: Vec<Algorithm> = picks
+            .iter()
+            .zip(&sizes)
+            .map(|(&i, r)| r[i].candidate.algorithm)
+            .collect();
+        assert_eq!(chosen, [Chain, Chain, Chain, Default, Binomial]);
     }
 }

@@ -101,6 +101,8 @@ impl fmt::Display for Auto {
 /// Anything that ranks the candidates of a configuration.
 pub trait Rank {
     fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked>;
+    /// How far `config` lies outside the trained range, in doublings.
+    fn distance(&self, config: &Config) -> f64;
 }
 
 /// `auto`'s two selectors, each where it applies.
@@ -110,6 +112,10 @@ pub struct AutoSelector<'a> {
 }
 
 impl Rank for AutoSelector<'_> {
+    fn distance(&self, config: &Config) -> f64 {
+        self.inside.range.distance(config)
+    }
+
     fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
         if self.inside.range.distance(config) > 0.0 {
             self.outside.rank(config, allowed)
@@ -120,6 +126,10 @@ impl Rank for AutoSelector<'_> {
 }
 
 impl Rank for Selector<'_> {
+    fn distance(&self, config: &Config) -> f64 {
+        self.range.distance(config)
+    }
+
     fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
         Selector::rank(self, config, allowed)
     }

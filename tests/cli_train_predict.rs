@@ -90,7 +90,8 @@ fn train_writes_a_model_that_predict_reads() {
     );
 
     // CSV: one row per size, the choice predicted no slower than the
-    // runner-up, unless `default` was kept within the model's margin.
+    // runner-up (but for what settling merges within 5%), unless `default`
+    // was kept within the model's margin.
     let o = predict(
         &model,
         &[
@@ -101,7 +102,10 @@ fn train_writes_a_model_that_predict_reads() {
     assert_eq!(rows.len(), 11);
     for r in &rows {
         let (best, runner): (f64, f64) = (r[10].parse().unwrap(), r[15].parse().unwrap());
-        assert!(best > 0.0 && (best <= runner || r[6] == "default"), "{r:?}");
+        assert!(
+            best > 0.0 && (best <= 1.05 * runner || r[6] == "default"),
+            "{r:?}"
+        );
     }
 
     // JSON: ranges cover the sizes in order, without gaps.
@@ -185,8 +189,10 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
             for r in &rows {
                 let best: f64 = r[10].parse().unwrap();
                 assert!(best.is_finite() && best > 0.0, "{what}: {r:?}");
+                // Settling may keep a neighbour's choice predicted up to 5%
+                // slower (within noise).
                 if let Ok(runner) = r[15].parse::<f64>() {
-                    assert!(best <= runner || r[6] == "default", "{what}: {r:?}");
+                    assert!(best <= 1.05 * runner || r[6] == "default", "{what}: {r:?}");
                 }
             }
         }

@@ -5,7 +5,8 @@ use std::fmt::Write;
 pub fn render(tables: &[DecisionTable]) -> String {
     let mut s = String::from(
         "nodes,ppn,procs,mapping,learner,msg_bytes,algorithm,segsize_bytes,fanout,impl,predicted_us,\
-         runner_up_algorithm,runner_up_segsize_bytes,runner_up_fanout,runner_up_impl,runner_up_predicted_us,margin\n",
+         runner_up_algorithm,runner_up_segsize_bytes,runner_up_fanout,runner_up_impl,runner_up_predicted_us,margin,\
+         extrapolated\n",
     );
     for t in tables {
         let j = &t.job;
@@ -16,7 +17,7 @@ pub fn render(tables: &[DecisionTable]) -> String {
             let margin = d.margin.map_or(String::new(), |m| m.to_string());
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{}",
                 j.nodes,
                 j.ppn,
                 j.procs,
@@ -26,7 +27,8 @@ pub fn render(tables: &[DecisionTable]) -> String {
                 candidate(&d.choice.candidate),
                 d.choice.predicted_us,
                 runner,
-                margin
+                margin,
+                d.extrapolated
             );
         }
     }

@@ -131,6 +131,7 @@ mod tests {
                 },
                 runner_up: None,
                 margin: None,
+                extrapolated: false,
             })
             .collect();
         DecisionTable {

@@ -52,7 +52,18 @@ pub fn render(t: &DecisionTable) -> String {
                 ),
                 None => ("-".into(), "-".into()),
             };
-            [sizes, r.candidate.to_string(), predicted, runner, margin]
+            let outside = if ds.iter().any(|d| d.extrapolated) {
+                " *"
+            } else {
+                ""
+            };
+            [
+                format!("{sizes}{outside}"),
+                r.candidate.to_string(),
+                predicted,
+                runner,
+                margin,
+            ]
         })
         .collect();
     let header = ["message size", "choice", "predicted", "runner-up", "margin"];
@@ -74,6 +85,13 @@ pub fn render(t: &DecisionTable) -> String {
     for row in &rows {
         let cells: Vec<&str> = row.iter().map(String::as_str).collect();
         let _ = writeln!(s, "{}", line(&cells));
+    }
+    if t.decisions.iter().any(|d| d.extrapolated) {
+        let _ = writeln!(
+            s,
+            "* outside the trained job and message sizes: `default` is kept unless \
+             cross-validation showed the selector gains that far out"
+        );
     }
     s
 }
