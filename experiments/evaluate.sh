@@ -42,7 +42,7 @@ done
 python3 - "$out" <<'PY'
 import json, pathlib, sys
 out = pathlib.Path(sys.argv[1])
-sets = sorted(p.name for p in out.iterdir() if p.is_dir())
+sets = sorted(p.name for p in out.iterdir() if (p / "full.json").is_file())
 lines = ["# Selector summary (held-out procs, 30%, seed 1)", "",
          "Cells: geometric-mean speed-up over `default` on the test configurations;",
          "in brackets, the captured gain = selector speed-up / oracle speed-up.",
