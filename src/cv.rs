@@ -56,7 +56,7 @@ pub struct CvScore {
 /// The distinct procs values split into `folds` interleaved groups, so every
 /// fold spans the whole range.
 pub fn procs_folds(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
-    let procs: BTreeSet<u32> = d.configs().map(|c| c.procs).collect();
+    let procs = d.procs_values();
     let k = folds.min(procs.len()).max(1);
     let mut out = vec![BTreeSet::new(); k];
     for (i, p) in procs.into_iter().enumerate() {
@@ -68,12 +68,7 @@ pub fn procs_folds(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
 /// The upper half of the distinct procs values, when at least two remain
 /// below to train on.
 pub fn upper_half(d: &Dataset) -> Option<BTreeSet<u32>> {
-    let procs: Vec<u32> = d
-        .configs()
-        .map(|c| c.procs)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let procs = d.procs_values();
     let lower = procs.len().div_ceil(2);
     (procs.len() >= 3 && lower >= 2).then(|| procs[lower..].iter().copied().collect())
 }

@@ -108,13 +108,7 @@ fn held_out(
 /// Keeps every third distinct procs value (the lowest, the fourth lowest,
 /// ...): Hunold et al.'s "small training dataset".
 pub fn small_train(d: &Dataset) -> Dataset {
-    let procs: Vec<u32> = d
-        .configs()
-        .map(|c| c.procs)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let keep: BTreeSet<u32> = procs.into_iter().step_by(3).collect();
+    let keep: BTreeSet<u32> = d.procs_values().into_iter().step_by(3).collect();
     d.subset(|m| keep.contains(&m.config.procs))
 }
 

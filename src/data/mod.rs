@@ -241,6 +241,12 @@ impl Dataset {
         self.by_config().map(|group| group[0].config)
     }
 
+    /// The distinct communicator sizes, ascending.
+    pub fn procs_values(&self) -> Vec<u32> {
+        let procs: BTreeSet<u32> = self.configs().map(|c| c.procs).collect();
+        procs.into_iter().collect()
+    }
+
     pub fn candidates(&self) -> BTreeSet<Candidate> {
         self.measurements.iter().map(|m| m.candidate).collect()
     }
