@@ -1,17 +1,16 @@
 //! `bench` under mpirun: every own algorithm delivers verified payloads for
 //! many job sizes and both roots, Open MPI's forced algorithms really run,
 //! and interrupted campaigns resume without losing or repeating points.
+#![cfg(feature = "mpi")]
+
+mod common;
 
 use bcast_select::data::{load::load_file, Algorithm, Dataset, Impl};
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// One mpirun at a time: jobs of parallel tests would share two cores and
-/// distort the timings some tests compare.
-static MPIRUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 fn bench(ranks: u32, out: &Path, args: &[&str]) -> Output {
-    let _one = MPIRUN.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = common::mpirun_lock();
     Command::new("mpirun")
         .args(["-n", &ranks.to_string(), "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")

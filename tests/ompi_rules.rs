@@ -2,6 +2,8 @@
 //! Open MPI (4.1 in CI): CSV -> train -> predict --format ompi-rules ->
 //! mpirun with coll_tuned_dynamic_rules_filename.
 
+mod common;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -29,6 +31,7 @@ fn timer(dir: &Path) -> PathBuf {
 /// Runs the program on 4 ranks, with a rules file if given. Returns its
 /// stdout and whether it succeeded.
 fn mpirun(exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) -> (String, bool) {
+    let _one = common::mpirun_lock();
     let mut cmd = Process::new("mpirun");
     cmd.args(["-n", RANKS, "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")

@@ -416,12 +416,12 @@ fn split_binary_ops(tree: &Tree, halves: &[Segments; 2], rank: u32, ops: &mut Ve
     }
     // Exchange phase.
     let last = (tree.root + p - 1) % p;
-    if p % 2 == 0 && rank == tree.root {
+    if p.is_multiple_of(2) && rank == tree.root {
         ops.push(Op::Send {
             peer: last,
             bytes: whole(&halves[1]),
         });
-    } else if p % 2 == 0 && rank == last {
+    } else if p.is_multiple_of(2) && rank == last {
         ops.push(Op::Recv {
             peer: tree.root,
             bytes: whole(&halves[1]),

@@ -1,0 +1,512 @@
+//! The harness itself: MPI start-up, the campaign loop, timing and
+//! verification of each point (see the module docs of [`super`]).
+
+use super::plan::Point;
+use super::stats::Samples;
+use super::{arrival, control, delay, exec, payload, plan, topology};
+use super::{Options, Outcome, Root, MAX_MESSAGE};
+use crate::data::write::{CsvWriter, RowMeta, HEADER};
+use crate::data::{load, Candidate, Config, Dataset, Impl, Measurement};
+use crate::error::{Error, Result};
+use crate::schedule::{Op, Schedule, Spec};
+use crate::units::format_bytes;
+use indicatif::{ProgressBar, ProgressStyle};
+use mpi::collective::{Root as _, SystemOperation};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::cell::Cell;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Runs a campaign on this process's MPI job. Returns the outcome, or the
+/// error with this process's rank (so that only rank 0 prints it).
+pub fn run(opts: &Options) -> (i32, Result<Outcome>) {
+    if opts.sweep.impls.contains(&Impl::Ompi) {
+        control::enable_dynamic_rules();
+    }
+    let Some(universe) = mpi::initialize() else {
+        return (0, Err(Error::Other("MPI was already initialized".into())));
+    };
+    let world = universe.world();
+    let rank = world.rank();
+    let result = campaign(&world, opts).map_err(|e| {
+        // Failures are collective (every rank checks the same things, and
+        // rank 0 shares its own); rank 0 reports before anyone exits, since
+        // mpirun kills the job at the first non-zero exit.
+        if rank == 0 {
+            eprintln!("error: {e}");
+        }
+        world.barrier();
+        Error::Reported(e.exit_code())
+    });
+    (rank, result)
+    // `universe` drops here: MPI_Finalize on every rank.
+}
+
+fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
+    let rank = world.rank();
+    let procs = world.size() as u32;
+    let placement = topology::detect(world).map_err(Error::Usage)?;
+    let roots = resolve_roots(&opts.roots, procs)?;
+    let points = opts.sweep.points().map_err(Error::Usage)?;
+    if let Some(big) = opts.sweep.sizes.iter().find(|&&m| m > MAX_MESSAGE) {
+        return Err(Error::Usage(format!(
+            "message size {big} exceeds the {MAX_MESSAGE} bytes one MPI_Bcast can carry"
+        )));
+    }
+    let control = if opts.sweep.impls.contains(&Impl::Ompi) {
+        Some(control::TunedControl::open().map_err(Error::Other)?)
+    } else {
+        None
+    };
+    let job = Config {
+        procs,
+        nodes: placement.nodes,
+        ppn: placement.ppn,
+        mapping: placement.mapping,
+        msg_bytes: 0,
+        imbalance: 0.0,
+        arrival: opts.sweep.arrival,
+    };
+
+    // Rank 0 owns the file: it reads what is there and tells the others.
+    let mut writer = None;
+    let mut done = vec![0u8; points.len()];
+    let mut status: i32 = 0;
+    if rank == 0 {
+        match prepare_output(&opts.out, &points, &job, opts.sweep.arrival) {
+            Ok((w, flags)) => {
+                writer = Some(w);
+                done = flags.iter().map(|&f| u8::from(f)).collect();
+            }
+            Err(e) => {
+                status = 1;
+                share_status(world, &mut status);
+                return Err(e);
+            }
+        }
+    }
+    share_status(world, &mut status);
+    if status != 0 {
+        return Err(Error::Other("rank 0 could not open the output file".into()));
+    }
+    world.process_at_rank(0).broadcast_into(&mut done[..]);
+
+    let todo: Vec<usize> = (0..points.len()).filter(|&i| done[i] == 0).collect();
+    let meta = row_meta(opts);
+    let progress = Progress::new(rank == 0, todo.len());
+    let mut buf = vec![0u8; opts.sweep.sizes.iter().copied().max().unwrap_or(0) as usize];
+    world.barrier();
+    let clock = Clock::start();
+    let mut missing = Vec::new();
+    let mut p2p_us = std::collections::HashMap::new();
+    for (k, &i) in todo.iter().enumerate() {
+        let point = points[i];
+        let now = clock.elapsed(world);
+        let mut cap = opts.max_seconds;
+        if let Some(budget) = opts.time_budget.map(|b| b.as_secs_f64()) {
+            if now >= budget {
+                missing = todo[k..].iter().map(|&j| points[j]).collect();
+                break;
+            }
+            // Share what is left evenly over the points still to measure.
+            cap = cap.min((budget - now) / (todo.len() - k) as f64);
+        }
+        progress.start(&point);
+        let msg = &mut buf[..point.msg_bytes as usize];
+        // T(m), the unit of the injected delays: measured once per size, so
+        // every candidate of a size meets the same delays.
+        if opts.sweep.arrival.per_rank_time() && !p2p_us.contains_key(&point.msg_bytes) {
+            let t = delay::p2p_time_us(world, roots[0], (roots[0] + 1) % procs, msg);
+            if rank == 0 {
+                progress.note(&format!(
+                    "bench: T({}) = {t:.1} us point-to-point, the unit of the delays",
+                    format_bytes(point.msg_bytes)
+                ));
+            }
+            p2p_us.insert(point.msg_bytes, t);
+        }
+        let unit_us = point.imbalance * p2p_us.get(&point.msg_bytes).copied().unwrap_or(0.0);
+        let runner = Runner::new(world, control.as_ref(), &point, &roots)?;
+        let timing = measure(world, &runner, &point, &roots, msg, unit_us, cap, opts);
+        if let Some(w) = writer.as_mut() {
+            let row = measurement(
+                &plan::config(&job, opts.sweep.arrival, &point),
+                &point,
+                &timing,
+            );
+            if let Err(e) = w.write(&row, &meta) {
+                eprintln!("error: {e}; stopping the campaign");
+                world.abort(1);
+            }
+        }
+        progress.finish_point();
+    }
+    progress.done();
+    Ok(Outcome {
+        rank,
+        job,
+        planned: points.len(),
+        already: points.len() - todo.len(),
+        measured: todo.len() - missing.len(),
+        missing,
+        seconds: clock.elapsed(world),
+    })
+}
+
+fn share_status(world: &SimpleCommunicator, status: &mut i32) {
+    world.process_at_rank(0).broadcast_into(status);
+}
+
+fn resolve_roots(roots: &[Root], procs: u32) -> Result<Vec<u32>> {
+    roots
+        .iter()
+        .map(|r| match *r {
+            Root::Last => Ok(procs - 1),
+            Root::Rank(r) if r < procs => Ok(r),
+            Root::Rank(r) => Err(Error::Usage(format!(
+                "root {r} is not a rank of this {procs}-rank job"
+            ))),
+        })
+        .collect()
+}
+
+/// Opens the CSV for appending and marks the points it already holds.
+fn prepare_output(
+    out: &std::path::Path,
+    points: &[Point],
+    job: &Config,
+    arrival: crate::data::Arrival,
+) -> Result<(CsvWriter<std::io::BufWriter<std::fs::File>>, Vec<bool>)> {
+    // Opening first drops a row an earlier kill cut short.
+    let writer = CsvWriter::append(out)?;
+    let existing = match std::fs::metadata(out) {
+        Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => load::load_file(out)?.dataset,
+        _ => Dataset::default(),
+    };
+    Ok((
+        writer,
+        plan::already_measured(points, job, arrival, &existing),
+    ))
+}
+
+fn row_meta(opts: &Options) -> RowMeta {
+    let host = mpi::environment::processor_name().unwrap_or_default();
+    let machine = opts.machine.clone().unwrap_or(host);
+    let mpi = mpi::environment::library_version()
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_matches(char::from(0))
+        .trim()
+        .to_string();
+    RowMeta {
+        machine,
+        mpi,
+        source: format!("bcast-select {} bench", env!("CARGO_PKG_VERSION")),
+    }
+}
+
+/// How one point's broadcast is executed.
+enum Runner {
+    /// Our schedule: this rank's operations for each root, in root order.
+    Own {
+        comm: SimpleCommunicator,
+        ops: Vec<Vec<Op>>,
+    },
+    /// MPI_Bcast on a communicator configured for the candidate.
+    Library { comm: SimpleCommunicator },
+    /// The arrival-aware broadcast: its rounds are decided as ranks arrive.
+    Arrival {
+        comm: SimpleCommunicator,
+        segsize: u64,
+    },
+}
+
+impl Runner {
+    fn new(
+        world: &SimpleCommunicator,
+        control: Option<&control::TunedControl>,
+        point: &Point,
+        roots: &[u32],
+    ) -> Result<Runner> {
+        let c = &point.candidate;
+        match c.implementation {
+            Impl::Own if c.algorithm == crate::data::Algorithm::Arrival => Ok(Runner::Arrival {
+                comm: world.duplicate(),
+                segsize: c.segsize.unwrap_or(0),
+            }),
+            Impl::Own => {
+                let rank = world.rank() as u32;
+                let ops = roots
+                    .iter()
+                    .map(|&root| {
+                        Schedule::new(spec(world.size() as u32, root, point))
+                            .map(|s| s.ops(rank))
+                            .map_err(Error::Usage)
+                    })
+                    .collect::<Result<_>>()?;
+                Ok(Runner::Own {
+                    comm: world.duplicate(),
+                    ops,
+                })
+            }
+            Impl::Ompi => {
+                let control = control.ok_or_else(|| {
+                    Error::Other("library algorithms requested without MPI_T control".into())
+                })?;
+                let comm = control.communicator(world, c).map_err(Error::Other)?;
+                Ok(Runner::Library { comm })
+            }
+        }
+    }
+
+    fn comm(&self) -> &SimpleCommunicator {
+        match self {
+            Runner::Own { comm, .. } | Runner::Library { comm } | Runner::Arrival { comm, .. } => {
+                comm
+            }
+        }
+    }
+
+    fn broadcast(&self, buf: &mut [u8], root: u32, root_index: usize) -> Result<(), String> {
+        match self {
+            Runner::Own { comm, ops } => exec::run(comm, &ops[root_index], buf),
+            Runner::Library { comm } => comm.process_at_rank(root as i32).broadcast_into(buf),
+            Runner::Arrival { comm, segsize } => return arrival::run(comm, root, buf, *segsize),
+        }
+        Ok(())
+    }
+}
+
+fn spec(procs: u32, root: u32, point: &Point) -> Spec {
+    Spec {
+        algorithm: point.candidate.algorithm,
+        procs,
+        root,
+        msg_bytes: point.msg_bytes,
+        segsize: point.candidate.segsize.unwrap_or(0),
+        fanout: point.candidate.fanout,
+    }
+}
+
+/// One point's per-iteration times (µs): the recorded time, and with an
+/// arrival pattern the slowest rank's time as well.
+#[derive(Debug, Default)]
+struct Timing {
+    samples: Samples,
+    worst: Option<Samples>,
+}
+
+/// Times one point until its stopping rule holds; with an arrival pattern
+/// each rank's delays are in units of `unit_us` (X·T(m)). Collective: every
+/// rank takes the same decisions from the same all-reduced numbers.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    world: &SimpleCommunicator,
+    runner: &Runner,
+    point: &Point,
+    roots: &[u32],
+    buf: &mut [u8],
+    unit_us: f64,
+    cap_seconds: f64,
+    opts: &Options,
+) -> Timing {
+    let comm = runner.comm();
+    let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
+    let arrival = opts.sweep.arrival;
+    let delays = arrival.per_rank_time().then(|| {
+        delay::Delays::new(
+            arrival,
+            unit_us,
+            opts.seed,
+            point.msg_bytes,
+            point.imbalance,
+        )
+    });
+    let mut timing = Timing {
+        worst: delays.map(|_| Samples::default()),
+        ..Timing::default()
+    };
+    let start = mpi::time();
+    for iteration in 0u64.. {
+        let root_index = (iteration % roots.len() as u64) as usize;
+        let root = roots[root_index];
+        let seed = payload::seed(root, iteration, point.msg_bytes);
+        if rank == root {
+            payload::fill(buf, seed);
+        }
+        comm.barrier();
+        if let Some(d) = &delays {
+            delay::wait_until(mpi::time() + d.of(rank, root, iteration) * 1e-6);
+        }
+        let t0 = mpi::time();
+        if let Err(e) = runner.broadcast(buf, root, root_index) {
+            eprintln!("error: rank {rank}: {}: {e}", describe(&point.candidate));
+            world.abort(3);
+        }
+        let local_us = (mpi::time() - t0) * 1e6;
+        if rank != root {
+            if let Some((offset, expected, found)) = payload::first_mismatch(buf, seed) {
+                eprintln!(
+                    "error: payload mismatch on rank {rank}: {} of {} bytes from root {root}, \
+                     iteration {iteration}: byte offset {offset} is 0x{found:02x}, \
+                     expected 0x{expected:02x}",
+                    describe(&point.candidate),
+                    point.msg_bytes,
+                );
+                world.abort(3);
+            }
+        }
+        let local = [local_us, mpi::time() - start];
+        let mut global = [0.0f64; 2];
+        comm.all_reduce_into(&local[..], &mut global[..], SystemOperation::max());
+        if iteration >= u64::from(opts.warmup) {
+            match timing.worst.as_mut() {
+                Some(worst) => {
+                    let mut sum = 0.0f64;
+                    comm.all_reduce_into(&local_us, &mut sum, SystemOperation::sum());
+                    timing.samples.push(sum / f64::from(procs));
+                    worst.push(global[0]);
+                }
+                None => timing.samples.push(global[0]),
+            }
+        }
+        let n = timing.samples.len();
+        let enough = n >= opts.max_reps as usize
+            || (n >= opts.min_reps as usize && timing.samples.converged(opts.target_ci))
+            || (n >= 1 && global[1] >= cap_seconds);
+        if enough {
+            break;
+        }
+    }
+    timing
+}
+
+fn measurement(config: &Config, point: &Point, timing: &Timing) -> Measurement {
+    let s = &timing.samples;
+    let ci = s.ci95();
+    Measurement {
+        config: *config,
+        candidate: point.candidate,
+        // A zero-byte broadcast can finish below the timer's resolution;
+        // the schema needs a positive time.
+        time_us: ns(s.mean()).max(1e-3),
+        time_min_us: Some(ns(s.min())),
+        // With an arrival pattern: the slowest rank's time, on average.
+        time_max_us: Some(ns(timing.worst.as_ref().map_or(s.max(), Samples::mean))),
+        ci95_us: ci.is_finite().then(|| ns(ci)),
+        reps: Some(s.len() as u64),
+        rows: 1,
+    }
+}
+
+/// Microseconds rounded to nanoseconds, the timer's resolution at best.
+fn ns(us: f64) -> f64 {
+    (us * 1e3).round() / 1e3
+}
+
+fn describe(c: &Candidate) -> String {
+    let mut s = c.algorithm.name().to_string();
+    if let Some(seg) = c.segsize {
+        s += &format!(" segsize {seg}");
+    }
+    if let Some(f) = c.fanout {
+        s += &format!(" fanout {f}");
+    }
+    s + &format!(" ({})", c.implementation)
+}
+
+/// Seconds since the campaign started, identical on every rank.
+struct Clock(f64);
+
+impl Clock {
+    fn start() -> Clock {
+        Clock(mpi::time())
+    }
+
+    fn elapsed(&self, world: &SimpleCommunicator) -> f64 {
+        let local = mpi::time() - self.0;
+        let mut global = 0.0;
+        world.all_reduce_into(&local, &mut global, SystemOperation::max());
+        global
+    }
+}
+
+/// Progress on rank 0: a bar with ETA on a terminal; under mpirun, whose
+/// output is a pipe, a line every ten seconds instead.
+struct Progress {
+    bar: Option<ProgressBar>,
+    /// Plain lines: (points done, time of the last line).
+    plain: Option<Cell<(usize, Instant)>>,
+    total: usize,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(show: bool, total: usize) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (show && terminal).then(|| {
+            ProgressBar::new(total as u64).with_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            )
+        });
+        let started = Instant::now();
+        Progress {
+            bar,
+            plain: (show && !terminal).then(|| Cell::new((0, started))),
+            total,
+            started,
+        }
+    }
+
+    fn start(&self, point: &Point) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!(
+                "{} {}",
+                format_bytes(point.msg_bytes),
+                describe(&point.candidate)
+            ));
+        }
+    }
+
+    /// A line that stays above the bar.
+    fn note(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn finish_point(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+        if let Some(plain) = &self.plain {
+            let (done, last) = plain.get();
+            let done = done + 1;
+            let now = Instant::now();
+            if now - last >= Duration::from_secs(10) {
+                let elapsed = (now - self.started).as_secs_f64();
+                let eta = elapsed / done as f64 * (self.total - done) as f64;
+                eprintln!(
+                    "bench: {done}/{} points, {:.0} s elapsed, ETA {:.0} s",
+                    self.total, elapsed, eta
+                );
+                plain.set((done, now));
+            } else {
+                plain.set((done, last));
+            }
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
