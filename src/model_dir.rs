@@ -179,15 +179,58 @@ pub fn load_learner(
             ),
         ));
     }
-    let text = read(&path)?;
-    let models: LearnerModels = serde_json::from_str(&text).map_err(|e| {
-        InputError::new(&path, format!("malformed model file: {e}")).at(e.line(), e.column())
+    parse_learner(&path, &read(&path)?, &manifest.candidates, learner)
+}
+
+/// A learner's model file (`path` names it in errors), checked: one model
+/// of that learner per candidate of `candidates`, each able to predict the
+/// rows that learner is fed.
+pub fn parse_learner(
+    path: &Path,
+    text: &str,
+    candidates: &[Candidate],
+    learner: LearnerKind,
+) -> Result<LearnerModels, InputError> {
+    let models: LearnerModels = serde_json::from_str(text).map_err(|e| {
+        InputError::new(path, format!("malformed model file: {e}")).at(e.line(), e.column())
     })?;
-    if models.candidates != manifest.candidates || models.models.len() != models.candidates.len() {
+    if models.learner != learner
+        || models.candidates != candidates
+        || models.models.len() != models.candidates.len()
+    {
         return Err(InputError::new(
-            &path,
-            "candidates differ from manifest.json; expected files written together by one `train`",
+            path,
+            "learner or candidates differ from manifest.json; expected files written together \
+             by one `train`",
         ));
+    }
+    let width = if learner.is_hybrid() {
+        hybrid::WIDTH
+    } else {
+        features::BASE.len()
+    };
+    for (i, model) in models.models.iter().enumerate() {
+        let kind_ok = matches!(
+            (learner.base(), model),
+            (LearnerKind::Knn, Model::Knn(_))
+                | (LearnerKind::Gbm, Model::Gbm(_))
+                | (LearnerKind::Gam, Model::Gam(_))
+                | (LearnerKind::Linear, Model::Linear(_))
+        );
+        let checked = if kind_ok {
+            model.check(width)
+        } else {
+            Err(format!("not a {} model", learner.base()))
+        };
+        checked.map_err(|why| {
+            InputError::new(
+                path,
+                format!(
+                    "the model of candidate {} is damaged ({why}); retrain with `bcast-select train`",
+                    models.candidates[i]
+                ),
+            )
+        })?;
     }
     Ok(models)
 }
@@ -195,27 +238,19 @@ pub fn load_learner(
 /// The analytical models.
 pub fn load_analytical(dir: &Path) -> Result<Fitted, InputError> {
     let path = dir.join(ANALYTICAL);
-    let text = read(&path)?;
-    let fitted: Fitted = serde_json::from_str(&text).map_err(|e| {
-        InputError::new(&path, format!("malformed analytical models: {e}")).at(e.line(), e.column())
+    parse_analytical(&path, &read(&path)?)
+}
+
+/// An analytical model file (`path` names it in errors), checked.
+pub fn parse_analytical(path: &Path, text: &str) -> Result<Fitted, InputError> {
+    let fitted: Fitted = serde_json::from_str(text).map_err(|e| {
+        InputError::new(path, format!("malformed analytical models: {e}")).at(e.line(), e.column())
     })?;
-    if !fitted.platform.is_complete() {
-        return Err(InputError::new(
-            &path,
-            "the platform lacks links at some message sizes; expected the file `bcast-select train` wrote",
-        ));
-    }
-    if let Some(bad) = fitted
-        .platform
-        .to_vec()
-        .iter()
-        .chain(fitted.overheads.iter().map(|o| &o.us))
-        .find(|v| !(v.is_finite() && **v >= 0.0))
-    {
-        return Err(InputError::new(
-            &path,
-            format!("a cost parameter is {bad}; expected finite non-negative numbers as `bcast-select train` writes"),
-        ));
-    }
+    fitted.check().map_err(|why| {
+        InputError::new(
+            path,
+            format!("{why}; expected the file `bcast-select train` wrote"),
+        )
+    })?;
     Ok(fitted)
 }

@@ -445,3 +445,62 @@ fn predict_accounts_for_imbalance() {
         "{table}"
     );
 }
+
+/// A damaged model file of any kind is refused on load with exit 2, the
+/// file and what is wrong — not a panic, a hang or an index out of bounds
+/// in `predict`.
+#[test]
+fn damaged_model_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    train(&model, &["--learners", "knn,gbm,gam,linear,hybrid-gbm"]);
+    type Damage = fn(&mut serde_json::Value);
+    let cases: [(&str, &str, Damage); 6] = [
+        ("gbm", "gbm.json", |v| {
+            // A split whose left child is itself: a walk would never end.
+            let node = &mut v["models"][0]["trees"][0][0];
+            node[2] = serde_json::json!(0);
+            node[0] = serde_json::json!(0);
+        }),
+        ("hybrid-gbm", "hybrid-gbm.json", |v| {
+            // A split on a feature past the row.
+            let node = &mut v["models"][1]["trees"][0][0];
+            node[0] = serde_json::json!(99);
+        }),
+        ("gam", "gam.json", |v| {
+            v["models"][0]["coef"].as_array_mut().unwrap().pop();
+        }),
+        ("linear", "linear.json", |v| {
+            v["models"][0]["groups"] = serde_json::json!([]);
+        }),
+        ("knn", "knn.json", |v| {
+            v["models"][0]["columns"][0] = serde_json::json!(99);
+        }),
+        ("analytical", "analytical.json", |v| {
+            v["platform"]["shm"][0]["send_us"] = serde_json::json!(-1.0);
+        }),
+    ];
+    for (learner, file, damage) in cases {
+        let path = model.join(file);
+        let kept = std::fs::read(&path).unwrap();
+        let mut v: serde_json::Value = serde_json::from_slice(&kept).unwrap();
+        damage(&mut v);
+        std::fs::write(&path, v.to_string()).unwrap();
+        let o = predict(
+            &model,
+            &["--nodes", "1", "--ppn", "4", "--learner", learner],
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{learner}: {stderr}");
+        assert!(stderr.contains(file), "{learner}: {stderr}");
+        assert!(
+            stderr.contains("damaged") || stderr.contains("cost parameter"),
+            "{learner}: {stderr}"
+        );
+        std::fs::write(&path, kept).unwrap();
+    }
+    // A file of another learner under this one's name.
+    std::fs::copy(model.join("knn.json"), model.join("gbm.json")).unwrap();
+    let o = predict(&model, &["--nodes", "1", "--ppn", "4", "--learner", "gbm"]);
+    assert_eq!(o.status.code(), Some(2));
+}

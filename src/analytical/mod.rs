@@ -114,6 +114,33 @@ impl Fitted {
             .map_or(0.0, |c| c.at(msg_bytes))
     }
 
+    /// Whether a model read from a file can price: a link per knot on each
+    /// channel, every cost parameter finite and non-negative, finite
+    /// corrections.
+    pub fn check(&self) -> Result<(), String> {
+        if !self.platform.is_complete() {
+            return Err("the platform lacks links at some message sizes".into());
+        }
+        let bad = self
+            .platform
+            .to_vec()
+            .into_iter()
+            .chain(self.overheads.iter().map(|o| o.us))
+            .find(|v| !(v.is_finite() && *v >= 0.0));
+        if let Some(v) = bad {
+            return Err(format!("a cost parameter is {v}"));
+        }
+        if self
+            .corrections
+            .iter()
+            .flat_map(|c| &c.log_factor)
+            .any(|f| !f.is_finite())
+        {
+            return Err("a correction factor is not finite".into());
+        }
+        Ok(())
+    }
+
     fn overhead_us(&self, runs: &Candidate) -> f64 {
         self.overheads
             .iter()

@@ -247,7 +247,45 @@ fn difference_penalty(p: usize, blocks: &[(usize, usize)]) -> Array2<f64> {
     s
 }
 
+/// Knot intervals a model file may claim at most (a fit makes ≤ 10).
+const MOST_SEGMENTS: usize = 1 << 16;
+
 impl GamModel {
+    /// Refuses a model whose layout disagrees with its coefficients or
+    /// reads past a row of `width` features.
+    pub fn check(&self, width: usize) -> Result<(), String> {
+        let basis_ok = |b: &Option<Basis>| {
+            b.as_ref().is_none_or(|b| {
+                (1..=MOST_SEGMENTS).contains(&b.segments)
+                    && b.lo.is_finite()
+                    && b.hi.is_finite()
+                    && b.lo < b.hi
+            })
+        };
+        let l = &self.layout;
+        if !basis_ok(&l.msg) || !basis_ok(&l.procs) || !l.procs_center.is_finite() {
+            return Err("gam: a spline basis is malformed".into());
+        }
+        if let Some(&(col, ..)) = l.linear.iter().find(|&&(col, mean, scale)| {
+            col >= width || !mean.is_finite() || !scale.is_finite() || scale <= 0.0
+        }) {
+            return Err(format!(
+                "gam: linear term on column {col} does not fit {width} features"
+            ));
+        }
+        if [LOG2_MSG, LOG2_PROCS].iter().any(|&c| c >= width) {
+            return Err(format!("gam: {width} features lack message size or procs"));
+        }
+        if self.coef.len() != l.width() || self.coef.iter().any(|c| !c.is_finite()) {
+            return Err(format!(
+                "gam: {} coefficients for a layout of {}",
+                self.coef.len(),
+                l.width()
+            ));
+        }
+        Ok(())
+    }
+
     pub fn predict(&self, row: &[f64]) -> f64 {
         let mut design = vec![0.0; self.coef.len()];
         self.layout.design(row, &mut design);
@@ -260,6 +298,27 @@ mod tests {
     use super::super::tests::{holdout_rmse, synthetic};
     use super::super::LearnerKind;
     use super::*;
+
+    #[test]
+    fn corrupt_layouts_are_refused() {
+        let Model::Gam(good) = Gam::default().fit(&synthetic(&[2, 4, 8, 16])).unwrap() else {
+            unreachable!()
+        };
+        let width = synthetic(&[2]).width;
+        assert!(good.check(width).is_ok());
+        let mut short = good.clone();
+        short.coef.pop();
+        assert!(short.check(width).unwrap_err().contains("coefficients"));
+        let mut far = good.clone();
+        far.layout.linear.push((width, 0.0, 1.0));
+        far.coef.push(0.0);
+        assert!(far.check(width).is_err());
+        let mut flat = good;
+        if let Some(b) = flat.layout.msg.as_mut() {
+            b.hi = b.lo;
+        }
+        assert!(flat.check(width).is_err());
+    }
 
     #[test]
     fn basis_is_a_partition_of_unity() {

@@ -93,6 +93,33 @@ impl Learner for Gbm {
 }
 
 impl GbmModel {
+    /// Refuses a model that would index past a row of `width` features or
+    /// past its tree, or walk in circles: every split's children come
+    /// after it in its tree (as forust builds them), so each walk ends.
+    pub fn check(&self, width: usize) -> Result<(), String> {
+        if !self.base_score.is_finite() {
+            return Err("gbm: the base score is not a finite number".into());
+        }
+        for (t, tree) in self.trees.iter().enumerate() {
+            if tree.is_empty() {
+                return Err(format!("gbm: tree {t} has no nodes"));
+            }
+            for (i, &(feature, value, left, right)) in tree.iter().enumerate() {
+                let child = |c: u32| (c as usize) > i && (c as usize) < tree.len();
+                let ok = value.is_finite()
+                    && (feature < 0 || ((feature as usize) < width && child(left) && child(right)));
+                if !ok {
+                    return Err(format!(
+                        "gbm: tree {t} node {i} (feature {feature}, children {left} and {right}) \
+                         is out of bounds for {width} features and {} nodes",
+                        tree.len()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub fn predict(&self, row: &[f64]) -> f64 {
         let mut sum = self.base_score;
         for tree in &self.trees {
@@ -135,6 +162,33 @@ mod tests {
         for (i, e) in expected.iter().enumerate() {
             assert_eq!(compact.predict(train.row(i)), *e);
         }
+    }
+
+    #[test]
+    fn corrupt_trees_are_refused() {
+        use super::*;
+        let leaf = (-1, 0.5, 0, 0);
+        let good = GbmModel {
+            base_score: 1.0,
+            trees: vec![vec![(2, 0.5, 1, 2), leaf, leaf]],
+        };
+        assert!(good.check(3).is_ok());
+        assert!(good.check(2).is_err(), "feature 2 of a 2-wide row");
+        let cycle = GbmModel {
+            trees: vec![vec![(0, 0.5, 0, 1), leaf]],
+            ..good.clone()
+        };
+        assert!(cycle.check(3).unwrap_err().contains("node 0"));
+        let past = GbmModel {
+            trees: vec![vec![(0, 0.5, 1, 7), leaf]],
+            ..good.clone()
+        };
+        assert!(past.check(3).is_err());
+        let empty = GbmModel {
+            trees: vec![vec![]],
+            ..good
+        };
+        assert!(empty.check(3).is_err());
     }
 
     #[test]

@@ -45,6 +45,11 @@ const LEAF: usize = 8;
 
 impl KdTree {
     /// A tree over `points` (row-major, `width` columns) and their targets.
+    /// Columns of a point.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     pub fn new(width: usize, points: &[f64], targets: &[f64]) -> KdTree {
         let mut order: Vec<usize> = (0..targets.len()).collect();
         let mut nodes = Vec::new();

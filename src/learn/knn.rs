@@ -57,6 +57,27 @@ impl Learner for Knn {
 }
 
 impl KnnModel {
+    /// Refuses a model whose scaler, columns and tree disagree with each
+    /// other or with rows of `width` features (the tree checks itself as it
+    /// is read).
+    pub fn check(&self, width: usize) -> Result<(), String> {
+        let s = &self.scaler;
+        let ok = self.k >= 1
+            && s.mean.len() == width
+            && s.scale.len() == width
+            && s.scale.iter().all(|v| v.is_finite() && *v > 0.0)
+            && self.columns.len() <= MOST
+            && self.columns.iter().all(|&j| j < width)
+            && self.tree.width() == self.columns.len();
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "knn: scaler, columns and tree do not fit {width} features"
+            ))
+        }
+    }
+
     pub fn predict(&self, row: &[f64]) -> f64 {
         // A row of another width (a model file of another feature set), or
         // a corrupt model, gets no prediction (NaN ranks last), not a panic.

@@ -181,6 +181,37 @@ fn independent_terms(
 }
 
 impl LinearModel {
+    /// Refuses a model without fits, with fits out of order, or one that
+    /// reads columns a row of `width` features lacks.
+    pub fn check(&self, width: usize) -> Result<(), String> {
+        if width
+            <= [LOG2_MSG, NODES, PROCS, MAPPING[0], MAPPING[1]]
+                .into_iter()
+                .max()
+                .unwrap_or(0)
+        {
+            return Err(format!(
+                "linear: {width} features lack the columns it reads"
+            ));
+        }
+        if self.groups.is_empty() {
+            return Err("linear: no fits".into());
+        }
+        for (code, fits) in &self.groups {
+            let finite =
+                |f: &Fit1| f.intercept.is_finite() && f.terms.iter().all(|(_, c)| c.is_finite());
+            if fits.is_empty()
+                || !fits.windows(2).all(|w| w[0].0 < w[1].0)
+                || fits.iter().any(|(m, f)| !m.is_finite() || !finite(f))
+            {
+                return Err(format!(
+                    "linear: the fits of mapping {code} are empty, unsorted or not finite"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub fn predict(&self, row: &[f64]) -> f64 {
         let code = mapping_code(row);
         // An unseen mapping borrows the first trained one.

@@ -30,6 +30,19 @@ pub enum Model {
 }
 
 impl Model {
+    /// Whether the model can predict rows of `width` features: indices in
+    /// range, trees that end, lengths that agree. Model files are checked
+    /// with it as they are loaded, so a damaged file is an error, not a
+    /// panic or a hang in `predict`.
+    pub fn check(&self, width: usize) -> Result<(), String> {
+        match self {
+            Model::Knn(m) => m.check(width),
+            Model::Gbm(m) => m.check(width),
+            Model::Gam(m) => m.check(width),
+            Model::Linear(m) => m.check(width),
+        }
+    }
+
     /// Predicted ln(time_us) for one feature row.
     pub fn predict(&self, row: &[f64]) -> f64 {
         match self {
