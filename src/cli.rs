@@ -139,6 +139,24 @@ fn parse_fanout(s: &str) -> Result<Fanout, String> {
     }
 }
 
+/// A parser of one of a library enum's `(value, name, help)` choices: the
+/// library lists its names without depending on clap.
+fn one_of<T: Copy + Send + Sync + 'static>(
+    all: &'static [(T, &'static str, &'static str)],
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        all.iter()
+            .map(|&(_, name, help)| PossibleValue::new(name).help(help)),
+    )
+    .try_map(move |s: String| {
+        all.iter()
+            .find(|(_, name, _)| *name == s)
+            .map(|(v, ..)| *v)
+            .ok_or_else(|| format!("unknown choice {s:?}"))
+    })
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SplitArg {
     Procs,
@@ -181,7 +199,7 @@ pub struct EvaluateArgs {
     pub small_train: bool,
     #[command(flatten)]
     pub learning: LearningArgs,
-    #[arg(long, value_enum, default_value_t = crate::report::Format::Markdown)]
+    #[arg(long, default_value = "markdown", value_parser = one_of(crate::report::Format::ALL))]
     pub format: crate::report::Format,
     /// Write here instead of standard output.
     #[arg(long)]
@@ -292,7 +310,7 @@ pub struct PredictArgs {
     /// hybrid-gam (a learner fed the cost model's prediction).
     #[arg(long, default_value = "auto")]
     pub learner: String,
-    #[arg(long, value_enum, default_value_t = crate::export::Format::Table)]
+    #[arg(long, default_value = "table", value_parser = one_of(crate::export::Format::ALL))]
     pub format: crate::export::Format,
     /// Classic Open MPI rules-file version: 1 (every release) or 2 (adds a
     /// version header; Open MPI 4.1.8+ / 5.0.7+ only).

@@ -19,7 +19,7 @@
 
 use crate::data::{Config, Dataset};
 use crate::error::{Error, Result};
-use crate::metrics::NEAR;
+use crate::metrics::Tally;
 use crate::select::{prefer_default, Auto, Policy, Range, Ranked, SelectorKind};
 use crate::train::TrainingSet;
 use serde::{Deserialize, Serialize};
@@ -358,33 +358,31 @@ fn choose_policy(held_out: &[HeldOut]) -> Policy {
 
 /// The figures of one selector's held-out picks under `policy`.
 fn score(selector: SelectorKind, folds: usize, policy: Policy, held_out: &[HeldOut]) -> CvScore {
-    let slowdowns: Vec<(f64, f64)> = held_out
-        .iter()
-        .map(|h| (h.distance, h.log_slowdown(&policy).exp()))
-        .collect();
-    let n = slowdowns.len();
-    let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-    let geomean = |keep: &dyn Fn(f64) -> bool| {
-        let logs: Vec<f64> = slowdowns
-            .iter()
-            .filter(|(d, _)| keep(*d))
-            .map(|(_, s)| s.ln())
-            .collect();
-        (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
-    };
+    let (mut all, mut inside, mut outside) = (Tally::default(), Tally::default(), Tally::default());
+    for h in held_out {
+        let slowdown = h.log_slowdown(&policy).exp();
+        all.add(slowdown, None);
+        if h.distance > 0.0 {
+            &mut outside
+        } else {
+            &mut inside
+        }
+        .add(slowdown, None);
+    }
+    let geomean = |t: &Tally| (t.n > 0).then(|| t.geomean_slowdown());
     CvScore {
         selector,
         folds,
-        configs: n,
-        extrapolated_configs: held_out.iter().filter(|h| h.distance > 0.0).count(),
+        configs: all.n,
+        extrapolated_configs: outside.n,
         policy,
         // `cross_validate` scores no empty list; 1 then would not be NaN,
         // which JSON cannot hold.
-        geomean_slowdown_vs_best: geomean(&|_| true).unwrap_or(1.0),
-        inside_geomean_slowdown: geomean(&|d| d == 0.0),
-        outside_geomean_slowdown: geomean(&|d| d > 0.0),
-        best_rate: share(slowdowns.iter().filter(|(_, s)| *s <= 1.0 + 1e-9).count()),
-        within_5pct_rate: share(slowdowns.iter().filter(|(_, s)| *s <= 1.0 + NEAR).count()),
+        geomean_slowdown_vs_best: geomean(&all).unwrap_or(1.0),
+        inside_geomean_slowdown: geomean(&inside),
+        outside_geomean_slowdown: geomean(&outside),
+        best_rate: if all.n > 0 { all.best_rate() } else { 0.0 },
+        within_5pct_rate: if all.n > 0 { all.near_rate() } else { 0.0 },
     }
 }
 

@@ -6,7 +6,7 @@ use crate::cv::{choose_auto, cross_validate, policy, CvScore};
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
-use crate::metrics::{pairwise_accuracy, Pairwise, NEAR, WORSE};
+use crate::metrics::{pairwise_accuracy, Pairwise, Tally};
 use crate::ompi_fixed;
 use crate::select::{Auto, Range, Ranked, SelectorKind};
 use crate::train::TrainingSet;
@@ -431,9 +431,8 @@ impl Report {
 
 /// DESIGN §3 figures of one selector over the configurations.
 fn score(name: &str, configs: &[ConfigResult]) -> SelectorScore {
-    let (mut n, mut unmeasured) = (0usize, 0usize);
-    let (mut log_speedup, mut sum_speedup, mut log_slowdown) = (0.0, 0.0, 0.0);
-    let (mut best, mut within, mut worse) = (0usize, 0usize, 0usize);
+    let mut tally = Tally::default();
+    let mut unmeasured = 0;
     for c in configs {
         // No pick (the selector had no model there) counts as unmeasured.
         let Some(t) = c
@@ -445,27 +444,18 @@ fn score(name: &str, configs: &[ConfigResult]) -> SelectorScore {
             unmeasured += 1;
             continue;
         };
-        let speedup = c.t_default_us / t;
-        let slowdown = t / c.t_best_us;
-        n += 1;
-        log_speedup += speedup.ln();
-        sum_speedup += speedup;
-        log_slowdown += slowdown.ln();
-        best += usize::from(slowdown <= 1.0 + 1e-9);
-        within += usize::from(slowdown <= 1.0 + NEAR);
-        worse += usize::from(t > (1.0 + WORSE) * c.t_default_us);
+        tally.add(t / c.t_best_us, Some(c.t_default_us / t));
     }
-    let mean = |v: f64| if n == 0 { f64::NAN } else { v / n as f64 };
     SelectorScore {
         name: name.to_string(),
-        evaluated_configs: n,
+        evaluated_configs: tally.n,
         unmeasured_configs: unmeasured,
-        geomean_speedup_vs_default: mean(log_speedup).exp(),
-        mean_speedup_vs_default: mean(sum_speedup),
-        geomean_slowdown_vs_best: mean(log_slowdown).exp(),
-        best_rate: mean(best as f64),
-        within_5pct_rate: mean(within as f64),
-        worse_than_default_10pct_rate: mean(worse as f64),
+        geomean_speedup_vs_default: tally.geomean_speedup(),
+        mean_speedup_vs_default: tally.mean_speedup(),
+        geomean_slowdown_vs_best: tally.geomean_slowdown(),
+        best_rate: tally.best_rate(),
+        within_5pct_rate: tally.near_rate(),
+        worse_than_default_10pct_rate: tally.worse_rate(),
     }
 }
 

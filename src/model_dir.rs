@@ -11,13 +11,13 @@
 
 use crate::analytical::Fitted;
 use crate::cv::CvScore;
-use crate::data::summary::Summary;
 use crate::data::{Candidate, Mapping};
 use crate::error::{Error, InputError, Result};
 use crate::features;
 use crate::hybrid;
 use crate::learn::{LearnerKind, Model};
 use crate::select::{Auto, Range};
+use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

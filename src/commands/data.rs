@@ -1,9 +1,9 @@
 use super::warn_all;
 use crate::cli::SummaryFormat;
 use crate::data::load::load_file;
-use crate::data::summary::Summary;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::summary::Summary;
 use std::path::{Path, PathBuf};
 
 /// One summary per file: headroom only makes sense within one machine.

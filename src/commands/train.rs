@@ -2,12 +2,12 @@ use super::warn_all;
 use crate::cli::TrainArgs;
 use crate::cv::{choose_auto, cross_validate, held_out_groups};
 use crate::data::load::load_files;
-use crate::data::summary::Summary;
 use crate::error::{Error, Result};
 use crate::features;
 use crate::hybrid;
 use crate::model_dir::{self, LearnerModels, Manifest, FORMAT_VERSION};
 use crate::select::{Range, SelectorKind};
+use crate::summary::Summary;
 use crate::train::{TrainingSet, MIN_ROWS};
 use indicatif::{ProgressBar, ProgressStyle};
 

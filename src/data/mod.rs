@@ -6,7 +6,6 @@ pub mod arrival;
 pub mod load;
 pub mod osu;
 pub mod placement;
-pub mod summary;
 pub mod write;
 
 pub use algorithm::{Algorithm, Impl};

@@ -11,22 +11,47 @@ mod table;
 use crate::data::{Algorithm, Candidate};
 use crate::decision::DecisionTable;
 use crate::error::{Error, Result};
-use clap::ValueEnum;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// Aligned text, consecutive sizes with the same choice merged.
     Table,
-    /// One row per job and message size.
     Csv,
-    /// The tables with their ranges (an array when several job sizes).
     Json,
-    /// Open MPI coll/tuned rules file, classic text format (all versions).
     OmpiRules,
-    /// Open MPI coll/tuned rules file, JSON format (6.0 and later).
     OmpiJson,
-    /// MPICH collective selection JSON (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
     MpichJson,
+}
+
+impl Format {
+    /// Each format with its name and what it is (for the command line).
+    pub const ALL: &[(Format, &str, &str)] = &[
+        (
+            Format::Table,
+            "table",
+            "Aligned text, consecutive sizes with the same choice merged",
+        ),
+        (Format::Csv, "csv", "One row per job and message size"),
+        (
+            Format::Json,
+            "json",
+            "The tables with their ranges (an array when several job sizes)",
+        ),
+        (
+            Format::OmpiRules,
+            "ompi-rules",
+            "Open MPI coll/tuned rules file, classic text format (all versions)",
+        ),
+        (
+            Format::OmpiJson,
+            "ompi-json",
+            "Open MPI coll/tuned rules file, JSON format (6.0 and later)",
+        ),
+        (
+            Format::MpichJson,
+            "mpich-json",
+            "MPICH collective selection JSON (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)",
+        ),
+    ];
 }
 
 /// What the rules formats need besides the tables.

@@ -8,16 +8,33 @@ pub mod plots;
 
 use crate::error::Result;
 use crate::evaluate::Report;
-use clap::ValueEnum;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// Summary table, then every test configuration with each selector's pick.
     Markdown,
-    /// DESIGN §3: the summary figures of every selector.
     Json,
-    /// One row per test configuration and selector.
     Csv,
+}
+
+impl Format {
+    /// Each format with its name and what it holds (for the command line).
+    pub const ALL: &[(Format, &str, &str)] = &[
+        (
+            Format::Markdown,
+            "markdown",
+            "Summary table, then every test configuration with each selector's pick",
+        ),
+        (
+            Format::Json,
+            "json",
+            "DESIGN §3: the summary figures of every selector",
+        ),
+        (
+            Format::Csv,
+            "csv",
+            "One row per test configuration and selector",
+        ),
+    ];
 }
 
 pub fn render(report: &Report, format: Format) -> Result<String> {

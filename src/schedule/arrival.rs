@@ -135,8 +135,9 @@ impl Waiting {
     }
 }
 
-/// One broadcast's rounds, for the simulator: the root runs them in turn,
-/// each receiver only its own.
+/// One broadcast's rounds, for the simulator (which runs them as
+/// [`crate::sim::Programs`]): the root runs them in turn, each receiver only
+/// its own.
 #[derive(Clone, Debug)]
 pub struct Rounds {
     pub procs: u32,
@@ -144,24 +145,6 @@ pub struct Rounds {
     pub msg_bytes: u64,
     pub segsize: u64,
     pub groups: Vec<Group>,
-}
-
-impl crate::sim::Programs for Rounds {
-    fn procs(&self) -> u32 {
-        self.procs
-    }
-    fn root(&self) -> u32 {
-        self.root
-    }
-    fn msg_bytes(&self) -> u64 {
-        self.msg_bytes
-    }
-    fn ops(&self, rank: u32) -> Vec<Op> {
-        self.groups
-            .iter()
-            .flat_map(|g| g.ops(rank, self.msg_bytes, self.segsize))
-            .collect()
-    }
 }
 
 #[cfg(test)]

@@ -48,6 +48,26 @@ impl Programs for Schedule {
         Schedule::ops(self, rank)
     }
 }
+/// The arrival algorithm's rounds: the root runs them in turn, each
+/// receiver only its own.
+impl Programs for crate::schedule::arrival::Rounds {
+    fn procs(&self) -> u32 {
+        self.procs
+    }
+    fn root(&self) -> u32 {
+        self.root
+    }
+    fn msg_bytes(&self) -> u64 {
+        self.msg_bytes
+    }
+    fn ops(&self, rank: u32) -> Vec<Op> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.ops(rank, self.msg_bytes, self.segsize))
+            .collect()
+    }
+}
+
 pub use stages::{stage_structure, Nbft, Stage, StageStructure};
 use std::collections::VecDeque;
 use std::fmt;

@@ -1,6 +1,7 @@
 //! What a dataset holds and how much a selector could gain on it.
 
-use super::{Arrival, Dataset, Measurement};
+use crate::data::{Arrival, Dataset, Measurement};
+use crate::metrics::Tally;
 use crate::units::format_bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -33,7 +34,8 @@ pub struct Headroom {
     pub comparable_configs: usize,
     /// Share of those where some other candidate is strictly faster.
     pub default_not_best_rate: f64,
-    /// Share where the best is more than 5% faster than default.
+    /// Share where the best is faster than default by more than
+    /// [`crate::metrics::NEAR`].
     pub default_beaten_5pct_rate: f64,
     /// Geometric mean of t_default / t_best.
     pub geomean_default_over_best: f64,
@@ -156,9 +158,8 @@ fn arrivals(d: &Dataset) -> Vec<String> {
 }
 
 fn headroom(d: &Dataset) -> Headroom {
-    let mut n = 0usize;
-    let (mut not_best, mut beaten5) = (0usize, 0usize);
-    let mut log_sum = 0.0;
+    // `default`'s own slowdown against the best measured candidate.
+    let mut tally = Tally::default();
     for group in d.by_config() {
         let Some(default) = group.iter().find(|m| m.candidate.is_default()) else {
             continue;
@@ -170,22 +171,15 @@ fn headroom(d: &Dataset) -> Headroom {
             .iter()
             .map(|m| m.time_us)
             .fold(f64::INFINITY, f64::min);
-        let ratio = default.time_us / best;
-        n += 1;
-        not_best += usize::from(ratio > 1.0);
-        beaten5 += usize::from(ratio > 1.05);
-        log_sum += ratio.ln();
+        tally.add(default.time_us / best, None);
     }
-    let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+    let n = tally.n;
+    let or = |v: f64, empty: f64| if n == 0 { empty } else { v };
     Headroom {
         comparable_configs: n,
-        default_not_best_rate: share(not_best),
-        default_beaten_5pct_rate: share(beaten5),
-        geomean_default_over_best: if n == 0 {
-            1.0
-        } else {
-            (log_sum / n as f64).exp()
-        },
+        default_not_best_rate: or(1.0 - tally.best_rate(), 0.0),
+        default_beaten_5pct_rate: or(1.0 - tally.near_rate(), 0.0),
+        geomean_default_over_best: or(tally.geomean_slowdown(), 1.0),
     }
 }
 
