@@ -84,7 +84,7 @@ fn main() {
         let sizes: Vec<u64> = (0..30).map(|i| 1u64 << (i % 23) | i).collect();
         let table = || {
             let start = Instant::now();
-            let t = DecisionTable::new(&selector, job(24), name.clone(), &sizes)
+            let t = DecisionTable::new(&selector, job(24), name.clone(), &sizes, None)
                 .expect("every size decided");
             assert_eq!(t.decisions.len(), 30);
             start.elapsed().as_secs_f64() * 1e3

@@ -7,6 +7,10 @@
 # peak memory of `train` and `evaluate --split procs`.
 # Run from the repository root: bash experiments/scale.sh (needs python3
 # and GNU time; BIN=path/to/bcast-select uses an existing build).
+# SIZE=1m: the 1,000,000-row variant of issue #21 (sizes also at 3·2^k,
+# mappings core/socket/node, chain fan-outs 2,3,4,6,8, ppn up to 96, up
+# to 256 nodes; 1,054,725 rows, 41 candidates); it also times loading
+# alone (`data summary`).
 set -euo pipefail
 if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
@@ -14,24 +18,27 @@ fi
 bin=${BIN:-target/release/bcast-select}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-python3 - "$out/big.csv" <<'PY'
+python3 - "$out/big.csv" "${SIZE:-183k}" <<'PY'
 import csv, math, random, sys
 random.seed(2)
+big = sys.argv[2] == "1m"
 algs = [("default", None, None), ("linear", None, None)]
 for s in [0, 1024, 8192, 65536]:
     algs += [(a, s, None) for a in ["pipeline", "split_binary", "binary", "binomial"]]
-    algs += [("chain", s, f) for f in [2, 4, 8]]
+    algs += [("chain", s, f) for f in ([2, 3, 4, 6, 8] if big else [2, 4, 8])]
 algs += [("knomial", 0, 4), ("scatter_allgather", 0, None), ("scatter_allgather_ring", 0, None)]
+sizes = [2**e for e in range(25)]
+if big:
+    sizes = sorted(sizes + [3 * 2**e for e in range(24)])
 rows = []
-for nodes in [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]:
-    for ppn in [1, 2, 4, 8, 16, 32, 48, 64]:
-        for mapping in ["core", "node"]:
+for nodes in [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128] + ([192, 256] if big else []):
+    for ppn in [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96] if big else [1, 2, 4, 8, 16, 32, 48, 64]:
+        for mapping in ["core", "socket", "node"] if big else ["core", "node"]:
             p = nodes * ppn
             if p < 2:
                 continue
             lg = math.log2(p)
-            for e in range(25):
-                m = 2**e
+            for m in sizes:
                 for a, s, f in algs:
                     segments = max(1, m // (s or m))
                     base = {
@@ -57,6 +64,9 @@ with open(sys.argv[1], "w", newline="") as fh:
     w.writerows(rows)
 print(f"{len(rows)} rows, {len(algs)} candidates")
 PY
+if [ "${SIZE:-}" = 1m ]; then
+  /usr/bin/time -f "load (data summary): %e s wall, %M KB peak RSS" "$bin" data summary "$out/big.csv" >/dev/null
+fi
 for verb in train evaluate; do
   if [ "$verb" = train ]; then args=(train "$out/big.csv" --out "$out/model"); \
   else args=(evaluate --train "$out/big.csv" --split procs --out "$out/report.md"); fi

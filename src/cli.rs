@@ -199,6 +199,8 @@ pub struct EvaluateArgs {
     pub small_train: bool,
     #[command(flatten)]
     pub learning: LearningArgs,
+    #[command(flatten)]
+    pub system: SystemArgs,
     #[arg(long, default_value = "markdown", value_parser = one_of(crate::report::Format::ALL))]
     pub format: crate::report::Format,
     /// Write here instead of standard output.
@@ -222,6 +224,30 @@ pub struct TrainArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub learning: LearningArgs,
+    #[command(flatten)]
+    pub system: SystemArgs,
+}
+
+/// Which machine and MPI library to use when the data holds several (the
+/// `machine` and `mpi` columns). Rows of different ones are never combined:
+/// a model is one machine's, and `evaluate` scores each one on its own.
+#[derive(Debug, Args)]
+pub struct SystemArgs {
+    /// Keep only rows of this machine.
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// Keep only rows of this MPI library (the `mpi` column's text).
+    #[arg(long, value_name = "VERSION")]
+    pub mpi: Option<String>,
+}
+
+impl SystemArgs {
+    pub fn choice(&self) -> crate::data::load::Choice {
+        crate::data::load::Choice {
+            machine: self.machine.clone(),
+            mpi: self.mpi.clone(),
+        }
+    }
 }
 
 /// Which learners to fit and how `auto` is chosen among them.
@@ -360,10 +386,11 @@ pub struct ShowArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
-    /// Fit each candidate's analytical model (stages of flat-tree fan-outs,
-    /// γ(k), Q, Hockney α and β per channel) to benchmark data, and report
-    /// the parameters with R² of ln(time), next to the linear baseline's R².
-    /// One fit per file: parameters belong to one machine.
+    /// Fit the analytical model (one platform of per-channel latency and
+    /// bandwidth shared by every candidate, each candidate priced by
+    /// simulating its schedule) to benchmark data; report the parameters,
+    /// per-candidate overheads, how `default` was priced, R² of ln(time) and
+    /// pairwise ranking accuracy. One fit per file and machine/MPI library.
     Fit {
         /// Benchmark CSV files (DESIGN §1 schema).
         #[arg(required = true)]
@@ -377,7 +404,8 @@ pub enum ModelCommand {
 pub enum DataCommand {
     /// Rows, configurations, candidates, ranges, and the headroom a selector
     /// can win: how often and by how much the library default loses to the
-    /// best measured candidate. One summary per file.
+    /// best measured candidate. One summary per file and machine/MPI
+    /// library (the `machine` and `mpi` columns).
     Summary {
         /// Benchmark CSV files (DESIGN §1 schema).
         #[arg(required = true)]

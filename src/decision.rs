@@ -133,12 +133,13 @@ impl DecisionTable {
         job: Job,
         learner: String,
         sizes: &[u64],
+        allowed: Option<&[bool]>,
     ) -> Result<DecisionTable, String> {
         let ranked: Vec<Vec<Ranked>> = sizes
             .iter()
             .map(|&m| {
                 let config = job.config(m);
-                let ranked = selector.rank(&config, None);
+                let ranked = selector.rank(&config, allowed);
                 if ranked.is_empty() {
                     return Err(format!("{learner} can predict no candidate for {config}"));
                 }

@@ -1,6 +1,6 @@
 //! What a dataset holds and how much a selector could gain on it.
 
-use crate::data::{Arrival, Dataset, Measurement};
+use crate::data::{Arrival, Dataset, Measurement, System};
 use crate::metrics::Tally;
 use crate::units::format_bytes;
 use serde::{Deserialize, Serialize};
@@ -42,6 +42,15 @@ pub struct Headroom {
 }
 
 impl Summary {
+    /// The machine and MPI library measured (one: `train` never blends them).
+    pub fn system(&self) -> System {
+        let first = |v: &[String]| v.first().cloned().unwrap_or_default();
+        System {
+            machine: first(&self.machines),
+            mpi: first(&self.mpis),
+        }
+    }
+
     pub fn of(d: &Dataset) -> Summary {
         let ms = d.measurements();
         let set = |f: &dyn Fn(&Measurement) -> u64| -> BTreeSet<u64> { ms.iter().map(f).collect() };

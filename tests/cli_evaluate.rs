@@ -206,3 +206,59 @@ fn test_data_without_default_is_refused() {
     assert!(stderr.contains("nothing to evaluate"), "{stderr}");
     assert!(stderr.contains("(0 have a `default` row)"), "{stderr}");
 }
+
+/// Rows of two MPI libraries with the same job sizes are scored each on
+/// their own, never combined; `train` on them asks which one.
+#[test]
+fn systems_are_evaluated_apart_and_train_asks_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("data/derin_orfeo_epyc.csv").unwrap();
+    let mut lines = text.lines();
+    let mut two = format!("{}\n", lines.next().unwrap());
+    for line in lines {
+        two.push_str(line);
+        two.push('\n');
+        // The same rows again, as measured with another MPI library.
+        two.push_str(&line.replace("openmpi-4.1.6", "openmpi-5.0.5"));
+        two.push('\n');
+    }
+    let path = dir.path().join("two.csv");
+    std::fs::write(&path, two).unwrap();
+
+    let o = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args(["train"])
+        .arg(&path)
+        .arg("--out")
+        .arg(dir.path().join("m"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("2 machine/MPI combinations"), "{stderr}");
+
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let o = Command::cargo_bin("bcast-select")
+            .unwrap()
+            .args([
+                "evaluate",
+                "--format",
+                "json",
+                "--learners",
+                "knn",
+                "--train",
+            ])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let both = json(&[]);
+    let one = json(&["--mpi", "openmpi-5.0.5"]);
+    // Each system is split and scored apart: twice the rows of one, not
+    // one set of rows combined by median.
+    assert_eq!(both["test_rows"], 2 * one["test_rows"].as_u64().unwrap());
+    assert_eq!(both["train_rows"], 2 * one["train_rows"].as_u64().unwrap());
+}

@@ -37,14 +37,33 @@ fn predict(model: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-/// The data rows of `predict --format csv` output, split into cells.
-fn csv_rows(stdout: &[u8]) -> Vec<Vec<String>> {
-    String::from_utf8(stdout.to_vec())
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').map(String::from).collect())
+/// The data rows of `predict --format csv` output, cells by column name.
+fn csv_rows(stdout: &[u8]) -> Vec<std::collections::HashMap<String, String>> {
+    let text = String::from_utf8(stdout.to_vec()).unwrap();
+    let mut lines = text.lines();
+    let header = cells(lines.next().unwrap());
+    lines
+        .map(|l| header.iter().cloned().zip(cells(l)).collect())
         .collect()
+}
+
+/// One CSV line's cells, unquoted (the machine and MPI text may be quoted).
+fn cells(line: &str) -> Vec<String> {
+    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                cell.push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cell)),
+            _ => cell.push(c),
+        }
+    }
+    out.push(cell);
+    out
 }
 
 #[test]
@@ -100,10 +119,18 @@ fn train_writes_a_model_that_predict_reads() {
     );
     let rows = csv_rows(&o.stdout);
     assert_eq!(rows.len(), 11);
+    // The decisions name the system they are for and the arrival pattern.
+    assert!(rows.iter().all(|r| r["machine"] == "ORFEO-EPYC"
+        && r["mpi"] == "openmpi-4.1.6"
+        && r["arrival_pattern"] == "barrier"
+        && r["imbalance"] == "0"));
     for r in &rows {
-        let (best, runner): (f64, f64) = (r[10].parse().unwrap(), r[15].parse().unwrap());
+        let (best, runner): (f64, f64) = (
+            r["predicted_us"].parse().unwrap(),
+            r["runner_up_predicted_us"].parse().unwrap(),
+        );
         assert!(
-            best > 0.0 && (best <= 1.05 * runner || r[6] == "default"),
+            best > 0.0 && (best <= 1.05 * runner || r["algorithm"] == "default"),
             "{r:?}"
         );
     }
@@ -187,12 +214,15 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
             let rows = csv_rows(&o.stdout);
             assert_eq!(rows.len(), 12, "{what}");
             for r in &rows {
-                let best: f64 = r[10].parse().unwrap();
+                let best: f64 = r["predicted_us"].parse().unwrap();
                 assert!(best.is_finite() && best > 0.0, "{what}: {r:?}");
                 // Settling may keep a neighbour's choice predicted up to 5%
                 // slower (within noise).
-                if let Ok(runner) = r[15].parse::<f64>() {
-                    assert!(best <= 1.05 * runner || r[6] == "default", "{what}: {r:?}");
+                if let Ok(runner) = r["runner_up_predicted_us"].parse::<f64>() {
+                    assert!(
+                        best <= 1.05 * runner || r["algorithm"] == "default",
+                        "{what}: {r:?}"
+                    );
                 }
             }
         }
@@ -260,7 +290,7 @@ fn predict_refuses_what_it_cannot_use() {
         &["--nodes", "1", "--procs", "1,4", "--format", "csv"],
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(csv_rows(&o.stdout).iter().all(|r| r[2] == "4"));
+    assert!(csv_rows(&o.stdout).iter().all(|r| r["procs"] == "4"));
     let (c, _) = code(predict(
         &model,
         &["--nodes", "1", "--ppn", "4", "--procs", "4,8"],
@@ -378,7 +408,10 @@ fn one_candidate_trains_without_cv_and_predicts_it() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows = csv_rows(&o.stdout);
     assert!(!rows.is_empty());
-    assert!(rows.iter().all(|r| r[6] == "binomial"), "{rows:?}");
+    assert!(
+        rows.iter().all(|r| r["algorithm"] == "binomial"),
+        "{rows:?}"
+    );
 }
 
 /// Imbalance is a feature: a model trained on `bench --imbalance` data
@@ -503,4 +536,31 @@ fn damaged_model_files_are_refused() {
     std::fs::copy(model.join("knn.json"), model.join("gbm.json")).unwrap();
     let o = predict(&model, &["--nodes", "1", "--ppn", "4", "--learner", "gbm"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// MPICH has no chain: the MPICH export decides among the candidates it has
+/// (and says which it left out) where the other formats pick chain.
+#[test]
+fn mpich_json_decides_among_mpich_algorithms() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    train(&model, &["--learners", "knn"]);
+    let job = ["--nodes", "1", "--ppn", "8", "--learner", "knn"];
+    let csv = predict(&model, &[&job[..], &["--format", "csv"]].concat());
+    assert!(csv.status.success());
+    let rows = csv_rows(&csv.stdout);
+    assert!(
+        rows.iter().any(|r| r["algorithm"] == "chain"),
+        "the test needs a table that picks chain somewhere: {rows:?}"
+    );
+    let o = predict(&model, &[&job[..], &["--format", "mpich-json"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("MPICH has no equivalent of chain"),
+        "{stderr}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let text = json.to_string();
+    assert!(text.contains("algorithm=MPIR_Bcast_intra"), "{text}");
 }

@@ -1,18 +1,17 @@
 use super::warn_all;
 use crate::cli::SummaryFormat;
-use crate::data::load::load_file;
+use crate::data::load::{load_files, load_systems, Choice};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::summary::Summary;
 use std::path::{Path, PathBuf};
 
-/// One summary per file: headroom only makes sense within one machine.
+/// One summary per file and machine/MPI library: headroom only makes sense
+/// within one machine.
 pub fn summary(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
     let mut summaries = Vec::with_capacity(files.len());
-    for file in files {
-        let loaded = load_file(file)?;
-        warn_all(&loaded.warnings);
-        summaries.push((file.display().to_string(), Summary::of(&loaded.dataset)));
+    for (name, d) in per_system(files)? {
+        summaries.push((name, Summary::of(&d)));
     }
     match format {
         SummaryFormat::Text => {
@@ -36,13 +35,9 @@ pub fn summary(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
 
 /// Tables (and plots) of time against imbalance factor.
 pub fn arrival(files: &[PathBuf], plots: Option<&Path>) -> Result<()> {
-    let mut parts = Vec::with_capacity(files.len());
-    for file in files {
-        let loaded = load_file(file)?;
-        warn_all(&loaded.warnings);
-        parts.push(loaded.dataset);
-    }
-    let panels = crate::report::arrival::panels(&Dataset::merge(parts));
+    let loaded = load_files(files, &Choice::default())?;
+    warn_all(&loaded.warnings);
+    let panels = crate::report::arrival::panels(&loaded.dataset);
     if panels.is_empty() {
         return Err(Error::Usage(
             "no configuration with an arrival pattern: measure with `bench --imbalance`".into(),
@@ -55,4 +50,24 @@ pub fn arrival(files: &[PathBuf], plots: Option<&Path>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Each file's data per machine/MPI library, named `file` when the file
+/// holds one and `file [machine M with MPI]` when it holds several.
+pub fn per_system(files: &[PathBuf]) -> Result<Vec<(String, Dataset)>> {
+    let mut out = Vec::new();
+    for file in files {
+        let (systems, warnings) = load_systems(std::slice::from_ref(file), &Choice::default())?;
+        warn_all(&warnings);
+        let several = systems.len() > 1;
+        for (system, d) in systems {
+            let name = if several {
+                format!("{} [{system}]", file.display())
+            } else {
+                file.display().to_string()
+            };
+            out.push((name, d));
+        }
+    }
+    Ok(out)
 }

@@ -1,6 +1,6 @@
 use super::warn_all;
 use crate::cli::{EvaluateArgs, SplitArg};
-use crate::data::load::{load_campaigns, load_files};
+use crate::data::load::{load_campaigns, load_files, load_systems};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::evaluate::{evaluate as run, pool, small_train, split, Report, Split};
@@ -14,32 +14,17 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
             args.test_fraction
         )));
     }
+    let choice = args.system.choice();
     let runs: Vec<(Dataset, Dataset)> = if !args.test.is_empty() {
-        let train = load_files(&args.train)?;
+        let train = load_files(&args.train, &choice)?;
         warn_all(&train.warnings);
-        let test = load_files(&args.test)?;
+        let test = load_files(&args.test, &choice)?;
         warn_all(&test.warnings);
         vec![(train.dataset, test.dataset)]
     } else if args.split == SplitArg::Source {
         leave_one_campaign_out(args)?
     } else {
-        let loaded = load_files(&args.train)?;
-        warn_all(&loaded.warnings);
-        let how = match args.split {
-            SplitArg::Nodes => Split::Nodes {
-                fraction: args.test_fraction,
-                seed: args.seed,
-            },
-            SplitArg::Extrapolate => Split::Extrapolate {
-                train_max: args.train_max_procs,
-                test_min: args.test_min_procs,
-            },
-            _ => Split::Procs {
-                fraction: args.test_fraction,
-                seed: args.seed,
-            },
-        };
-        vec![split(&loaded.dataset, how)?]
+        split_each_system(args)?
     };
     let learners = args.learning.learners();
     let steps_per_run = (learners.len() + 1) * (args.learning.folds as usize + 2);
@@ -71,7 +56,7 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
 /// One (training, test) pair per campaign: that campaign against all the
 /// others (a rerun of the same machine weeks later).
 fn leave_one_campaign_out(args: &EvaluateArgs) -> Result<Vec<(Dataset, Dataset)>> {
-    let (campaigns, warnings) = load_campaigns(&args.train)?;
+    let (campaigns, warnings) = load_campaigns(&args.train, &args.system.choice())?;
     warn_all(&warnings);
     if campaigns.len() < 2 {
         return Err(Error::Usage(format!(
@@ -91,4 +76,49 @@ fn leave_one_campaign_out(args: &EvaluateArgs) -> Result<Vec<(Dataset, Dataset)>
             (Dataset::merge(others), campaigns[held].1.clone())
         })
         .collect())
+}
+
+/// The split of each machine/MPI library's data on its own (their rows are
+/// never combined), to be scored together; a system the split cannot cut
+/// (one procs value, say) is skipped with a warning when others remain.
+fn split_each_system(args: &EvaluateArgs) -> Result<Vec<(Dataset, Dataset)>> {
+    let (systems, warnings) = load_systems(&args.train, &args.system.choice())?;
+    warn_all(&warnings);
+    let how = match args.split {
+        SplitArg::Nodes => Split::Nodes {
+            fraction: args.test_fraction,
+            seed: args.seed,
+        },
+        SplitArg::Extrapolate => Split::Extrapolate {
+            train_max: args.train_max_procs,
+            test_min: args.test_min_procs,
+        },
+        _ => Split::Procs {
+            fraction: args.test_fraction,
+            seed: args.seed,
+        },
+    };
+    let several = systems.len() > 1;
+    let mut runs = Vec::with_capacity(systems.len());
+    let mut first_error = None;
+    for (system, d) in systems {
+        match split(&d, how) {
+            Ok(run) => runs.push(run),
+            Err(e) if several => {
+                eprintln!("warning: {system}: not evaluated: {e}");
+                first_error.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if several && runs.len() > 1 {
+        eprintln!(
+            "evaluated {} machine/MPI combinations separately, scored together",
+            runs.len()
+        );
+    }
+    match (runs.is_empty(), first_error) {
+        (true, Some(e)) => Err(e),
+        _ => Ok(runs),
+    }
 }

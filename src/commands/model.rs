@@ -1,8 +1,6 @@
-use super::warn_all;
 use crate::analytical::fit::fit_dataset;
 use crate::analytical::Fitted;
 use crate::cli::SummaryFormat;
-use crate::data::load::load_file;
 use crate::data::{Candidate, Dataset};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
@@ -27,13 +25,11 @@ struct FileFit {
 
 pub fn fit(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
     let mut out = Vec::new();
-    for file in files {
-        let loaded = load_file(file)?;
-        warn_all(&loaded.warnings);
-        let d = &loaded.dataset;
+    for (file, d) in super::data::per_system(files)? {
+        let d = &d;
         let fitted = fit_dataset(d);
         out.push(FileFit {
-            file: file.display().to_string(),
+            file,
             rows: d.rows,
             priced_unmeasured: priced_unmeasured(d, &fitted),
             fitted,

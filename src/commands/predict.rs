@@ -77,6 +77,28 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             trained.arrivals.join(", ")
         );
     }
+    // MPICH has no chain or split-binary: decide among what it has.
+    let allowed: Option<Vec<bool>> = (args.format == export::Format::MpichJson).then(|| {
+        let keep: Vec<bool> = manifest
+            .candidates
+            .iter()
+            .map(export::mpich_json::has_equivalent)
+            .collect();
+        let left_out: Vec<String> = manifest
+            .candidates
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| !**k)
+            .map(|(c, _)| c.to_string())
+            .collect();
+        if !left_out.is_empty() {
+            eprintln!(
+                "note: MPICH has no equivalent of {}: deciding among the other candidates",
+                left_out.join(", ")
+            );
+        }
+        keep
+    });
     let mut tables = Vec::with_capacity(jobs.len());
     for job in jobs {
         let (lo, hi) = manifest.range.procs;
@@ -88,8 +110,10 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
                 job.procs
             );
         }
-        tables
-            .push(DecisionTable::new(&selector, job, label.clone(), &sizes).map_err(Error::Other)?);
+        tables.push(
+            DecisionTable::new(&selector, job, label.clone(), &sizes, allowed.as_deref())
+                .map_err(Error::Other)?,
+        );
     }
     let options = Options {
         rules_version: args.rules_version,
@@ -98,6 +122,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             args.model.display(),
             args.mapping
         ),
+        system: trained.system(),
     };
     let text = export::render(&tables, args.format, &options)?;
     super::write_output(args.out.as_deref(), &text)

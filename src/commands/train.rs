@@ -13,23 +13,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn train(args: &TrainArgs) -> Result<()> {
     let learners = args.learning.learners();
-    let loaded = load_files(&args.files)?;
+    let loaded = load_files(&args.files, &args.system.choice())?;
     warn_all(&loaded.warnings);
     let data = loaded.dataset;
-    if data.provenance.machines.len() > 1 {
-        let machines: Vec<&str> = data
-            .provenance
-            .machines
-            .iter()
-            .map(String::as_str)
-            .collect();
-        eprintln!(
-            "warning: the data comes from {} machines ({}); a model describes one machine, \
-             and rows of the same configuration from different machines are combined",
-            machines.len(),
-            machines.join(", ")
-        );
-    }
     if data.duplicate_rows() > 0 {
         eprintln!(
             "combined {} duplicate rows by their median",

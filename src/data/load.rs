@@ -7,12 +7,12 @@
 //! value is reported where it stands instead of as a generic parse failure.
 
 use super::{
-    Algorithm, Arrival, Candidate, Config, Dataset, Impl, Mapping, Measurement, Provenance,
+    Algorithm, Arrival, Candidate, Config, Dataset, Impl, Mapping, Measurement, Provenance, System,
 };
-use crate::error::InputError;
+use crate::error::{Error, InputError, Result};
 use polars::prelude::*;
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -41,63 +41,183 @@ pub const KNOWN: [&str; 19] = [
     "source",
 ];
 
-/// A loaded dataset plus the warnings the user should see.
+/// A loaded dataset (one machine and MPI library) plus the warnings the
+/// user should see.
 #[derive(Debug)]
 pub struct Loaded {
     pub dataset: Dataset,
     pub warnings: Vec<String>,
-    /// Per campaign (`source` value), when the file holds several.
-    pub by_source: Vec<(String, Dataset)>,
 }
 
-/// Loads and merges several files; duplicates across files are combined too.
-pub fn load_files(paths: &[PathBuf]) -> Result<Loaded, InputError> {
-    let mut parts = Vec::with_capacity(paths.len());
-    let mut warnings = Vec::new();
-    for path in paths {
-        let loaded = load_file(path)?;
-        warnings.extend(loaded.warnings);
-        parts.push(loaded.dataset);
+/// The rows of one file measured on one system in one campaign.
+#[derive(Debug)]
+pub struct Part {
+    pub system: System,
+    /// The `source` value; `None` where the file has none.
+    pub source: Option<String>,
+    pub rows: Vec<Measurement>,
+}
+
+/// One file's rows, by system and campaign, before any are combined.
+#[derive(Debug)]
+pub struct Parsed {
+    pub parts: Vec<Part>,
+    pub warnings: Vec<String>,
+}
+
+/// Which system to keep when the data holds several (`--machine`, `--mpi`).
+#[derive(Clone, Debug, Default)]
+pub struct Choice {
+    pub machine: Option<String>,
+    pub mpi: Option<String>,
+}
+
+impl Choice {
+    fn accepts(&self, s: &System) -> bool {
+        self.machine.as_ref().is_none_or(|m| *m == s.machine)
+            && self.mpi.as_ref().is_none_or(|m| *m == s.mpi)
     }
-    Ok(Loaded {
-        dataset: Dataset::merge(parts),
-        warnings,
-        by_source: Vec::new(),
-    })
 }
 
-/// Campaigns by name, and the warnings the user should see.
-pub type Campaigns = (Vec<(String, Dataset)>, Vec<String>);
-
-/// The campaigns of several files: each `source` value is one (rows without
-/// one belong to their file's campaign, named after the file); campaigns
-/// of the same name in several files are merged. Sorted by name.
-pub fn load_campaigns(paths: &[PathBuf]) -> Result<Campaigns, InputError> {
-    let mut campaigns: std::collections::BTreeMap<String, Vec<Dataset>> = Default::default();
+/// The parts of every file that `choice` accepts (campaigns without a
+/// `source` are named after their file), and the warnings.
+fn read_chosen(paths: &[PathBuf], choice: &Choice) -> Result<Warned<Vec<(String, Part)>>> {
+    let mut kept = Vec::new();
+    let mut seen: BTreeMap<System, usize> = BTreeMap::new();
     let mut warnings = Vec::new();
     for path in paths {
-        let loaded = load_file(path)?;
-        warnings.extend(loaded.warnings);
-        if loaded.by_source.is_empty() {
-            let name = match loaded.dataset.provenance.sources.iter().next() {
-                Some(source) => source.clone(),
-                None => path.display().to_string(),
-            };
-            campaigns.entry(name).or_default().push(loaded.dataset);
-        } else {
-            for (name, d) in loaded.by_source {
-                campaigns.entry(name).or_default().push(d);
+        let parsed = load_parsed(path)?;
+        warnings.extend(parsed.warnings);
+        for part in parsed.parts {
+            *seen.entry(part.system.clone()).or_default() += part.rows.len();
+            if choice.accepts(&part.system) {
+                let campaign = part
+                    .source
+                    .clone()
+                    .unwrap_or_else(|| path.display().to_string());
+                kept.push((campaign, part));
             }
         }
     }
+    if kept.is_empty() {
+        return Err(Error::Usage(format!(
+            "no rows of the chosen machine/MPI; the data holds {}",
+            list(&seen)
+        )));
+    }
+    Ok((kept, warnings))
+}
+
+fn list(systems: &BTreeMap<System, usize>) -> String {
+    let items: Vec<String> = systems
+        .iter()
+        .map(|(s, n)| format!("{s} ({n} rows)"))
+        .collect();
+    items.join(", ")
+}
+
+/// One dataset per system (machine and MPI library) in the files, each
+/// with its duplicates combined; never a blend of systems.
+pub fn load_systems(paths: &[PathBuf], choice: &Choice) -> Result<Warned<Vec<(System, Dataset)>>> {
+    let (parts, warnings) = read_chosen(paths, choice)?;
+    let mut systems: BTreeMap<System, Vec<Part>> = BTreeMap::new();
+    for (_, part) in parts {
+        systems.entry(part.system.clone()).or_default().push(part);
+    }
+    let datasets = systems
+        .into_iter()
+        .map(|(system, parts)| (system, dataset(parts)))
+        .collect();
+    Ok((datasets, warnings))
+}
+
+/// Loads and merges several files of one system; duplicates across files
+/// are combined too. Data of several systems is refused unless `choice`
+/// picks one: a model describes one machine and one MPI library.
+pub fn load_files(paths: &[PathBuf], choice: &Choice) -> Result<Loaded> {
+    let (mut systems, warnings) = load_systems(paths, choice)?;
+    if systems.len() > 1 {
+        let counts = systems.iter().map(|(s, d)| (s.clone(), d.rows)).collect();
+        return Err(Error::Usage(format!(
+            "the data holds {} machine/MPI combinations, whose rows are never combined: {}; \
+             choose one with --machine NAME and/or --mpi VERSION",
+            systems.len(),
+            list(&counts)
+        )));
+    }
+    let (_, dataset) = systems.remove(0);
+    Ok(Loaded { dataset, warnings })
+}
+
+/// One file of one system (what `bench` writes).
+pub fn load_file(path: &Path) -> Result<Loaded> {
+    load_files(&[path.to_path_buf()], &Choice::default())
+}
+
+/// The campaigns of one machine, each a dataset of its own, sorted by name:
+/// each `source` value is one (rows without one belong to their file's
+/// campaign, named after the file); campaigns of the same name in several
+/// files are merged. Campaigns may differ in MPI library (a rerun after an
+/// upgrade is one of the things this protocol is for), never in machine.
+pub fn load_campaigns(paths: &[PathBuf], choice: &Choice) -> Result<Campaigns> {
+    let (parts, warnings) = read_chosen(paths, choice)?;
+    let machines: BTreeSet<&str> = parts
+        .iter()
+        .map(|(_, p)| p.system.machine.as_str())
+        .collect();
+    if machines.len() > 1 {
+        let names: Vec<&str> = machines.into_iter().collect();
+        return Err(Error::Usage(format!(
+            "campaigns of {} machines ({}); another campaign of the same machine is the \
+             protocol: choose one with --machine NAME",
+            names.len(),
+            names.join(", ")
+        )));
+    }
+    let mut campaigns: BTreeMap<(String, System), Vec<Part>> = BTreeMap::new();
+    for (name, part) in parts {
+        campaigns
+            .entry((name, part.system.clone()))
+            .or_default()
+            .push(part);
+    }
+    let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+    for (name, _) in campaigns.keys() {
+        *names.entry(name.as_str()).or_default() += 1;
+    }
+    if let Some((name, _)) = names.iter().find(|(_, n)| **n > 1) {
+        return Err(Error::Usage(format!(
+            "campaign {name:?} holds rows of several MPI libraries; a campaign is one run"
+        )));
+    }
     let campaigns = campaigns
         .into_iter()
-        .map(|(name, parts)| (name, Dataset::merge(parts)))
+        .map(|((name, _), parts)| (name, dataset(parts)))
         .collect();
     Ok((campaigns, warnings))
 }
 
-pub fn load_file(path: &Path) -> Result<Loaded, InputError> {
+/// Something loaded, and the warnings the user should see.
+pub type Warned<T> = (T, Vec<String>);
+
+/// Campaigns by name, and the warnings.
+pub type Campaigns = Warned<Vec<(String, Dataset)>>;
+
+/// The rows of parts of one system as a dataset, duplicates combined.
+fn dataset(parts: Vec<Part>) -> Dataset {
+    let mut provenance = Provenance::default();
+    let mut rows = Vec::with_capacity(parts.iter().map(|p| p.rows.len()).sum());
+    for part in parts {
+        let nonempty = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        provenance.machines.extend(nonempty(&part.system.machine));
+        provenance.mpis.extend(nonempty(&part.system.mpi));
+        provenance.sources.extend(part.source);
+        rows.extend(part.rows);
+    }
+    Dataset::from_rows(rows, provenance)
+}
+
+fn load_parsed(path: &Path) -> Result<Parsed, InputError> {
     let bytes = std::fs::read(path).map_err(|e| {
         InputError::new(
             path,
@@ -109,7 +229,7 @@ pub fn load_file(path: &Path) -> Result<Loaded, InputError> {
 }
 
 /// Parses the bytes of one CSV file; `path` only names it in messages.
-pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
+pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let (line, column) = locate(&bytes[..e.valid_up_to()]);
@@ -183,36 +303,26 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
     };
     let mut warnings = columns.warnings(path);
     let rows = build_rows(&cells, &columns, &mut warnings)?;
-    let provenance = Provenance {
-        machines: cells.distinct_text("machine")?,
-        mpis: cells.distinct_text("mpi")?,
-        sources: cells.distinct_text("source")?,
-    };
-    let by_source = if provenance.sources.len() > 1 {
-        let sources = cells.strings("source")?;
-        let mut parts: std::collections::BTreeMap<String, Vec<Measurement>> = Default::default();
-        for (row, source) in rows.iter().zip(&sources) {
-            let name = source.map_or_else(|| path.display().to_string(), str::to_string);
-            parts.entry(name).or_default().push(row.clone());
-        }
-        parts
-            .into_iter()
-            .map(|(name, rows)| {
-                let provenance = Provenance {
-                    sources: BTreeSet::from([name.clone()]),
-                    ..provenance.clone()
-                };
-                (name, Dataset::from_rows(rows, provenance))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Ok(Loaded {
-        dataset: Dataset::from_rows(rows, provenance),
-        warnings,
-        by_source,
-    })
+    let machine = cells.strings("machine")?;
+    let mpi = cells.strings("mpi")?;
+    let source = cells.strings("source")?;
+    let mut parts: BTreeMap<(System, Option<&str>), Vec<Measurement>> = BTreeMap::new();
+    for (row, m) in rows.into_iter().enumerate() {
+        let system = System {
+            machine: machine[row].unwrap_or_default().to_string(),
+            mpi: mpi[row].unwrap_or_default().to_string(),
+        };
+        parts.entry((system, source[row])).or_default().push(m);
+    }
+    let parts = parts
+        .into_iter()
+        .map(|((system, source), rows)| Part {
+            system,
+            source: source.map(str::to_string),
+            rows,
+        })
+        .collect();
+    Ok(Parsed { parts, warnings })
 }
 
 /// Where one CSV record sits in the text.
@@ -474,15 +584,6 @@ impl Cells<'_> {
             })
             .collect()
     }
-
-    fn distinct_text(&self, name: &str) -> Result<BTreeSet<String>, InputError> {
-        Ok(self
-            .strings(name)?
-            .into_iter()
-            .flatten()
-            .map(str::to_string)
-            .collect())
-    }
 }
 
 /// A whole number at least `min`; accepts integral floats such as `4.0`.
@@ -576,7 +677,8 @@ fn build_rows(
                 ));
             }
         }
-        let x = imbalance[row].unwrap_or(0.0);
+        // `-0` is written by some tools; it is the balanced 0.
+        let x = imbalance[row].unwrap_or(0.0) + 0.0;
         // Files from before the pattern column: imbalance without a pattern
         // is the uniform one.
         let arrival = arrival[row].unwrap_or(if x > 0.0 {
@@ -629,7 +731,11 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Loaded, InputError> {
-        parse_csv(Path::new("t.csv"), text.as_bytes())
+        let parsed = parse_csv(Path::new("t.csv"), text.as_bytes())?;
+        Ok(Loaded {
+            dataset: dataset(parsed.parts),
+            warnings: parsed.warnings,
+        })
     }
 
     fn error(text: &str) -> String {
@@ -725,5 +831,50 @@ mod tests {
         bytes.extend_from_slice(b"\xff\xfe,1\n");
         let e = parse_csv(Path::new("t.csv"), &bytes).unwrap_err();
         assert_eq!((e.line, e.column), (Some(2), Some(3)));
+    }
+
+    #[test]
+    fn rows_of_different_machines_or_mpis_are_never_combined() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("two.csv");
+        std::fs::write(
+            &path,
+            "algorithm,procs,msg_bytes,time_us,machine,mpi\n\
+             binomial,4,8,1.0,A,ompi-4.1.1\n\
+             binomial,4,8,3.0,A,ompi-4.1.4\n\
+             binomial,4,8,5.0,B,ompi-4.1.4\n\
+             binomial,4,8,7.0,B,ompi-4.1.4\n",
+        )
+        .unwrap();
+        let paths = [path.clone()];
+        let err = load_files(&paths, &Choice::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("3 machine/MPI combinations"), "{err}");
+        assert!(err.contains("machine A with ompi-4.1.1 (1 rows)"), "{err}");
+        assert!(err.contains("--machine"), "{err}");
+
+        let only_b = Choice {
+            machine: Some("B".into()),
+            mpi: None,
+        };
+        let b = load_files(&paths, &only_b).unwrap().dataset;
+        assert_eq!(b.measurements().len(), 1);
+        assert_eq!(b.measurements()[0].time_us, 6.0);
+        assert_eq!(b.provenance.machines, BTreeSet::from(["B".to_string()]));
+
+        let (systems, _) = load_systems(&paths, &Choice::default()).unwrap();
+        let times: Vec<f64> = systems
+            .iter()
+            .map(|(_, d)| d.measurements()[0].time_us)
+            .collect();
+        assert_eq!(times, [1.0, 3.0, 6.0]);
+
+        let nothing = Choice {
+            machine: Some("C".into()),
+            mpi: None,
+        };
+        let err = load_files(&paths, &nothing).unwrap_err().to_string();
+        assert!(err.contains("no rows of the chosen machine/MPI"), "{err}");
     }
 }

@@ -39,7 +39,8 @@ impl Config {
             self.ppn,
             self.mapping,
             self.msg_bytes,
-            self.imbalance.to_bits(),
+            // -0 and 0 are the same balanced arrival (adding 0 turns -0 into 0).
+            (self.imbalance + 0.0).to_bits(),
             self.arrival,
         )
     }
@@ -148,6 +149,37 @@ pub struct Measurement {
     pub reps: Option<u64>,
     /// How many CSV rows were combined into this measurement.
     pub rows: u32,
+}
+
+/// The machine and MPI library a row was measured with (the `machine` and
+/// `mpi` columns; empty when a file has none). It is part of what a
+/// measurement is: rows of two systems are never combined, because a
+/// decision learned from a blend of machines is right for none of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct System {
+    pub machine: String,
+    pub mpi: String,
+}
+
+/// One line whatever the columns held (a quoted CSV field may hold a line
+/// break, which would end a rules-file comment).
+impl fmt::Display for System {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |s: &str, none: &str| -> String {
+            if s.trim().is_empty() {
+                return none.to_string();
+            }
+            s.chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect()
+        };
+        write!(
+            f,
+            "machine {} with {}",
+            show(&self.machine, "(unnamed)"),
+            show(&self.mpi, "(unnamed MPI)")
+        )
+    }
 }
 
 /// Where the numbers came from, carried into reports.
@@ -345,6 +377,16 @@ pub(crate) mod tests {
         assert_eq!(linear.reps, Some(40));
         let groups: Vec<usize> = d.by_config().map(|g| g.len()).collect();
         assert_eq!(groups, [1, 2]);
+    }
+
+    #[test]
+    fn negative_zero_imbalance_is_zero() {
+        let a = row(4, 8, Algorithm::Linear, 1.0);
+        let mut b = a.clone();
+        b.config.imbalance = -0.0;
+        assert_eq!(a.config, b.config);
+        let d = Dataset::from_rows(vec![a, b], Provenance::default());
+        assert_eq!(d.duplicate_rows(), 1);
     }
 
     #[test]

@@ -139,7 +139,7 @@ impl<W: Write> CsvWriter<W> {
 }
 
 /// RFC 4180 quoting where needed.
-fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -169,14 +169,12 @@ mod tests {
         let mut w = CsvWriter::new(Vec::new()).unwrap();
         w.write(&m, &meta).unwrap();
         let bytes = w.into_inner();
-        let loaded = parse_csv(Path::new("w.csv"), &bytes).unwrap();
-        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-        assert_eq!(loaded.dataset.measurements(), &[m]);
-        assert!(loaded
-            .dataset
-            .provenance
-            .machines
-            .contains("box, rack \"7\""));
+        let parsed = parse_csv(Path::new("w.csv"), &bytes).unwrap();
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        assert_eq!(parsed.parts.len(), 1);
+        assert_eq!(parsed.parts[0].rows, [m]);
+        assert_eq!(parsed.parts[0].system.machine, "box, rack \"7\"");
+        assert_eq!(parsed.parts[0].source.as_deref(), Some("test"));
     }
 
     #[test]

@@ -1,10 +1,12 @@
+use crate::data::write::quote;
 use crate::data::Candidate;
+use crate::data::System;
 use crate::decision::DecisionTable;
 use std::fmt::Write;
 
-pub fn render(tables: &[DecisionTable]) -> String {
+pub fn render(tables: &[DecisionTable], system: &System) -> String {
     let mut s = String::from(
-        "nodes,ppn,procs,mapping,learner,msg_bytes,algorithm,segsize_bytes,fanout,impl,predicted_us,\
+        "machine,mpi,nodes,ppn,procs,mapping,arrival_pattern,imbalance,learner,msg_bytes,algorithm,segsize_bytes,fanout,impl,predicted_us,\
          runner_up_algorithm,runner_up_segsize_bytes,runner_up_fanout,runner_up_impl,runner_up_predicted_us,margin,\
          extrapolated\n",
     );
@@ -17,11 +19,15 @@ pub fn render(tables: &[DecisionTable]) -> String {
             let margin = d.margin.map_or(String::new(), |m| m.to_string());
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                quote(&system.machine),
+                quote(&system.mpi),
                 j.nodes,
                 j.ppn,
                 j.procs,
                 j.mapping,
+                j.arrival,
+                j.imbalance,
                 t.learner,
                 d.msg_bytes,
                 candidate(&d.choice.candidate),

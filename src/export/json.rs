@@ -1,10 +1,13 @@
+use crate::data::System;
 use crate::decision::DecisionTable;
 use crate::error::{Error, Result};
 
 /// One table as an object; several (one per job size) as an array.
-pub fn render(tables: &[DecisionTable]) -> Result<String> {
+pub fn render(tables: &[DecisionTable], system: &System) -> Result<String> {
     let one = |t: &DecisionTable| {
         serde_json::json!({
+            "machine": system.machine,
+            "mpi": system.mpi,
             "job": t.job,
             "learner": t.learner,
             "decisions": t.decisions,

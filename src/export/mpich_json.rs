@@ -133,6 +133,15 @@ fn leaf(name: &str, params: &[(&str, String)]) -> Node {
     Node::default().with(format!("algorithm={name}"), inner)
 }
 
+/// Whether MPICH runs the same schedule as this candidate (`default` is
+/// MPICH's own choice): what `predict --format mpich-json` decides among.
+pub fn has_equivalent(c: &Candidate) -> bool {
+    !matches!(
+        c.algorithm,
+        Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Arrival
+    )
+}
+
 /// MPICH's equivalent of a candidate, or an error when it has none.
 fn algorithm(c: &Candidate, p: u32) -> Result<Node> {
     let tree = |tree_type: &str, k: u32| match c.segsize.unwrap_or(0) {
@@ -170,9 +179,9 @@ fn algorithm(c: &Candidate, p: u32) -> Result<Node> {
             c.fanout.unwrap_or(crate::schedule::DEFAULT_FANOUT),
         ),
         Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Default | Algorithm::Arrival => {
-            return Err(Error::Usage(format!(
-                "the decision picks '{}', which MPICH does not have; \
-                 train without it or export to another format",
+            return Err(Error::Other(format!(
+                "the decision picks '{}', which MPICH does not have (only candidates with an \
+                 MPICH equivalent should have been offered)",
                 c.algorithm
             )))
         }

@@ -31,6 +31,7 @@ pub fn render(tables: &[DecisionTable], opts: &Options) -> Result<String> {
         "# MPI_Bcast rules for Open MPI coll/tuned, written by bcast-select"
     );
     let _ = writeln!(s, "# {}", opts.origin);
+    let _ = writeln!(s, "# for {} (measured there)", opts.system);
     let _ = writeln!(
         s,
         "# Use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE ..."

@@ -1,8 +1,9 @@
+use crate::data::System;
 use crate::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::fmt::Write;
 
-pub fn render(t: &DecisionTable) -> String {
+pub fn render(t: &DecisionTable, system: &System) -> String {
     let j = &t.job;
     let mut s = String::new();
     let _ = writeln!(
@@ -10,6 +11,7 @@ pub fn render(t: &DecisionTable) -> String {
         "MPI_Bcast decisions for {} node(s) x {} ranks ({} ranks, mapping {}), learner {}",
         j.nodes, j.ppn, j.procs, j.mapping, t.learner
     );
+    let _ = writeln!(s, "for {system}");
     if j.arrival != crate::data::Arrival::Barrier {
         let _ = writeln!(
             s,
