@@ -43,11 +43,16 @@ fuzz_target!(|data: &[u8]| {
             };
             let path = Path::new("model.json");
             if let Ok(models) = parse_learner(path, text, &raw.candidates, learner) {
+                // Rows as `predict` builds them: a model is checked against
+                // its learner's feature width.
                 for config in configs() {
-                    let base = features::base(&config);
+                    let row = if learner.is_hybrid() {
+                        hybrid::row(&config, 1.0).to_vec()
+                    } else {
+                        features::base(&config).to_vec()
+                    };
                     for model in &models.models {
-                        let _ = model.predict(&base);
-                        let _ = model.predict(&hybrid::row(&config, 1.0));
+                        let _ = model.predict(&row);
                     }
                 }
             }

@@ -2,9 +2,10 @@
 //!
 //! One quote-aware pass over the text records where each CSV record starts
 //! (its line) and how many fields it has, so that every error can name
-//! `file:line:column`; polars then splits the fields into string columns, and
-//! each column is parsed and range-checked here, cell by cell, so that a bad
-//! value is reported where it stands instead of as a generic parse failure.
+//! `file:line:column`. polars reads the records with a typed schema (numbers
+//! as `Float64`) and checks every numeric column's range in one lazy pass;
+//! the record positions only serve to say where a cell that polars flagged
+//! stands and what it holds.
 
 use super::{
     Algorithm, Arrival, Candidate, Config, Dataset, Impl, Mapping, Measurement, Provenance, System,
@@ -12,9 +13,10 @@ use super::{
 use crate::error::{Error, InputError, Result};
 use polars::prelude::*;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Columns every file must have.
 pub const REQUIRED: [&str; 4] = ["algorithm", "procs", "msg_bytes", "time_us"];
@@ -206,13 +208,17 @@ pub type Campaigns = Warned<Vec<(String, Dataset)>>;
 /// The rows of parts of one system as a dataset, duplicates combined.
 fn dataset(parts: Vec<Part>) -> Dataset {
     let mut provenance = Provenance::default();
-    let mut rows = Vec::with_capacity(parts.iter().map(|p| p.rows.len()).sum());
+    let mut rows = Vec::new();
     for part in parts {
         let nonempty = |s: &str| (!s.is_empty()).then(|| s.to_string());
         provenance.machines.extend(nonempty(&part.system.machine));
         provenance.mpis.extend(nonempty(&part.system.mpi));
         provenance.sources.extend(part.source);
-        rows.extend(part.rows);
+        if rows.is_empty() {
+            rows = part.rows;
+        } else {
+            rows.extend(part.rows);
+        }
     }
     Dataset::from_rows(rows, provenance)
 }
@@ -281,25 +287,26 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
         }
     }
 
-    let frame = read_strings(text, &records).map_err(|e| {
+    let data = &records[1..];
+    let frame = read_frame(text, data, &names).map_err(|e| {
         InputError::new(path, format!("CSV could not be parsed: {e}")).at(header.line, 1)
     })?;
-    if frame.height() != records.len() - 1 {
+    if frame.height() != data.len() {
         return Err(InputError::new(
             path,
             format!(
                 "found {} data records but the CSV reader saw {}; expected plain RFC 4180 CSV",
-                records.len() - 1,
+                data.len(),
                 frame.height()
             ),
         ));
     }
-    let lines: Vec<usize> = records[1..].iter().map(|r| r.line).collect();
     let cells = Cells {
         path,
-        frame: &frame,
-        lines: &lines,
+        text,
+        records: data,
         names: &names,
+        frame,
     };
     let mut warnings = columns.warnings(path);
     let rows = build_rows(&cells, &columns, &mut warnings)?;
@@ -307,12 +314,22 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
     let mpi = cells.strings("mpi")?;
     let source = cells.strings("source")?;
     let mut parts: BTreeMap<(System, Option<&str>), Vec<Measurement>> = BTreeMap::new();
-    for (row, m) in rows.into_iter().enumerate() {
+    let key = |row: usize| {
         let system = System {
             machine: machine[row].unwrap_or_default().to_string(),
             mpi: mpi[row].unwrap_or_default().to_string(),
         };
-        parts.entry((system, source[row])).or_default().push(m);
+        (system, source[row])
+    };
+    if (1..rows.len())
+        .all(|row| (machine[row], mpi[row], source[row]) == (machine[0], mpi[0], source[0]))
+    {
+        // The usual file: one system, one campaign; no per-row moves.
+        parts.insert(key(0), rows);
+    } else {
+        for (row, m) in rows.into_iter().enumerate() {
+            parts.entry(key(row)).or_default().push(m);
+        }
     }
     let parts = parts
         .into_iter()
@@ -421,8 +438,134 @@ fn locate(prefix: &[u8]) -> (usize, usize) {
     (line, column)
 }
 
-/// All columns as strings; polars does the splitting and unquoting.
-fn read_strings(text: &str, records: &[Record]) -> PolarsResult<DataFrame> {
+/// How a numeric column's cells are checked (by polars) and worded (here).
+#[derive(Clone, Copy, Debug)]
+enum Rule {
+    /// A whole number in `min..=max`; integral floats such as `4.0` count.
+    Whole { min: u64, max: u64 },
+    /// A finite number above (or at, if `inclusive`) `min`.
+    Number { min: f64, inclusive: bool },
+}
+
+const U32: u64 = u32::MAX as u64;
+const I64: u64 = i64::MAX as u64;
+
+/// The numeric columns. polars reads them as `Float64` (exact for whole
+/// numbers up to 2^53, far beyond any message size or count here).
+const NUMERIC: [(&str, Rule); 12] = [
+    ("procs", Rule::Whole { min: 1, max: U32 }),
+    ("msg_bytes", Rule::Whole { min: 0, max: I64 }),
+    (
+        "time_us",
+        Rule::Number {
+            min: 0.0,
+            inclusive: false,
+        },
+    ),
+    ("nodes", Rule::Whole { min: 1, max: U32 }),
+    ("ppn", Rule::Whole { min: 1, max: U32 }),
+    ("segsize_bytes", Rule::Whole { min: 0, max: I64 }),
+    ("fanout", Rule::Whole { min: 1, max: U32 }),
+    (
+        "imbalance",
+        Rule::Number {
+            min: 0.0,
+            inclusive: true,
+        },
+    ),
+    (
+        "time_min_us",
+        Rule::Number {
+            min: 0.0,
+            inclusive: true,
+        },
+    ),
+    (
+        "time_max_us",
+        Rule::Number {
+            min: 0.0,
+            inclusive: true,
+        },
+    ),
+    (
+        "ci95_us",
+        Rule::Number {
+            min: 0.0,
+            inclusive: true,
+        },
+    ),
+    ("reps", Rule::Whole { min: 0, max: I64 }),
+];
+
+impl Rule {
+    fn of(name: &str) -> Option<Rule> {
+        NUMERIC.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+    }
+
+    /// A polars expression: true where a cell of `x` breaks the rule (NaN
+    /// stands for text that is no number).
+    fn broken(self, x: Expr) -> Expr {
+        let finite = x.clone().is_finite();
+        let ok = match self {
+            Rule::Whole { min, max } => finite
+                .and(x.clone().gt_eq(lit(min as f64)))
+                .and(x.clone().lt_eq(lit(max as f64)))
+                // Whole: truncating to an integer and back changes nothing
+                // (and values past i64 do not convert at all).
+                .and(
+                    x.clone()
+                        .cast(DataType::Int64)
+                        .cast(DataType::Float64)
+                        .eq(x.clone()),
+                ),
+            Rule::Number { min, inclusive } => {
+                let above = if inclusive {
+                    x.clone().gt_eq(lit(min))
+                } else {
+                    x.clone().gt(lit(min))
+                };
+                finite.and(above)
+            }
+        };
+        x.is_not_null().and(ok.fill_null(lit(false)).not())
+    }
+
+    /// What was expected, for a cell that broke the rule with value `found`.
+    fn expected(self, found: f64) -> String {
+        match self {
+            Rule::Whole { min, max } => {
+                let whole = found.is_finite() && found.fract() == 0.0 && found >= min as f64;
+                if whole && max == U32 && found > max as f64 {
+                    format!("a whole number between {min} and {max}")
+                } else {
+                    format!("a whole number >= {min}")
+                }
+            }
+            Rule::Number { min, inclusive } => {
+                let op = if inclusive { ">=" } else { ">" };
+                format!("a finite number {op} {min}")
+            }
+        }
+    }
+}
+
+/// The data records as a frame: numeric columns `Float64`, the others text.
+/// polars parses the numbers; if it cannot (text in a number column, or
+/// spaces around a number), the columns are read as text and the numbers
+/// parsed here, a cell that is no number becoming NaN for the checks to
+/// report where it stands.
+fn read_frame(text: &str, records: &[Record], names: &[String]) -> PolarsResult<DataFrame> {
+    let typed = |numbers: bool| {
+        let fields = names.iter().map(|name| {
+            let dtype = if numbers && Rule::of(name).is_some() {
+                DataType::Float64
+            } else {
+                DataType::String
+            };
+            Field::new(name.as_str().into(), dtype)
+        });
+        Arc::new(Schema::from_iter(fields))
+    };
     // Polars and the scan above must agree on records; hand it only records.
     let contiguous = records.windows(2).all(|w| {
         let gap = &text[w[0].end..w[1].start];
@@ -438,11 +581,30 @@ fn read_strings(text: &str, records: &[Record]) -> PolarsResult<DataFrame> {
         }
         Cow::Owned(joined.into_bytes())
     };
-    CsvReadOptions::default()
-        .with_has_header(true)
-        .with_infer_schema_length(Some(0))
-        .into_reader_with_file_handle(Cursor::new(body))
-        .finish()
+    let read = |schema: SchemaRef| {
+        CsvReadOptions::default()
+            .with_has_header(false)
+            .with_schema(Some(schema))
+            .into_reader_with_file_handle(Cursor::new(&body[..]))
+            .finish()
+    };
+    if let Ok(frame) = read(typed(true)) {
+        return Ok(frame);
+    }
+    let mut frame = read(typed(false))?;
+    for name in names.iter().filter(|n| Rule::of(n).is_some()) {
+        let numbers: Float64Chunked = frame
+            .column(name)?
+            .str()?
+            .iter()
+            .map(|cell| {
+                let cell = cell.map(str::trim).filter(|s| !s.is_empty())?;
+                Some(cell.parse::<f64>().unwrap_or(f64::NAN))
+            })
+            .collect();
+        frame.replace(name, numbers.with_name(name.as_str().into()).into_column())?;
+    }
+    Ok(frame)
 }
 
 /// Which known columns a header has, by position.
@@ -514,24 +676,48 @@ impl Columns {
     }
 }
 
-/// Typed access to one cell at a time, with its location for errors.
+/// The checked columns of one file, with what is needed to say where a bad
+/// cell stands.
 struct Cells<'a> {
     path: &'a Path,
-    frame: &'a DataFrame,
-    lines: &'a [usize],
+    text: &'a str,
+    records: &'a [Record],
     names: &'a [String],
+    frame: DataFrame,
+}
+
+/// The first problem in a file, by line and then by column.
+#[derive(Default)]
+struct First(Option<(usize, usize, InputError)>);
+
+impl First {
+    fn offer(&mut self, row: usize, column: usize, error: impl FnOnce() -> InputError) {
+        if self
+            .0
+            .as_ref()
+            .is_none_or(|(r, c, _)| (row, column) < (*r, *c))
+        {
+            self.0 = Some((row, column, error()));
+        }
+    }
 }
 
 impl Cells<'_> {
+    fn position(&self, name: &str) -> usize {
+        self.names.iter().position(|n| n == name).map_or(0, |i| i)
+    }
+
     fn error(&self, row: usize, name: &str, message: String) -> InputError {
-        let column = self
-            .names
-            .iter()
-            .position(|n| n == name)
-            .map_or(1, |i| i + 1);
         InputError::new(self.path, message)
-            .at(self.lines[row], column)
+            .at(self.records[row].line, self.position(name) + 1)
             .named(name)
+    }
+
+    /// The text of one cell as the file has it.
+    fn raw(&self, row: usize, name: &str) -> String {
+        let r = &self.records[row];
+        let fields = split_fields(&self.text[r.start..r.end]);
+        fields[self.position(name)].trim().to_string()
     }
 
     /// The column's cells (`None` where empty); an absent column is all empty.
@@ -548,79 +734,95 @@ impl Cells<'_> {
             .collect())
     }
 
-    /// Parses every non-empty cell of a column; `parse` says what was expected.
-    fn parse<T>(
-        &self,
-        name: &str,
-        parse: impl Fn(&str) -> Result<T, String>,
-    ) -> Result<Vec<Option<T>>, InputError> {
-        self.strings(name)?
-            .into_iter()
-            .enumerate()
-            .map(|(row, cell)| {
-                cell.map(|s| {
-                    parse(s).map_err(|expected| {
-                        self.error(row, name, format!("expected {expected}, found {s:?}"))
-                    })
-                })
-                .transpose()
-            })
+    /// Offers the first cell of each numeric column that breaks its rule,
+    /// found by one polars pass over all of them.
+    fn check_numbers(&self, first: &mut First) -> Result<(), InputError> {
+        let present: Vec<(&str, Rule)> = NUMERIC
+            .iter()
+            .copied()
+            .filter(|(name, _)| self.frame.column(name).is_ok())
+            .collect();
+        let checks = present
+            .iter()
+            .map(|(name, rule)| rule.broken(col(*name)).alias(*name))
+            .collect::<Vec<_>>();
+        let broken = self
+            .frame
+            .clone()
+            .lazy()
+            .select(checks)
             .collect()
-    }
-
-    fn required<T>(
-        &self,
-        name: &str,
-        parse: impl Fn(&str) -> Result<T, String>,
-    ) -> Result<Vec<T>, InputError> {
-        self.parse(name, &parse)?
-            .into_iter()
-            .enumerate()
-            .map(|(row, v)| {
-                v.ok_or_else(|| {
-                    let expected = parse("").err().unwrap_or_default();
-                    self.error(row, name, format!("empty value; expected {expected}"))
-                })
-            })
-            .collect()
-    }
-}
-
-/// A whole number at least `min`; accepts integral floats such as `4.0`.
-fn whole(min: u64) -> impl Fn(&str) -> Result<u64, String> {
-    move |s| {
-        let expected = || format!("a whole number >= {min}");
-        let value = s.parse::<u64>().ok().or_else(|| {
-            s.parse::<f64>()
+            .map_err(|e| InputError::new(self.path, format!("checking the numbers failed: {e}")))?;
+        for (name, rule) in present {
+            let mask = broken.column(name).and_then(|c| c.bool().cloned());
+            let Some(row) = mask
                 .ok()
-                .filter(|v| v.is_finite() && v.fract() == 0.0 && *v >= 0.0 && *v < 2f64.powi(63))
-                .map(|v| v as u64)
-        });
-        value.filter(|v| *v >= min).ok_or_else(expected)
+                .and_then(|m| m.iter().position(|b| b == Some(true)))
+            else {
+                continue;
+            };
+            let found = self.numbers(name)?[row].unwrap_or(f64::NAN);
+            first.offer(row, self.position(name), || {
+                let raw = self.raw(row, name);
+                let message = format!("expected {}, found {raw:?}", rule.expected(found));
+                self.error(row, name, message)
+            });
+        }
+        Ok(())
     }
-}
 
-fn whole_u32(min: u64) -> impl Fn(&str) -> Result<u32, String> {
-    move |s| {
-        whole(min)(s).and_then(|v| {
-            u32::try_from(v).map_err(|_| format!("a whole number between {min} and {}", u32::MAX))
-        })
+    /// Offers the first empty cell of a required numeric column.
+    fn check_present(&self, name: &str, first: &mut First) -> Result<(), InputError> {
+        if let Some(row) = self.numbers(name)?.iter().position(Option::is_none) {
+            first.offer(row, self.position(name), || {
+                let expected = Rule::of(name).map(|r| r.expected(0.5)).unwrap_or_default();
+                self.error(row, name, format!("empty value; expected {expected}"))
+            });
+        }
+        Ok(())
     }
-}
 
-/// A finite number above (or at, if `inclusive`) `min`.
-fn number(min: f64, inclusive: bool) -> impl Fn(&str) -> Result<f64, String> {
-    move |s| {
-        let op = if inclusive { ">=" } else { ">" };
-        s.parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && (*v > min || (inclusive && *v == min)))
-            .ok_or_else(|| format!("a finite number {op} {min}"))
+    /// A numeric column (read by polars); an absent column is all empty.
+    fn numbers(&self, name: &str) -> Result<Vec<Option<f64>>, InputError> {
+        let Ok(column) = self.frame.column(name) else {
+            return Ok(vec![None; self.frame.height()]);
+        };
+        let numbers = column
+            .f64()
+            .map_err(|e| InputError::new(self.path, format!("column '{name}' unreadable: {e}")))?;
+        Ok(numbers.iter().collect())
     }
-}
 
-fn named<T: std::str::FromStr>(accepted: String) -> impl Fn(&str) -> Result<T, String> {
-    move |s| s.parse::<T>().map_err(|_| accepted.clone())
+    /// A named column (algorithm, mapping, ...): each distinct text parsed
+    /// once; the first that names nothing is offered with what is accepted.
+    fn named<T: std::str::FromStr + Copy>(
+        &self,
+        name: &str,
+        accepted: &str,
+        required: bool,
+        first: &mut First,
+    ) -> Result<Vec<Option<T>>, InputError> {
+        let mut known: HashMap<&str, Option<T>> = HashMap::new();
+        let cells = self.strings(name)?;
+        let mut values = Vec::with_capacity(cells.len());
+        for (row, cell) in cells.iter().enumerate() {
+            let value = match cell {
+                Some(s) => *known.entry(s).or_insert_with(|| s.parse().ok()),
+                None => None,
+            };
+            match (cell, value) {
+                (Some(s), None) => first.offer(row, self.position(name), || {
+                    self.error(row, name, format!("expected {accepted}, found {s:?}"))
+                }),
+                (None, _) if required => first.offer(row, self.position(name), || {
+                    self.error(row, name, format!("empty value; expected {accepted}"))
+                }),
+                _ => {}
+            }
+            values.push(value);
+        }
+        Ok(values)
+    }
 }
 
 fn build_rows(
@@ -628,28 +830,55 @@ fn build_rows(
     columns: &Columns,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Measurement>, InputError> {
-    let algorithm = cells.required("algorithm", named::<Algorithm>(Algorithm::accepted_names()))?;
-    let procs = cells.required("procs", whole_u32(1))?;
-    let msg_bytes = cells.required("msg_bytes", whole(0))?;
-    let time_us = cells.required("time_us", number(0.0, false))?;
-    let nodes = cells.parse("nodes", whole_u32(1))?;
-    let ppn = cells.parse("ppn", whole_u32(1))?;
-    let mapping = cells.parse(
+    let mut first = First::default();
+    cells.check_numbers(&mut first)?;
+    for name in ["procs", "msg_bytes", "time_us"] {
+        cells.check_present(name, &mut first)?;
+    }
+    let algorithm =
+        cells.named::<Algorithm>("algorithm", &Algorithm::accepted_names(), true, &mut first)?;
+    let mapping = cells.named::<Mapping>(
         "mapping",
-        named::<Mapping>("core, socket, block, node or cyclic".into()),
+        "core, socket, block, node or cyclic",
+        false,
+        &mut first,
     )?;
-    let segsize = cells.parse("segsize_bytes", whole(0))?;
-    let fanout = cells.parse("fanout", whole_u32(1))?;
-    let implementation = cells.parse("impl", named::<Impl>("own or ompi".into()))?;
-    let imbalance = cells.parse("imbalance", number(0.0, true))?;
-    let arrival = cells.parse(
+    let implementation = cells.named::<Impl>("impl", "own or ompi", false, &mut first)?;
+    let arrival = cells.named::<Arrival>(
         "arrival_pattern",
-        named::<Arrival>("barrier, uniform or late:F with F between 0 and 1".into()),
+        "barrier, uniform or late:F with F between 0 and 1",
+        false,
+        &mut first,
     )?;
-    let time_min = cells.parse("time_min_us", number(0.0, true))?;
-    let time_max = cells.parse("time_max_us", number(0.0, true))?;
-    let ci95 = cells.parse("ci95_us", number(0.0, true))?;
-    let reps = cells.parse("reps", whole(0))?;
+    if let Some((_, _, error)) = first.0 {
+        return Err(error);
+    }
+    let whole = |name| -> Result<Vec<Option<u64>>, InputError> {
+        Ok(cells
+            .numbers(name)?
+            .into_iter()
+            .map(|v| v.map(|x| x as u64))
+            .collect())
+    };
+    let small = |name| -> Result<Vec<Option<u32>>, InputError> {
+        Ok(cells
+            .numbers(name)?
+            .into_iter()
+            .map(|v| v.map(|x| x as u32))
+            .collect())
+    };
+    let (procs, nodes, ppn, fanout) = (
+        small("procs")?,
+        small("nodes")?,
+        small("ppn")?,
+        small("fanout")?,
+    );
+    let (msg_bytes, segsize, reps) = (whole("msg_bytes")?, whole("segsize_bytes")?, whole("reps")?);
+    let time_us = cells.numbers("time_us")?;
+    let imbalance = cells.numbers("imbalance")?;
+    let time_min = cells.numbers("time_min_us")?;
+    let time_max = cells.numbers("time_max_us")?;
+    let ci95 = cells.numbers("ci95_us")?;
 
     let mut empty_nodes = 0;
     let mut rows = Vec::with_capacity(procs.len());
@@ -658,7 +887,8 @@ fn build_rows(
             empty_nodes += 1;
         }
         let n = nodes[row].unwrap_or(1);
-        let p = procs[row];
+        // Present: checked above.
+        let p = procs[row].unwrap_or(1);
         let k = ppn[row].unwrap_or(p.div_ceil(n));
         super::Placement::new(p, n, k, super::NodeOrder::Block).map_err(|why| {
             let name = if columns.has("ppn") { "ppn" } else { "nodes" };
@@ -699,17 +929,17 @@ fn build_rows(
                 nodes: n,
                 ppn: k,
                 mapping: mapping[row].unwrap_or_default(),
-                msg_bytes: msg_bytes[row],
+                msg_bytes: msg_bytes[row].unwrap_or_default(),
                 imbalance: x,
                 arrival,
             },
             candidate: Candidate {
-                algorithm: algorithm[row],
+                algorithm: algorithm[row].unwrap_or(Algorithm::Default),
                 segsize: segsize[row],
                 fanout: fanout[row],
                 implementation: implementation[row].unwrap_or_default(),
             },
-            time_us: time_us[row],
+            time_us: time_us[row].unwrap_or_default(),
             time_min_us: time_min[row],
             time_max_us: time_max[row],
             ci95_us: ci95[row],
@@ -806,6 +1036,35 @@ mod tests {
         assert!(parse(&format!("{HEADER}binomial,4.0,8,1\n")).is_ok());
         let e = error(&format!("{HEADER}binomial,4.5,8,1\n"));
         assert!(e.contains("expected a whole number >= 1"), "{e}");
+    }
+
+    #[test]
+    fn the_first_bad_cell_of_the_file_is_reported_with_its_text() {
+        // Row order first, then column: the algorithm on line 3 before the
+        // number on line 4, though numbers are checked in another pass.
+        let e = error(&format!("{HEADER}linear,4,8,1\nring,4,8,1\nlinear,4,8,x\n"));
+        assert!(e.starts_with("t.csv:3:1: column 'algorithm'"), "{e}");
+        let e = error(&format!("{HEADER}linear,4,8,1e400\n"));
+        assert!(
+            e.ends_with("expected a finite number > 0, found \"1e400\""),
+            "{e}"
+        );
+        let e = error(&format!("{HEADER}linear,4,8,NaN\n"));
+        assert!(e.starts_with("t.csv:2:4:"), "{e}");
+        let e = error(&format!("{HEADER}linear,5000000000,8,1\n"));
+        assert!(e.contains("between 1 and 4294967295"), "{e}");
+        let e = error(&format!("{HEADER}linear,4,,1\n"));
+        assert!(
+            e.ends_with("empty value; expected a whole number >= 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn numbers_with_spaces_or_quotes_are_numbers() {
+        let loaded = parse(&format!("{HEADER}linear, 4 ,\"8\",2.5 \n")).unwrap();
+        let m = &loaded.dataset.measurements()[0];
+        assert_eq!((m.config.procs, m.config.msg_bytes, m.time_us), (4, 8, 2.5));
     }
 
     #[test]
