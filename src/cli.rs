@@ -342,6 +342,12 @@ pub struct PredictArgs {
     /// version header; Open MPI 4.1.8+ / 5.0.7+ only).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     pub rules_version: u8,
+    /// With --format mpich-json: your MPICH's collective-selection file
+    /// (maint/tuning/coll/mpir/generic.json in the sources of your MPICH
+    /// version). MPICH needs an entry for every collective, so the output is
+    /// this file with only its bcast part replaced.
+    #[arg(long, value_name = "FILE")]
+    pub mpich_base: Option<PathBuf>,
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,

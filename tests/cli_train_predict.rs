@@ -553,7 +553,22 @@ fn mpich_json_decides_among_mpich_algorithms() {
         rows.iter().any(|r| r["algorithm"] == "chain"),
         "the test needs a table that picks chain somewhere: {rows:?}"
     );
+    // Without the user's MPICH selection file: refused, saying why.
     let o = predict(&model, &[&job[..], &["--format", "mpich-json"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--mpich-base"));
+    let base = dir.path().join("generic.json");
+    std::fs::write(
+        &base,
+        r#"{"collective=bcast": {"algorithm=MPIR_Bcast_intra_smp": {}},
+            "collective=allreduce": {"algorithm=MPIR_Allreduce_intra_ring": {}}}"#,
+    )
+    .unwrap();
+    let base = base.to_str().unwrap();
+    let o = predict(
+        &model,
+        &[&job[..], &["--format", "mpich-json", "--mpich-base", base]].concat(),
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -563,4 +578,6 @@ fn mpich_json_decides_among_mpich_algorithms() {
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let text = json.to_string();
     assert!(text.contains("algorithm=MPIR_Bcast_intra"), "{text}");
+    assert!(!text.contains("MPIR_Bcast_intra_smp"), "{text}");
+    assert!(text.contains("MPIR_Allreduce_intra_ring"), "{text}");
 }

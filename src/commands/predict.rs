@@ -123,6 +123,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             args.mapping
         ),
         system: trained.system(),
+        mpich_base: args.mpich_base.as_deref().map(mpich_base).transpose()?,
     };
     let text = export::render(&tables, args.format, &options)?;
     super::write_output(args.out.as_deref(), &text)
@@ -178,4 +179,15 @@ fn jobs(args: &PredictArgs, arrival: crate::data::Arrival) -> Result<Vec<Job>> {
             })
         })
         .collect()
+}
+
+/// Reads the MPICH selection file `--mpich-base` names.
+fn mpich_base(path: &std::path::Path) -> Result<export::mpich_json::Base> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        crate::error::InputError::new(
+            path,
+            format!("cannot read ({e}); expected MPICH's selection JSON"),
+        )
+    })?;
+    Ok(export::mpich_json::Base::parse(path, &text)?)
 }

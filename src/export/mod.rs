@@ -64,6 +64,8 @@ pub struct Options {
     /// The machine and MPI library the model was measured on: decisions
     /// are for that system only.
     pub system: crate::data::System,
+    /// The MPICH selection file whose bcast part `mpich-json` replaces.
+    pub mpich_base: Option<mpich_json::Base>,
 }
 
 /// Renders one table per job size (ascending procs).
@@ -83,7 +85,7 @@ pub fn render(tables: &[DecisionTable], format: Format, opts: &Options) -> Resul
         Format::Json => json::render(tables, &opts.system),
         Format::OmpiRules => ompi_rules::render(tables, opts),
         Format::OmpiJson => ompi_json::render(tables),
-        Format::MpichJson => mpich_json::render(tables),
+        Format::MpichJson => mpich_json::render(tables, opts.mpich_base.as_ref()),
     }
 }
 
@@ -181,8 +183,17 @@ mod tests {
             rules_version: v,
             origin: "test 0123".into(),
             system: crate::data::System::default(),
+            mpich_base: Some(
+                mpich_json::Base::parse(std::path::Path::new("base.json"), MPICH_BASE).unwrap(),
+            ),
         }
     }
+
+    /// A selection file shaped like MPICH's, with a collective after bcast.
+    const MPICH_BASE: &str = r#"{"collective=bcast": {"comm_type=intra": {"comm_size=any":
+        {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}},
+        "collective=barrier": {"comm_type=intra": {"comm_size<8": {"algorithm=B": {}},
+        "comm_size=any": {"algorithm=A": {}}}}}"#;
 
     fn numbers(text: &str) -> Vec<String> {
         text.lines()
@@ -304,6 +315,36 @@ mod tests {
         assert_eq!(rules[1]["alg"], "split_binary_tree");
         assert_eq!(rules[1]["msg_size_min"], 1048576);
         assert!(rules[1].get("msg_size_max").is_none(), "open-ended");
+    }
+
+    #[test]
+    fn mpich_json_replaces_only_the_bcast_part_of_the_base_file() {
+        let t = table(4, [cand(Algorithm::Binary, Some(0), None); 3]);
+        let text = render(std::slice::from_ref(&t), Format::MpichJson, &opts(1)).unwrap();
+        let pos = |needle: &str| {
+            text.find(needle)
+                .unwrap_or_else(|| panic!("{needle}:\n{text}"))
+        };
+        // bcast stays first and is ours; barrier follows, its conditions in
+        // the base file's order (`<8` before `any`: first true key wins).
+        assert!(pos("collective=bcast") < pos("collective=barrier"));
+        assert!(pos("algorithm=MPIR_Bcast_intra_tree") < pos("collective=barrier"));
+        assert!(!text.contains("MPIR_Bcast_intra_binomial"), "{text}");
+        assert!(pos("comm_size<8") < pos("\"comm_size=any\": {\n        \"algorithm=A\""));
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value.as_object().unwrap().len(), 2);
+
+        let none = Options {
+            mpich_base: None,
+            ..opts(1)
+        };
+        let err = render(std::slice::from_ref(&t), Format::MpichJson, &none).unwrap_err();
+        assert!(err.to_string().contains("--mpich-base"), "{err}");
+
+        let path = std::path::Path::new("b.json");
+        let err = mpich_json::Base::parse(path, "{\n \"collective=bcast\": 3}").unwrap_err();
+        assert_eq!((err.line, err.file.as_path()), (Some(2), path));
+        assert!(mpich_json::Base::parse(path, "{\"a\": {}}").is_err());
     }
 
     #[test]

@@ -3,12 +3,22 @@
 //! key order matters (serde_json's map would sort them; this module keeps
 //! its own ordered tree). Open MPI's algorithms map to MPICH's where it has
 //! an equivalent; `default` becomes MPICH's own shipped bcast rule for that
-//! range. Not checked against a real MPICH here.
+//! range.
+//!
+//! MPICH reads one file for every collective and aborts at `MPI_Init` when
+//! a collective it needs has no entry (checked with MPICH 5.0.2), so the
+//! file written is the user's own MPICH selection file ([`Base`]) with only
+//! its `collective=bcast` subtree replaced: every other collective keeps
+//! MPICH's choice. MPICH consults this file for bcast only when bcast is
+//! not left to its device layer (`MPIR_CVAR_DEVICE_COLLECTIVES=percoll`,
+//! `MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0`); see the README.
 
 use crate::data::{Algorithm, Candidate};
 use crate::decision::DecisionTable;
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use std::fmt::Write;
+use std::path::Path;
 
 /// A JSON object whose values are objects, in insertion order.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -36,7 +46,94 @@ impl Node {
     }
 }
 
-pub fn render(tables: &[DecisionTable]) -> Result<String> {
+/// Read in document order (serde hands map entries over as they come),
+/// which a `serde_json::Map` without the `preserve_order` feature would not
+/// keep.
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Node, D::Error> {
+        struct Objects;
+        impl<'de> Visitor<'de> for Objects {
+            type Value = Node;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object whose values are objects, as in MPICH's selection files")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Node, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, Node>()? {
+                    entries.push((key, value));
+                }
+                Ok(Node(entries))
+            }
+        }
+        deserializer.deserialize_map(Objects)
+    }
+}
+
+/// The user's MPICH collective-selection file, which the export keeps but
+/// for its bcast part.
+#[derive(Clone, Debug)]
+pub struct Base(Node);
+
+const BCAST: &str = "collective=bcast";
+
+impl Base {
+    /// Parses a selection file; `path` names it in errors.
+    pub fn parse(path: &Path, text: &str) -> std::result::Result<Base, InputError> {
+        let node: Node = serde_json::from_str(text).map_err(|e| {
+            InputError::new(path, format!("not an MPICH collective-selection file: {e}"))
+                .at(e.line().max(1), e.column().max(1))
+        })?;
+        let collectives = node
+            .0
+            .iter()
+            .filter(|(k, _)| k.starts_with("collective="))
+            .count();
+        if collectives == 0 {
+            return Err(InputError::new(
+                path,
+                "no \"collective=...\" entries; expected MPICH's selection file \
+                 (maint/tuning/coll/mpir/generic.json in MPICH's sources)",
+            )
+            .at(1, 1));
+        }
+        Ok(Base(node))
+    }
+
+    /// The collectives the file selects for, in its order.
+    pub fn collectives(&self) -> Vec<&str> {
+        self.0 .0.iter().map(|(k, _)| k.as_str()).collect()
+    }
+}
+
+/// The base file with its bcast entry replaced by `tables`' decisions (in
+/// the same place; first when it had none).
+pub fn render(tables: &[DecisionTable], base: Option<&Base>) -> Result<String> {
+    let Some(base) = base else {
+        return Err(Error::Usage(
+            "MPICH reads one selection file for every collective and aborts at start-up \
+             when one is missing, so a bcast-only file cannot be used: give your MPICH's \
+             selection file with --mpich-base FILE (maint/tuning/coll/mpir/generic.json in \
+             the sources of your MPICH version); only its bcast part is replaced"
+                .into(),
+        ));
+    };
+    let bcast = bcast(tables)?;
+    let mut doc = base.0.clone();
+    match doc.0.iter_mut().find(|(k, _)| k == BCAST) {
+        Some((_, value)) => *value = bcast,
+        None => doc.0.insert(0, (BCAST.to_string(), bcast)),
+    }
+    let mut s = String::new();
+    doc.write(&mut s, 0);
+    s.push('\n');
+    Ok(s)
+}
+
+/// The bcast subtree: intra-communicators by size, then message size.
+fn bcast(tables: &[DecisionTable]) -> Result<Node> {
     let mut by_comm = Node::default();
     for (i, t) in tables.iter().enumerate() {
         // Each job size covers the sizes up to it; the largest all the rest.
@@ -47,17 +144,10 @@ pub fn render(tables: &[DecisionTable]) -> Result<String> {
         };
         by_comm = by_comm.with(key, size_tree(t)?);
     }
-    let doc = Node::default().with(
-        "collective=bcast",
-        Node::default().with("comm_type=intra", by_comm).with(
-            "comm_type=inter",
-            leaf("MPIR_Bcast_inter_remote_send_local_bcast", &[]),
-        ),
-    );
-    let mut s = String::new();
-    doc.write(&mut s, 0);
-    s.push('\n');
-    Ok(s)
+    Ok(Node::default().with("comm_type=intra", by_comm).with(
+        "comm_type=inter",
+        leaf("MPIR_Bcast_inter_remote_send_local_bcast", &[]),
+    ))
 }
 
 /// `avg_msg_size<=X` conditions in increasing order, the last one `any`.
