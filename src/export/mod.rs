@@ -39,7 +39,8 @@ impl Format {
         (
             Format::OmpiRules,
             "ompi-rules",
-            "Open MPI coll/tuned rules file, classic text format (all versions)",
+            "Open MPI coll/tuned rules file, classic text format (all versions; applied by \
+             4.1 and 5.0.11 in the tests)",
         ),
         (
             Format::OmpiJson,
@@ -49,7 +50,8 @@ impl Format {
         (
             Format::MpichJson,
             "mpich-json",
-            "MPICH collective selection JSON (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)",
+            "MPICH selection JSON: the --mpich-base file with its bcast part replaced \
+             (applied by MPICH 5.0.2 in the tests; see the README for its variables)",
         ),
     ];
 }

@@ -22,3 +22,30 @@ pub fn mpirun_lock() -> MpirunLock {
         .unwrap_or_else(|e| panic!("cannot lock {}: {e}", path.display()));
     MpirunLock(file)
 }
+
+/// The `bin` directory of an MPI library installed from its Python wheel
+/// (`requirement`, e.g. `mpich==5.0.*`) into a virtual environment under
+/// the target directory, on first use: it needs python3-venv and the
+/// package index. Each library in its own environment (their `mpirun`s
+/// collide).
+#[allow(dead_code)]
+pub fn wheel_bin(venv: &str, requirement: &str) -> std::path::PathBuf {
+    use std::process::Command;
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    let venv = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(venv);
+    let bin = venv.join("bin");
+    if !bin.join("mpicc").exists() {
+        let run = |cmd: &mut Command| {
+            let out = cmd.output().expect("python3 must be installed");
+            assert!(
+                out.status.success(),
+                "installing {requirement} failed (needs python3-venv and the package index): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+        run(Command::new(bin.join("pip")).args(["install", "-q", requirement]));
+    }
+    bin
+}
