@@ -193,7 +193,7 @@ mod tests {
 
     /// A selection file shaped like MPICH's, with a collective after bcast.
     const MPICH_BASE: &str = r#"{"collective=bcast": {"comm_type=intra": {"comm_size=any":
-        {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}},
+        {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_smp": {}}}}},
         "collective=barrier": {"comm_type=intra": {"comm_size<8": {"algorithm=B": {}},
         "comm_size=any": {"algorithm=A": {}}}}}"#;
 
@@ -331,10 +331,19 @@ mod tests {
         // the base file's order (`<8` before `any`: first true key wins).
         assert!(pos("collective=bcast") < pos("collective=barrier"));
         assert!(pos("algorithm=MPIR_Bcast_intra_tree") < pos("collective=barrier"));
-        assert!(!text.contains("MPIR_Bcast_intra_binomial"), "{text}");
+        assert!(!text.contains("MPIR_Bcast_intra_smp"), "{text}");
         assert!(pos("comm_size<8") < pos("\"comm_size=any\": {\n        \"algorithm=A\""));
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value.as_object().unwrap().len(), 2);
+        // Measured at 4 ranks per node; denser communicators keep MPICH's rule.
+        let sizes = &value["collective=bcast"]["comm_type=intra"]["comm_size=any"];
+        assert!(sizes["comm_avg_ppn<=4"]
+            .to_string()
+            .contains("MPIR_Bcast_intra_tree"));
+        assert!(sizes["comm_avg_ppn=any"]
+            .to_string()
+            .contains("MPIR_Bcast_intra_binomial"));
+        assert!(pos("comm_avg_ppn<=4") < pos("comm_avg_ppn=any"));
 
         let none = Options {
             mpich_base: None,
@@ -360,7 +369,9 @@ mod tests {
             ],
         );
         let text = render(&[t], Format::MpichJson, &opts(1)).unwrap();
-        let keys: Vec<&str> = text
+        // The measured ppn's branch (before MPICH's rule for denser ones).
+        let ours = &text[..text.find("comm_avg_ppn=any").unwrap()];
+        let keys: Vec<&str> = ours
             .lines()
             .filter_map(|l| l.trim().strip_prefix("\"avg_msg_size"))
             .collect();

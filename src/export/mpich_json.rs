@@ -132,7 +132,10 @@ pub fn render(tables: &[DecisionTable], base: Option<&Base>) -> Result<String> {
     Ok(s)
 }
 
-/// The bcast subtree: intra-communicators by size, then message size.
+/// The bcast subtree: intra-communicators by size, then by processes per
+/// node, then message size. A communicator denser than the job measured
+/// (more ranks per node: `comm_avg_ppn` is MPICH's ranks / nodes) keeps
+/// MPICH's own choice: the decisions were not measured there.
 fn bcast(tables: &[DecisionTable]) -> Result<Node> {
     let mut by_comm = Node::default();
     for (i, t) in tables.iter().enumerate() {
@@ -142,7 +145,10 @@ fn bcast(tables: &[DecisionTable]) -> Result<Node> {
         } else {
             format!("comm_size<={}", t.job.procs)
         };
-        by_comm = by_comm.with(key, size_tree(t)?);
+        let by_ppn = Node::default()
+            .with(format!("comm_avg_ppn<={}", t.job.ppn), size_tree(t)?)
+            .with("comm_avg_ppn=any", mpich_tree(t.job.procs));
+        by_comm = by_comm.with(key, by_ppn);
     }
     Ok(Node::default().with("comm_type=intra", by_comm).with(
         "comm_type=inter",
@@ -194,6 +200,18 @@ fn size_tree(t: &DecisionTable) -> Result<Node> {
             };
             tree.with(key, value)
         }))
+}
+
+/// MPICH's shipped bcast rule for `p` ranks as a message-size tree.
+fn mpich_tree(p: u32) -> Node {
+    mpich_default(p)
+        .into_iter()
+        .fold(Node::default(), |tree, (upto, name)| {
+            let key = upto.map_or("avg_msg_size=any".to_string(), |u| {
+                format!("avg_msg_size<={u}")
+            });
+            tree.with(key, leaf(name, &[]))
+        })
 }
 
 /// MPICH's shipped bcast choice for `p` ranks: (largest size, algorithm).
