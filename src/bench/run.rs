@@ -202,8 +202,7 @@ fn row_meta(opts: &Options) -> RowMeta {
         .trim()
         .to_string();
     RowMeta {
-        machine,
-        mpi,
+        system: crate::data::System { machine, mpi },
         source: format!("bcast-select {} bench", env!("CARGO_PKG_VERSION")),
     }
 }

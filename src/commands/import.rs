@@ -31,8 +31,10 @@ pub fn osu(args: &OsuArgs) -> Result<()> {
     let mut written = 0;
     for (file, run) in runs {
         let meta = RowMeta {
-            machine: args.machine.clone(),
-            mpi: args.mpi.clone(),
+            system: crate::data::System {
+                machine: args.machine.clone(),
+                mpi: args.mpi.clone(),
+            },
             source: format!("osu_bcast:{}", file.display()),
         };
         for p in run.points {

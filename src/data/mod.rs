@@ -348,7 +348,11 @@ fn polars_order(rows: &[Measurement]) -> polars::prelude::PolarsResult<Vec<usize
         .iter()
         .map(|(name, key)| {
             let values: Vec<Option<u64>> = rows.iter().map(key).collect();
-            Column::new((*name).into(), values)
+            // Without nulls the values go in as one buffer, no validity mask.
+            match values.iter().copied().collect::<Option<Vec<u64>>>() {
+                Some(all) => Column::new((*name).into(), all),
+                None => Column::new((*name).into(), values),
+            }
         })
         .collect();
     columns.push(Column::new(

@@ -30,11 +30,11 @@ pub const HEADER: [&str; 19] = [
     "source",
 ];
 
-/// Free-text provenance written next to every row.
+/// Provenance written next to every row: the system measured on and the
+/// campaign (free text).
 #[derive(Clone, Debug, Default)]
 pub struct RowMeta {
-    pub machine: String,
-    pub mpi: String,
+    pub system: super::System,
     pub source: String,
 }
 
@@ -123,8 +123,8 @@ impl<W: Write> CsvWriter<W> {
             k.implementation.name().to_string(),
             c.imbalance.to_string(),
             c.arrival.to_string(),
-            quote(&meta.machine),
-            quote(&meta.mpi),
+            quote(&meta.system.machine),
+            quote(&meta.system.mpi),
             quote(&meta.source),
         ];
         writeln!(self.out, "{}", fields.join(",")).map_err(|e| Error::io("cannot write CSV", e))?;
@@ -162,8 +162,10 @@ mod tests {
         m.time_min_us = Some(120.0);
         m.ci95_us = Some(1.5);
         let meta = RowMeta {
-            machine: "box, rack \"7\"".into(),
-            mpi: "openmpi-4.1.4".into(),
+            system: crate::data::System {
+                machine: "box, rack \"7\"".into(),
+                mpi: "openmpi-4.1.4".into(),
+            },
             source: "test".into(),
         };
         let mut w = CsvWriter::new(Vec::new()).unwrap();
