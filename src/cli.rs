@@ -100,7 +100,8 @@ pub struct BenchArgs {
     pub target_ci: f64,
     /// Bound on the whole campaign, e.g. 90s, 20m, 2h. Seconds left are
     /// shared over the points left; when it runs out the campaign stops
-    /// cleanly and says what is missing (rerun to continue).
+    /// cleanly and says what is missing (rerun to continue). Each run
+    /// measures at least one point.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub time_budget: Option<std::time::Duration>,
     /// Machine name written in each row [default: the MPI processor name].

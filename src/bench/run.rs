@@ -105,7 +105,9 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
         let now = clock.elapsed(world);
         let mut cap = opts.max_seconds;
         if let Some(budget) = opts.time_budget.map(|b| b.as_secs_f64()) {
-            if now >= budget {
+            // Every run measures at least one point: a budget too small for
+            // anything still moves a resumed campaign forward.
+            if now >= budget && k > 0 {
                 missing = todo[k..].iter().map(|&j| points[j]).collect();
                 break;
             }
