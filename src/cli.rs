@@ -82,6 +82,18 @@ pub struct BenchArgs {
     /// Roots, used in turn iteration by iteration: ranks or `last`.
     #[arg(long, value_delimiter = ',', default_value = "0")]
     pub roots: Vec<crate::bench::Root>,
+    /// Communicator sizes to measure in this one job, each in turn as a
+    /// sub-communicator of the job's ranks (the others wait), e.g.
+    /// 2,4,8,16 or 2:256:x2; rows are as from separate jobs of each size.
+    /// Without it, the whole job is measured.
+    #[arg(long, value_parser = parse_sizes)]
+    pub procs: Option<SizeList>,
+    /// With --procs: how a sub-communicator's ranks are taken from the
+    /// job's nodes: core (= block: fill nodes in turn) or node (= cyclic:
+    /// dealt over the nodes). The placement measured is detected and
+    /// written in each row as always.
+    #[arg(long, default_value = "core", requires = "procs", value_parser = parse_mapping)]
+    pub mapping: Mapping,
     /// Untimed broadcasts before each point.
     #[arg(long, default_value_t = 2)]
     pub warmup: u32,

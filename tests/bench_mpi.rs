@@ -302,3 +302,65 @@ fn injected_delays_reach_the_recorded_times() {
         worst[0]
     );
 }
+
+/// One job measures several communicator sizes as sub-communicators; each
+/// size's rows are those of a job of that size (placement detected on the
+/// sub-communicator), payloads verified, and a rerun resumes every size.
+#[test]
+fn one_job_measures_several_communicator_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("sizes.csv");
+    let args = [
+        "--procs",
+        "2,3,5,8",
+        "--sizes",
+        "1,1000,100000",
+        "--algorithms",
+        "default,binomial,pipeline",
+        "--segsizes",
+        "0,1K",
+        "--min-reps",
+        "2",
+        "--max-reps",
+        "3",
+    ];
+    let stderr = ok(&bench(8, &csv, &args));
+    let data = dataset(&csv);
+    let by_procs = |p: u32| {
+        data.measurements()
+            .iter()
+            .filter(|m| m.config.procs == p)
+            .collect::<Vec<_>>()
+    };
+    let per_size = by_procs(2).len();
+    // default + binomial + pipeline at 2 segment sizes, own and ompi, 3 sizes.
+    assert_eq!(per_size, 3 * (1 + 2 * 2 + 2 * 2), "{stderr}");
+    for p in [2, 3, 5, 8] {
+        let rows = by_procs(p);
+        assert_eq!(rows.len(), per_size, "{p} ranks: {stderr}");
+        assert!(rows
+            .iter()
+            .all(|m| (m.config.nodes, m.config.ppn) == (1, p)));
+        assert!(
+            stderr.contains(&format!("bench: {p} ranks (1 node(s) x {p} ppn")),
+            "{stderr}"
+        );
+    }
+    assert_eq!(data.measurements().len(), 4 * per_size);
+
+    let stderr = ok(&bench(8, &csv, &args));
+    assert!(
+        stderr.contains(&format!(
+            "measured 0 of {per_size} points ({per_size} already in"
+        )),
+        "{stderr}"
+    );
+    let out = bench(4, &csv, &["--procs", "2,5"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--procs 5 exceeds the job's 4 ranks"));
+}

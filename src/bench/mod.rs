@@ -37,7 +37,7 @@ use std::time::Duration;
 
 /// Without MPI (built with `--no-default-features`) there is no harness.
 #[cfg(not(feature = "mpi"))]
-pub fn run(_: &Options) -> (i32, crate::error::Result<Outcome>) {
+pub fn run(_: &Options) -> (i32, crate::error::Result<Vec<Outcome>>) {
     (
         0,
         Err(crate::error::Error::Usage(
@@ -89,6 +89,11 @@ pub struct Options {
     pub machine: Option<String>,
     /// Seed of the injected arrival delays.
     pub seed: u64,
+    /// Communicator sizes measured in turn as sub-communicators of the job
+    /// (ascending); empty: the whole job once.
+    pub procs: Vec<u32>,
+    /// How a sub-communicator's ranks are taken from the job's nodes.
+    pub mapping: crate::data::Mapping,
 }
 
 /// What a campaign did, for rank 0 to report.

@@ -18,9 +18,11 @@ use std::cell::Cell;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// Runs a campaign on this process's MPI job. Returns the outcome, or the
-/// error with this process's rank (so that only rank 0 prints it).
-pub fn run(opts: &Options) -> (i32, Result<Outcome>) {
+/// Runs a campaign on this process's MPI job: on the whole job, or on each
+/// sub-communicator size of `opts.procs` in turn. Returns the outcomes
+/// (rank 0 has them all), or the error with this process's rank (so that
+/// only rank 0 prints it).
+pub fn run(opts: &Options) -> (i32, Result<Vec<Outcome>>) {
     if opts.sweep.impls.contains(&Impl::Ompi) {
         control::enable_dynamic_rules();
     }
@@ -29,18 +31,99 @@ pub fn run(opts: &Options) -> (i32, Result<Outcome>) {
     };
     let world = universe.world();
     let rank = world.rank();
-    let result = campaign(&world, opts).map_err(|e| {
-        // Failures are collective (every rank checks the same things, and
-        // rank 0 shares its own); rank 0 reports before anyone exits, since
-        // mpirun kills the job at the first non-zero exit.
-        if rank == 0 {
-            eprintln!("error: {e}");
-        }
-        world.barrier();
-        Error::Reported(e.exit_code())
-    });
+    let result = if opts.procs.is_empty() {
+        reported(&world, campaign(&world, opts)).map(|o| vec![o])
+    } else {
+        campaigns(&world, opts)
+    };
     (rank, result)
     // `universe` drops here: MPI_Finalize on every rank.
+}
+
+/// Failures are collective (every rank of `comm` checks the same things,
+/// and rank 0 shares its own); rank 0 reports before anyone exits, since
+/// mpirun kills the job at the first non-zero exit.
+fn reported<T>(comm: &SimpleCommunicator, result: Result<T>) -> Result<T> {
+    result.map_err(|e| {
+        if comm.rank() == 0 {
+            eprintln!("error: {e}");
+        }
+        comm.barrier();
+        Error::Reported(e.exit_code())
+    })
+}
+
+/// A barrier that sleeps while it waits: ranks idle during another size's
+/// campaign must not spin on cores the timed ranks need (MPI_Barrier
+/// busy-polls).
+fn quiet_barrier(comm: &SimpleCommunicator) {
+    let mut request = comm.immediate_barrier();
+    loop {
+        match request.test() {
+            Ok(_) => return,
+            Err(pending) => {
+                request = pending;
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+}
+
+/// One campaign per size of `opts.procs`, each on a sub-communicator of
+/// the job's ranks chosen as `opts.mapping` says; the other ranks wait.
+/// The time budget is shared: each size gets what the earlier ones left.
+fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>> {
+    let names = topology::node_names(world);
+    let start = Instant::now();
+    // Every size is checked before any is measured.
+    let mut sizes = Vec::with_capacity(opts.procs.len());
+    for &procs in &opts.procs {
+        let Some(members) = topology::members(&names, procs as usize, opts.mapping) else {
+            return reported(
+                world,
+                Err(Error::Usage(format!(
+                    "--procs {procs} exceeds the job's {} ranks",
+                    world.size()
+                ))),
+            );
+        };
+        sizes.push(members);
+    }
+    let mut outcomes = Vec::new();
+    for members in sizes {
+        let inside = members.contains(&world.rank());
+        let color = if inside {
+            mpi::topology::Color::with_value(0)
+        } else {
+            mpi::topology::Color::undefined()
+        };
+        let sub = world.split_by_color(color);
+        // Rank 0's clock decides what is left of the budget, for everyone.
+        let mut spent = start.elapsed().as_secs_f64();
+        world.process_at_rank(0).broadcast_into(&mut spent);
+        let sized = Options {
+            time_budget: opts
+                .time_budget
+                .map(|b| b.saturating_sub(Duration::from_secs_f64(spent))),
+            ..opts.clone()
+        };
+        let result = match &sub {
+            Some(sub) => reported(sub, campaign(sub, &sized)).map(Some),
+            None => Ok(None),
+        };
+        quiet_barrier(world);
+        // Everyone learns whether the size failed, and stops together.
+        let failed = i32::from(result.is_err());
+        let mut any = 0;
+        world.all_reduce_into(&failed, &mut any, SystemOperation::max());
+        match result {
+            Err(e) => return Err(e),
+            Ok(_) if any != 0 => return Err(Error::Reported(2)),
+            Ok(Some(outcome)) => outcomes.push(outcome),
+            Ok(None) => {}
+        }
+    }
+    Ok(outcomes)
 }
 
 fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {

@@ -16,13 +16,52 @@ pub struct Detected {
 
 /// Collective over `world`: every rank learns the job's placement.
 pub fn detect(world: &SimpleCommunicator) -> Result<Detected, String> {
+    classify(&node_names(world))
+}
+
+/// Collective over `world`: each rank's node, named by the lowest world
+/// rank on it, in rank order.
+pub fn node_names(world: &SimpleCommunicator) -> Vec<i32> {
     let node = world.split_shared(world.rank());
-    // A node is named by the lowest world rank on it.
     let mut leader = world.rank();
     node.process_at_rank(0).broadcast_into(&mut leader);
     let mut leaders = vec![0i32; world.size() as usize];
     world.all_gather_into(&leader, &mut leaders[..]);
-    classify(&leaders)
+    leaders
+}
+
+/// The world ranks of a `procs`-rank sub-communicator (ascending, rank 0
+/// always in): with `Mapping::Core` nodes are filled in turn (the first
+/// ranks of each node, node after node); with `Mapping::Node` ranks are
+/// dealt over the nodes round-robin. `None` when the job has fewer ranks.
+pub fn members(node_names: &[i32], procs: usize, mapping: Mapping) -> Option<Vec<i32>> {
+    if procs > node_names.len() {
+        return None;
+    }
+    // Ranks of each node, nodes in order of their first rank.
+    let mut nodes: Vec<(i32, Vec<i32>)> = Vec::new();
+    for (rank, name) in node_names.iter().enumerate() {
+        match nodes.iter_mut().find(|(n, _)| n == name) {
+            Some((_, ranks)) => ranks.push(rank as i32),
+            None => nodes.push((*name, vec![rank as i32])),
+        }
+    }
+    let mut chosen: Vec<i32> = match mapping {
+        Mapping::Core | Mapping::Socket => nodes
+            .into_iter()
+            .flat_map(|(_, ranks)| ranks)
+            .take(procs)
+            .collect(),
+        Mapping::Node => {
+            let deepest = nodes.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
+            (0..deepest)
+                .flat_map(|i| nodes.iter().filter_map(move |(_, r)| r.get(i).copied()))
+                .take(procs)
+                .collect()
+        }
+    };
+    chosen.sort_unstable();
+    Some(chosen)
 }
 
 /// Placement from each rank's node name (any value shared by the ranks of
@@ -68,6 +107,24 @@ pub fn classify(node_names: &[i32]) -> Result<Detected, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sub_communicators_fill_nodes_or_deal_over_them() {
+        // Two nodes of three ranks, launched by core: 0 1 2 | 3 4 5.
+        let names = [0, 0, 0, 3, 3, 3];
+        assert_eq!(members(&names, 4, Mapping::Core), Some(vec![0, 1, 2, 3]));
+        assert_eq!(members(&names, 4, Mapping::Node), Some(vec![0, 1, 3, 4]));
+        assert_eq!(members(&names, 7, Mapping::Core), None);
+        // Launched round-robin: 0 2 4 on one node, 1 3 5 on the other.
+        let names = [0, 1, 0, 1, 0, 1];
+        assert_eq!(members(&names, 3, Mapping::Core), Some(vec![0, 2, 4]));
+        assert_eq!(members(&names, 3, Mapping::Node), Some(vec![0, 1, 2]));
+        let placed = |ranks: &[i32]| {
+            classify(&ranks.iter().map(|&r| names[r as usize]).collect::<Vec<_>>()).unwrap()
+        };
+        assert_eq!(placed(&[0, 2, 4]).mapping, Mapping::Core);
+        assert_eq!(placed(&[0, 1, 2, 3]).mapping, Mapping::Node);
+    }
 
     fn detected(nodes: u32, ppn: u32, mapping: Mapping) -> Result<Detected, String> {
         Ok(Detected {

@@ -30,43 +30,66 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         time_budget: args.time_budget,
         machine: args.machine.clone(),
         seed: args.seed,
+        procs: procs(args)?,
+        mapping: args.mapping,
     };
     // What needs no MPI is checked before starting it.
     opts.sweep.points().map_err(Error::Usage)?;
-    let (_, result) = bench::run(&opts);
-    match result {
-        Ok(o) if o.rank == 0 => {
-            eprintln!(
-                "bench: {} ranks ({} node(s) x {} ppn, {}): measured {} of {} points \
-                 ({} already in {}) in {:.1} s",
-                o.job.procs,
-                o.job.nodes,
-                o.job.ppn,
-                o.job.mapping,
-                o.measured,
-                o.planned,
-                o.already,
-                args.out.display(),
-                o.seconds
-            );
-            if o.job.procs == 1 {
-                eprintln!(
-                    "bench: warning: a 1-rank job measures no communication (MPI_Bcast \
-                     returns at once); run it under `mpirun -n P` with P of 2 or more"
-                );
-            }
-            if let (Some(first), Some(last)) = (o.missing.first(), o.missing.last()) {
-                eprintln!(
-                    "bench: time budget reached; {} points not measured (message sizes {} to {}); \
-                     rerun the same command to measure them",
-                    o.missing.len(),
-                    format_bytes(first.msg_bytes),
-                    format_bytes(last.msg_bytes)
-                );
-            }
-            Ok(())
-        }
-        Ok(_) => Ok(()),
-        Err(e) => Err(e),
+    let (_, outcomes) = bench::run(&opts);
+    for o in outcomes?.iter().filter(|o| o.rank == 0) {
+        report(o, args);
     }
+    Ok(())
+}
+
+/// Rank 0's summary of one communicator size.
+fn report(o: &bench::Outcome, args: &BenchArgs) {
+    eprintln!(
+        "bench: {} ranks ({} node(s) x {} ppn, {}): measured {} of {} points \
+         ({} already in {}) in {:.1} s",
+        o.job.procs,
+        o.job.nodes,
+        o.job.ppn,
+        o.job.mapping,
+        o.measured,
+        o.planned,
+        o.already,
+        args.out.display(),
+        o.seconds
+    );
+    if o.job.procs == 1 {
+        eprintln!(
+            "bench: warning: a 1-rank job measures no communication (MPI_Bcast \
+             returns at once); run it under `mpirun -n P` with P of 2 or more"
+        );
+    }
+    if let (Some(first), Some(last)) = (o.missing.first(), o.missing.last()) {
+        eprintln!(
+            "bench: time budget reached; {} points not measured (message sizes {} to {}); \
+             rerun the same command to measure them",
+            o.missing.len(),
+            format_bytes(first.msg_bytes),
+            format_bytes(last.msg_bytes)
+        );
+    }
+}
+
+/// `--procs` as ascending communicator sizes without repeats.
+fn procs(args: &BenchArgs) -> Result<Vec<u32>> {
+    let Some(list) = &args.procs else {
+        return Ok(Vec::new());
+    };
+    let mut procs = list
+        .0
+        .iter()
+        .map(|&p| match u32::try_from(p) {
+            Ok(p) if p >= 1 => Ok(p),
+            _ => Err(Error::Usage(format!(
+                "--procs {p}: expected a size of 1 or more ranks"
+            ))),
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    procs.sort_unstable();
+    procs.dedup();
+    Ok(procs)
 }
