@@ -9,6 +9,10 @@
 # rows are flushed one by one). If a job hits its time limit, resubmit it:
 # bench skips what the file already holds. Keep --time-budget below the
 # Slurm limit so the job ends cleanly and says what is missing.
+#
+# PROCS="2:64:x2" measures those communicator sizes inside this one
+# allocation instead (bench --procs: each on a sub-communicator, the other
+# ranks sleeping; MAPPING=node deals a size's ranks over the nodes).
 #SBATCH --job-name=bcast-select
 #SBATCH --time=01:00:00
 #SBATCH --exclusive
@@ -28,4 +32,5 @@ srun --cpu-bind=cores "$BIN" bench \
     --segsizes 0,8K,64K \
     --impl ompi,own \
     --time-budget 55m \
-    --machine "${SLURM_CLUSTER_NAME:-cluster}"
+    --machine "${SLURM_CLUSTER_NAME:-cluster}" \
+    ${PROCS:+--procs "$PROCS" --mapping "${MAPPING:-core}"}
