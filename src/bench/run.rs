@@ -63,7 +63,7 @@ fn quiet_barrier(comm: &SimpleCommunicator) {
             Ok(_) => return,
             Err(pending) => {
                 request = pending;
-                std::thread::sleep(Duration::from_millis(1));
+                std::thread::sleep(Duration::from_millis(10));
             }
         }
     }
