@@ -22,22 +22,6 @@ fn mpich_bin() -> PathBuf {
     common::wheel_bin("mpich-venv", "mpich==5.0.*")
 }
 
-fn timer(bin: &Path, dir: &Path) -> PathBuf {
-    let exe = dir.join("bcast_timer_mpich");
-    let out = Process::new(bin.join("mpicc"))
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg("tests/mpi/bcast_timer.c")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
-}
-
 /// Runs the program on 2 ranks with a selection file, bcast routed to it.
 /// Returns stdout + stderr and whether it succeeded.
 fn mpirun(bin: &Path, exe: &Path, selection: &Path, bytes: u64) -> (String, bool) {
@@ -54,14 +38,6 @@ fn mpirun(bin: &Path, exe: &Path, selection: &Path, bytes: u64) -> (String, bool
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (text, out.status.success())
-}
-
-fn min_us(output: &str) -> f64 {
-    output
-        .lines()
-        .find_map(|l| l.strip_prefix("min_us "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no timing in {output:?}"))
 }
 
 /// A model whose only candidate is pipeline with 64-byte segments: MPICH's
@@ -103,7 +79,7 @@ fn slow_selection(dir: &Path) -> PathBuf {
 fn mpich_applies_the_exported_selection_and_needs_every_collective() {
     let bin = mpich_bin();
     let dir = tempfile::tempdir().unwrap();
-    let exe = timer(&bin, dir.path());
+    let exe = common::compile_timer(&bin.join("mpicc"), dir.path());
     let ours = slow_selection(dir.path());
     let text = std::fs::read_to_string(&ours).unwrap();
     assert!(text.contains("MPIR_Bcast_intra_pipelined_tree"), "{text}");
@@ -113,7 +89,7 @@ fn mpich_applies_the_exported_selection_and_needs_every_collective() {
     assert!(ok, "{plain}");
     let (ruled, ok) = mpirun(&bin, &exe, &ours, BIG);
     assert!(ok, "{ruled}");
-    let (t_base, t_ours) = (min_us(&plain), min_us(&ruled));
+    let (t_base, t_ours) = (common::min_us(&plain), common::min_us(&ruled));
     // 64-byte chunks were ~95x slower on the development VM
     // (experiments/mpich_rules.md): applied, not noise.
     assert!(

@@ -26,23 +26,6 @@ impl Mpi<'_> {
 
 const APT: Mpi<'static> = Mpi(None);
 
-/// Compiles the timing program with mpicc.
-fn timer(mpi: Mpi, dir: &Path) -> PathBuf {
-    let exe = dir.join("bcast_timer");
-    let out = Process::new(mpi.tool("mpicc"))
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg("tests/mpi/bcast_timer.c")
-        .output()
-        .expect("mpicc must be installed (openmpi-bin, libopenmpi-dev)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
-}
-
 /// Runs the program on 4 ranks, with a rules file if given. Returns its
 /// stdout and whether it succeeded.
 fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) -> (String, bool) {
@@ -65,14 +48,6 @@ fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) ->
         String::from_utf8_lossy(&out.stdout).into_owned(),
         out.status.success(),
     )
-}
-
-fn min_us(stdout: &str) -> f64 {
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("min_us "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no timing in {stdout:?}"))
 }
 
 /// A model whose data say: at 4 ranks, pipeline with 1 KiB segments beats
@@ -126,7 +101,7 @@ fn export(model: &Path, args: &[&str], out: &Path) -> String {
 /// `MPI_Bcast` measurably slower: the rules are applied.
 fn applies_the_exported_rules(mpi: Mpi, version: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let exe = timer(mpi, dir.path());
+    let exe = common::compile_timer(&mpi.tool("mpicc"), dir.path());
     let model = distinctive_model(dir.path());
     let rules = dir.path().join("rules.txt");
     let args = [
@@ -147,7 +122,7 @@ fn applies_the_exported_rules(mpi: Mpi, version: &str) {
     assert!(ok, "{plain}");
     let (ruled, ok) = mpirun(mpi, &exe, Some(&rules), BIG, 5);
     assert!(ok, "{ruled}");
-    let (t_default, t_rules) = (min_us(&plain), min_us(&ruled));
+    let (t_default, t_rules) = (common::min_us(&plain), common::min_us(&ruled));
     // The toolchain notes measured ~2.8x for this pair on this machine kind.
     assert!(
         t_rules > 1.5 * t_default,
@@ -174,7 +149,7 @@ fn open_mpi_5_applies_classic_rules_of_both_versions() {
 /// naming algorithm 99 makes `MPI_Bcast` fail (so the file is read).
 fn accepts_generated_files_and_rejects_a_broken_one(mpi: Mpi) {
     let dir = tempfile::tempdir().unwrap();
-    let exe = timer(mpi, dir.path());
+    let exe = common::compile_timer(&mpi.tool("mpicc"), dir.path());
     let model = distinctive_model(dir.path());
     let multi = dir.path().join("multi.txt");
     let text = export(&model, &["--procs", "2:8:x2", "--sizes", "1:4M:x4"], &multi);

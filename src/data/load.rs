@@ -530,17 +530,23 @@ impl Rule {
         x.is_not_null().and(ok.fill_null(lit(false)).not())
     }
 
-    /// What was expected, for a cell that broke the rule with value `found`.
-    fn expected(self, found: f64) -> String {
+    /// What was expected, for a cell that broke the rule with value `found`
+    /// (a whole number past a 32-bit column's end is told its bounds).
+    fn expected_for(self, found: f64) -> String {
         match self {
-            Rule::Whole { min, max } => {
-                let whole = found.is_finite() && found.fract() == 0.0 && found >= min as f64;
-                if whole && max == U32 && found > max as f64 {
-                    format!("a whole number between {min} and {max}")
-                } else {
-                    format!("a whole number >= {min}")
-                }
+            Rule::Whole { min, max }
+                if max == U32 && found.fract() == 0.0 && found > max as f64 =>
+            {
+                format!("a whole number between {min} and {max}")
             }
+            _ => self.expected(),
+        }
+    }
+
+    /// What a cell of the column must hold.
+    fn expected(self) -> String {
+        match self {
+            Rule::Whole { min, .. } => format!("a whole number >= {min}"),
             Rule::Number { min, inclusive } => {
                 let op = if inclusive { ">=" } else { ">" };
                 format!("a finite number {op} {min}")
@@ -761,10 +767,13 @@ impl Cells<'_> {
             else {
                 continue;
             };
-            let found = self.numbers(name)?[row].unwrap_or(f64::NAN);
+            let found = self
+                .float_column(name)?
+                .and_then(|c| c.get(row))
+                .unwrap_or(f64::NAN);
             first.offer(row, self.position(name), || {
                 let raw = self.raw(row, name);
-                let message = format!("expected {}, found {raw:?}", rule.expected(found));
+                let message = format!("expected {}, found {raw:?}", rule.expected_for(found));
                 self.error(row, name, message)
             });
         }
@@ -773,24 +782,38 @@ impl Cells<'_> {
 
     /// Offers the first empty cell of a required numeric column.
     fn check_present(&self, name: &str, first: &mut First) -> Result<(), InputError> {
-        if let Some(row) = self.numbers(name)?.iter().position(Option::is_none) {
+        let Some(column) = self.float_column(name)? else {
+            return Ok(());
+        };
+        if column.null_count() == 0 {
+            return Ok(());
+        }
+        if let Some(row) = column.iter().position(|v| v.is_none()) {
             first.offer(row, self.position(name), || {
-                let expected = Rule::of(name).map(|r| r.expected(0.5)).unwrap_or_default();
+                let expected = Rule::of(name).map(Rule::expected).unwrap_or_default();
                 self.error(row, name, format!("empty value; expected {expected}"))
             });
         }
         Ok(())
     }
 
-    /// A numeric column (read by polars); an absent column is all empty.
-    fn numbers(&self, name: &str) -> Result<Vec<Option<f64>>, InputError> {
+    /// A numeric column as polars read it; `None` when the file lacks it.
+    fn float_column(&self, name: &str) -> Result<Option<&Float64Chunked>, InputError> {
         let Ok(column) = self.frame.column(name) else {
-            return Ok(vec![None; self.frame.height()]);
+            return Ok(None);
         };
-        let numbers = column
+        column
             .f64()
-            .map_err(|e| InputError::new(self.path, format!("column '{name}' unreadable: {e}")))?;
-        Ok(numbers.iter().collect())
+            .map(Some)
+            .map_err(|e| InputError::new(self.path, format!("column '{name}' unreadable: {e}")))
+    }
+
+    /// A numeric column's cells; an absent column is all empty.
+    fn numbers(&self, name: &str) -> Result<Vec<Option<f64>>, InputError> {
+        Ok(match self.float_column(name)? {
+            Some(column) => column.iter().collect(),
+            None => vec![None; self.frame.height()],
+        })
     }
 
     /// A named column (algorithm, mapping, ...): each distinct text parsed

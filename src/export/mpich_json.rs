@@ -101,11 +101,6 @@ impl Base {
         }
         Ok(Base(node))
     }
-
-    /// The collectives the file selects for, in its order.
-    pub fn collectives(&self) -> Vec<&str> {
-        self.0 .0.iter().map(|(k, _)| k.as_str()).collect()
-    }
 }
 
 /// The base file with its bcast entry replaced by `tables`' decisions (in

@@ -49,3 +49,31 @@ pub fn wheel_bin(venv: &str, requirement: &str) -> std::path::PathBuf {
     }
     bin
 }
+
+/// Compiles `tests/mpi/bcast_timer.c` with `mpicc` into `dir`.
+#[allow(dead_code)]
+pub fn compile_timer(mpicc: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
+    let exe = dir.join("bcast_timer");
+    let out = std::process::Command::new(mpicc)
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg("tests/mpi/bcast_timer.c")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", mpicc.display()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// The `min_us` line the timing program prints.
+#[allow(dead_code)]
+pub fn min_us(output: &str) -> f64 {
+    output
+        .lines()
+        .find_map(|l| l.strip_prefix("min_us "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no timing in {output:?}"))
+}
