@@ -164,18 +164,47 @@ impl Learner for Gam {
         if n < 2 {
             return Err(format!("{n} training rows; a GAM needs at least 2"));
         }
-        let layout = Layout {
+        let full = Layout {
             msg: Basis::for_column(samples.column(LOG2_MSG), self.max_segments),
             procs: Basis::for_column(samples.column(LOG2_PROCS), self.max_segments),
             procs_center: samples.column(LOG2_PROCS).sum::<f64>() / n as f64,
             linear: linear_columns(samples),
         };
+        // Few rows cannot support every smooth (even the stiffest fit has
+        // more degrees of freedom than rows): drop the procs smooth (and
+        // with it the varying coefficient), then the size smooth, then the
+        // linear features (a line in log2 procs is left).
+        let no_procs = Layout {
+            procs: None,
+            ..full.clone()
+        };
+        let no_smooth = Layout {
+            msg: None,
+            ..no_procs.clone()
+        };
+        let line = Layout {
+            linear: Vec::new(),
+            ..no_smooth.clone()
+        };
+        [full, no_procs, no_smooth, line]
+            .into_iter()
+            .find_map(|layout| self.fit_layout(samples, layout))
+            .map(Model::Gam)
+            .ok_or_else(|| format!("no smoothing parameter gave a solvable system with {n} rows"))
+    }
+}
+
+impl Gam {
+    /// The fit with the GCV-best λ, or `None` when no λ leaves residual
+    /// degrees of freedom.
+    fn fit_layout(&self, samples: &Samples, layout: Layout) -> Option<GamModel> {
+        let n = samples.len();
         let p = layout.width();
         let mut design = vec![0.0; n * p];
         for (i, row) in design.chunks_exact_mut(p).enumerate() {
             layout.design(samples.row(i), row);
         }
-        let x = Array2::from_shape_vec((n, p), design).map_err(|e| e.to_string())?;
+        let x = Array2::from_shape_vec((n, p), design).ok()?;
         let y = Array1::from(samples.y.clone());
         let gram = x.t().dot(&x);
         let xty = x.t().dot(&y);
@@ -203,13 +232,13 @@ impl Learner for Gam {
                 best = Some((gcv, lambda, edf, beta));
             }
         }
-        let (_, lambda, edf, beta) = best.ok_or("no smoothing parameter gave a solvable system")?;
-        Ok(Model::Gam(GamModel {
+        let (_, lambda, edf, beta) = best?;
+        Some(GamModel {
             layout,
             coef: beta.to_vec(),
             lambda,
             edf,
-        }))
+        })
     }
 }
 
@@ -318,6 +347,31 @@ mod tests {
             b.hi = b.lo;
         }
         assert!(flat.check(width).is_err());
+    }
+
+    /// Six, four or three rows over five procs values and many sizes: too
+    /// few for the procs smooth and its varying coefficient (the stiffest
+    /// such fit has more degrees of freedom than rows); three are the
+    /// fewest a candidate is modelled from (`train::MIN_ROWS`).
+    #[test]
+    fn few_rows_fit_a_smaller_model_instead_of_failing() {
+        let all = synthetic(&[2, 3, 4, 6, 8]);
+        for n in [6, 4, 3] {
+            let mut few = Samples::new(all.width);
+            for i in (0..all.len()).step_by(all.len() / n).take(n) {
+                few.push(all.row(i), all.y[i]);
+            }
+            let Model::Gam(m) = Gam::default().fit(&few).unwrap() else {
+                unreachable!()
+            };
+            assert!(
+                m.layout.procs.is_none(),
+                "kept the procs smooth on {n} rows"
+            );
+            for i in 0..few.len() {
+                assert!(m.predict(few.row(i)).is_finite());
+            }
+        }
     }
 
     #[test]
