@@ -1,0 +1,123 @@
+//! `src/lib.rs` lists the modules in the order they build on each other;
+//! this keeps the list true: outside comments and test modules, a module
+//! names only modules listed above it (so imports run one way, no cycles).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The modules of `src/lib.rs`, in order.
+fn stages() -> Vec<String> {
+    std::fs::read_to_string("src/lib.rs")
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';').to_string())
+        .collect()
+}
+
+fn sources(module: &str) -> Vec<PathBuf> {
+    let mut files = vec![];
+    let single = PathBuf::from(format!("src/{module}.rs"));
+    if single.exists() {
+        files.push(single);
+    }
+    let mut dirs = vec![PathBuf::from(format!("src/{module}"))];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+/// The code of a file without comments and without its test modules (the
+/// tests of a file come last, after `#[cfg(test)]`; a test-only file such
+/// as `sim/tests.rs` is skipped whole).
+fn code(path: &Path) -> String {
+    if path.file_name().is_some_and(|n| n == "tests.rs") {
+        return String::new();
+    }
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = match text
+        .find("#[cfg(test)]\nmod ")
+        .or_else(|| text.find("#[cfg(test)]\npub(crate) mod "))
+    {
+        Some(i) => &text[..i],
+        None => &text[..],
+    };
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Top-level modules a piece of code names: `crate::x` and the items of
+/// `use crate::{x, y::z}`.
+fn named(code: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut start = true;
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => start = true,
+                    c if c.is_whitespace() => {}
+                    _ if start && depth == 0 => {
+                        out.insert(ident(&group[j..]));
+                        start = false;
+                    }
+                    _ => start = false,
+                }
+            }
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_module_names_only_modules_listed_above_it() {
+    let stages = stages();
+    assert!(stages.len() > 10, "src/lib.rs lists {stages:?}");
+    let mut problems = vec![];
+    for (at, module) in stages.iter().enumerate() {
+        for file in sources(module) {
+            for used in named(&code(&file)) {
+                if let Some(later) = stages[at + 1..].iter().position(|s| *s == used) {
+                    problems.push(format!(
+                        "{} ({module}, stage {at}) uses {used} (stage {})",
+                        file.display(),
+                        at + 1 + later
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_scanner_sees_grouped_and_nested_imports() {
+    let got = named("use crate::{data::{A, B}, learn::X};\nlet x = crate::cv::f();");
+    let want: BTreeSet<String> = ["data", "learn", "cv"].map(String::from).into();
+    assert_eq!(got, want);
+}
