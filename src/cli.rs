@@ -40,6 +40,13 @@ pub enum Command {
     /// configurations the models
     /// never saw: speed-up over default, slowdown vs the best, hit rates.
     Evaluate(EvaluateArgs),
+    /// Choose what to measure next: the points of a grid whose measurement
+    /// should improve the decisions most. A committee of models (several
+    /// learners, each on random halves of the data) prices every candidate; configurations
+    /// are taken by the expected regret of their current decision (large
+    /// where the models disagree and the candidates are close), all their
+    /// unmeasured points together. `bench --points NEXT.csv` measures them.
+    Plan(PlanArgs),
     /// Measure broadcasts on this MPI job; run it under mpirun or srun, e.g.
     /// `mpirun -n 8 bcast-select bench --out data/mine.csv`. Runs our
     /// re-implementations (impl own), Open MPI's forced algorithms (impl
@@ -94,6 +101,15 @@ pub struct BenchArgs {
     /// written in each row as always.
     #[arg(long, default_value = "core", requires = "procs", value_parser = parse_mapping)]
     pub mapping: Mapping,
+    /// Measure exactly the rows of this file instead of a sweep (e.g. what
+    /// `plan` chose): benchmark CSV columns, time columns absent or
+    /// ignored. Each communicator size in it is measured as a
+    /// sub-communicator (ranks taken by the row's mapping: node = cyclic,
+    /// else block); nodes and ppn are detected, not taken from the file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "sizes", "algorithms", "segsizes", "fanouts", "impls", "procs", "imbalance"
+    ])]
+    pub points: Option<PathBuf>,
     /// Untimed broadcasts before each point.
     #[arg(long, default_value_t = 2)]
     pub warmup: u32,
@@ -309,6 +325,39 @@ impl PlacementArgs {
         crate::data::Placement::new(procs, self.nodes, ppn, self.mapping.node_order())
             .map_err(|why| crate::Error::Usage(format!("--procs/--nodes/--ppn: {why}")))
     }
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Measurements so far (benchmark CSV files, DESIGN §1).
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<PathBuf>,
+    /// Points that could be measured: benchmark CSV columns, one row per
+    /// configuration and candidate; time columns absent or ignored (a
+    /// benchmark file of another campaign serves as a grid).
+    #[arg(long)]
+    pub grid: PathBuf,
+    /// Grid rows to choose at most (whole configurations only).
+    #[arg(long)]
+    pub budget: usize,
+    /// Where to write the chosen rows, with the grid's header and columns
+    /// [default: standard output].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Committee members (each fitted on a random half of the measured
+    /// configurations).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(2..))]
+    pub members: u32,
+    /// The learners of the committee, taken in turn (plain ones: knn, gbm,
+    /// gam, linear); learners of different kinds disagree where the data
+    /// has gaps, which resampling alone does not show.
+    #[arg(long, value_delimiter = ',', default_value = "gbm,gam", value_parser = parse_learner)]
+    pub learners: Vec<LearnerKind>,
+    /// Seed of the random halves.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub system: SystemArgs,
 }
 
 #[derive(Debug, Args)]

@@ -362,5 +362,70 @@ fn one_job_measures_several_communicator_sizes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--procs 5 exceeds the job's 4 ranks"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("communicator size 5 exceeds the job's 4 ranks"));
+}
+
+/// `bench --points` measures exactly the listed rows (a `plan` output: time
+/// columns ignored, candidates of different sizes mixed), each communicator
+/// size as a sub-communicator, and a rerun measures nothing again.
+#[test]
+fn listed_points_are_measured_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let points = dir.path().join("next.csv");
+    std::fs::write(
+        &points,
+        "algorithm,procs,nodes,ppn,mapping,msg_bytes,segsize_bytes,impl,time_us\n\
+         binomial,3,1,3,core,4096,0,own,\n\
+         default,3,1,3,core,4096,,ompi,12.5\n\
+         pipeline,5,1,5,core,100,1024,ompi,\n\
+         linear,2,1,2,core,1,,own,\n",
+    )
+    .unwrap();
+    let csv = dir.path().join("out.csv");
+    let listed = [
+        "--points",
+        points.to_str().unwrap(),
+        "--min-reps",
+        "2",
+        "--max-reps",
+        "3",
+    ];
+    let stderr = ok(&bench(6, &csv, &listed));
+    let data = dataset(&csv);
+    let got: Vec<(u32, u64, Algorithm, Option<u64>, Impl)> = data
+        .measurements()
+        .iter()
+        .map(|m| {
+            let c = &m.candidate;
+            (
+                m.config.procs,
+                m.config.msg_bytes,
+                c.algorithm,
+                c.segsize,
+                c.implementation,
+            )
+        })
+        .collect();
+    let want = [
+        (2, 1, Algorithm::Linear, None, Impl::Own),
+        (3, 4096, Algorithm::Default, None, Impl::Ompi),
+        (3, 4096, Algorithm::Binomial, Some(0), Impl::Own),
+        (5, 100, Algorithm::Pipeline, Some(1024), Impl::Ompi),
+    ];
+    assert_eq!(got.len(), want.len(), "{stderr}");
+    for w in &want {
+        assert!(got.contains(w), "{w:?} missing from {got:?}");
+    }
+    assert!(data
+        .measurements()
+        .iter()
+        .all(|m| m.time_us.is_finite() && m.time_us > 0.0));
+    let again = ok(&bench(6, &csv, &listed));
+    assert_eq!(again.matches("measured 0 of").count(), 3, "{again}");
+
+    let out = bench(4, &csv, &["--points", points.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("communicator size 5 exceeds the job's 4 ranks"));
 }

@@ -28,8 +28,8 @@ pub mod stats;
 #[cfg(feature = "mpi")]
 pub mod topology;
 
-use crate::data::Config;
-use plan::{Point, Sweep};
+use crate::data::{Arrival, Config, Mapping};
+use plan::Point;
 #[cfg(feature = "mpi")]
 pub use run::run;
 use std::path::PathBuf;
@@ -71,10 +71,35 @@ impl std::str::FromStr for Root {
     }
 }
 
+/// The points measured on one communicator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    /// Communicator size, a sub-communicator of the job; `None`: the whole
+    /// job.
+    pub procs: Option<u32>,
+    /// How a sub-communicator's ranks are taken from the job's nodes.
+    pub mapping: Mapping,
+    /// How ranks arrive at each broadcast.
+    pub arrival: Arrival,
+    /// In the order they are measured.
+    pub points: Vec<Point>,
+}
+
+impl Part {
+    /// Whether any point runs the library's MPI_Bcast.
+    pub fn uses_library(&self) -> bool {
+        self.points
+            .iter()
+            .any(|p| p.candidate.implementation == crate::data::Impl::Ompi)
+    }
+}
+
 /// Everything a campaign needs.
 #[derive(Clone, Debug)]
 pub struct Options {
-    pub sweep: Sweep,
+    /// Measured in turn; each sub-communicator's size is checked before
+    /// any is measured.
+    pub parts: Vec<Part>,
     pub out: PathBuf,
     /// Roots used in turn, iteration by iteration.
     pub roots: Vec<Root>,
@@ -89,11 +114,6 @@ pub struct Options {
     pub machine: Option<String>,
     /// Seed of the injected arrival delays.
     pub seed: u64,
-    /// Communicator sizes measured in turn as sub-communicators of the job
-    /// (ascending); empty: the whole job once.
-    pub procs: Vec<u32>,
-    /// How a sub-communicator's ranks are taken from the job's nodes.
-    pub mapping: crate::data::Mapping,
 }
 
 /// What a campaign did, for rank 0 to report.

@@ -105,6 +105,48 @@ impl Sweep {
     }
 }
 
+/// Points listed one by one (`bench --points`, a `plan` output), as one
+/// part per communicator size, mapping and arrival pattern, sizes
+/// ascending; within a part, message sizes outermost as in a sweep. Nodes
+/// and ranks per node are not chosen here: the sub-communicator's
+/// placement is detected and recorded as always.
+pub fn listed(points: &[(Config, Candidate)]) -> Vec<super::Part> {
+    let mut parts: std::collections::BTreeMap<_, Vec<Point>> = Default::default();
+    for (c, candidate) in points {
+        // Socket placement is taken like core (block) placement.
+        let mapping = match c.mapping {
+            crate::data::Mapping::Node => crate::data::Mapping::Node,
+            _ => crate::data::Mapping::Core,
+        };
+        let point = Point {
+            msg_bytes: c.msg_bytes,
+            imbalance: c.imbalance,
+            candidate: *candidate,
+        };
+        let list = parts.entry((c.procs, mapping, c.arrival)).or_default();
+        if !list.contains(&point) {
+            list.push(point);
+        }
+    }
+    parts
+        .into_iter()
+        .map(|((procs, mapping, arrival), mut points)| {
+            points.sort_by(|a, b| {
+                a.msg_bytes
+                    .cmp(&b.msg_bytes)
+                    .then(a.imbalance.total_cmp(&b.imbalance))
+                    .then(a.candidate.cmp(&b.candidate))
+            });
+            super::Part {
+                procs: Some(procs),
+                mapping,
+                arrival,
+                points,
+            }
+        })
+        .collect()
+}
+
 /// The configuration a point measures on `job`.
 pub fn config(job: &Config, arrival: Arrival, p: &Point) -> Config {
     Config {
@@ -115,13 +157,9 @@ pub fn config(job: &Config, arrival: Arrival, p: &Point) -> Config {
     }
 }
 
-/// The points of `points` that `existing` already measured for this job.
-pub fn already_measured(
-    points: &[Point],
-    job: &Config,
-    arrival: Arrival,
-    existing: &Dataset,
-) -> Vec<bool> {
+/// The points of `points` that `existing` already measured for this job
+/// (whose arrival pattern is the points').
+pub fn already_measured(points: &[Point], job: &Config, existing: &Dataset) -> Vec<bool> {
     let have: HashSet<(Config, Candidate)> = existing
         .measurements()
         .iter()
@@ -129,7 +167,7 @@ pub fn already_measured(
         .collect();
     points
         .iter()
-        .map(|p| have.contains(&(config(job, arrival, p), p.candidate)))
+        .map(|p| have.contains(&(config(job, job.arrival, p), p.candidate)))
         .collect()
 }
 

@@ -4,7 +4,7 @@
 use super::plan::Point;
 use super::stats::Samples;
 use super::{arrival, control, delay, exec, payload, plan, topology};
-use super::{Options, Outcome, Root, MAX_MESSAGE};
+use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Config, Dataset, Impl, Measurement};
 use crate::error::{Error, Result};
@@ -18,12 +18,12 @@ use std::cell::Cell;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// Runs a campaign on this process's MPI job: on the whole job, or on each
-/// sub-communicator size of `opts.procs` in turn. Returns the outcomes
-/// (rank 0 has them all), or the error with this process's rank (so that
-/// only rank 0 prints it).
+/// Runs a campaign on this process's MPI job: each part of `opts` in turn,
+/// on the whole job or on a sub-communicator. Returns the outcomes (rank 0
+/// has them all), or the error with this process's rank (so that only rank
+/// 0 prints it).
 pub fn run(opts: &Options) -> (i32, Result<Vec<Outcome>>) {
-    if opts.sweep.impls.contains(&Impl::Ompi) {
+    if opts.parts.iter().any(Part::uses_library) {
         control::enable_dynamic_rules();
     }
     let Some(universe) = mpi::initialize() else {
@@ -31,10 +31,11 @@ pub fn run(opts: &Options) -> (i32, Result<Vec<Outcome>>) {
     };
     let world = universe.world();
     let rank = world.rank();
-    let result = if opts.procs.is_empty() {
-        reported(&world, campaign(&world, opts)).map(|o| vec![o])
-    } else {
-        campaigns(&world, opts)
+    let result = match opts.parts.as_slice() {
+        [whole] if whole.procs.is_none() => {
+            reported(&world, campaign(&world, opts, whole)).map(|o| vec![o])
+        }
+        _ => campaigns(&world, opts),
     };
     (rank, result)
     // `universe` drops here: MPI_Finalize on every rank.
@@ -69,20 +70,21 @@ fn quiet_barrier(comm: &SimpleCommunicator) {
     }
 }
 
-/// One campaign per size of `opts.procs`, each on a sub-communicator of
-/// the job's ranks chosen as `opts.mapping` says; the other ranks wait.
-/// The time budget is shared: each size gets what the earlier ones left.
+/// One campaign per part of `opts`, each on a sub-communicator of the
+/// job's ranks chosen as the part's mapping says; the other ranks wait.
+/// The time budget is shared: each part gets what the earlier ones left.
 fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>> {
     let names = topology::node_names(world);
     let start = Instant::now();
     // Every size is checked before any is measured.
-    let mut sizes = Vec::with_capacity(opts.procs.len());
-    for &procs in &opts.procs {
-        let Some(members) = topology::members(&names, procs as usize, opts.mapping) else {
+    let mut sizes = Vec::with_capacity(opts.parts.len());
+    for part in &opts.parts {
+        let procs = part.procs.unwrap_or(world.size() as u32);
+        let Some(members) = topology::members(&names, procs as usize, part.mapping) else {
             return reported(
                 world,
                 Err(Error::Usage(format!(
-                    "--procs {procs} exceeds the job's {} ranks",
+                    "communicator size {procs} exceeds the job's {} ranks (--procs or --points)",
                     world.size()
                 ))),
             );
@@ -90,7 +92,7 @@ fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>>
         sizes.push(members);
     }
     let mut outcomes = Vec::new();
-    for members in sizes {
+    for (part, members) in opts.parts.iter().zip(sizes) {
         let inside = members.contains(&world.rank());
         let color = if inside {
             mpi::topology::Color::with_value(0)
@@ -108,7 +110,7 @@ fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>>
             ..opts.clone()
         };
         let result = match &sub {
-            Some(sub) => reported(sub, campaign(sub, &sized)).map(Some),
+            Some(sub) => reported(sub, campaign(sub, &sized, part)).map(Some),
             None => Ok(None),
         };
         quiet_barrier(world);
@@ -126,18 +128,19 @@ fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>>
     Ok(outcomes)
 }
 
-fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
+fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<Outcome> {
     let rank = world.rank();
     let procs = world.size() as u32;
     let placement = topology::detect(world).map_err(Error::Usage)?;
     let roots = resolve_roots(&opts.roots, procs)?;
-    let points = opts.sweep.points().map_err(Error::Usage)?;
-    if let Some(big) = opts.sweep.sizes.iter().find(|&&m| m > MAX_MESSAGE) {
+    let points = &part.points;
+    let largest = points.iter().map(|p| p.msg_bytes).max().unwrap_or(0);
+    if largest > MAX_MESSAGE {
         return Err(Error::Usage(format!(
-            "message size {big} exceeds the {MAX_MESSAGE} bytes one MPI_Bcast can carry"
+            "message size {largest} exceeds the {MAX_MESSAGE} bytes one MPI_Bcast can carry"
         )));
     }
-    let control = if opts.sweep.impls.contains(&Impl::Ompi) {
+    let control = if part.uses_library() {
         Some(control::TunedControl::open().map_err(Error::Other)?)
     } else {
         None
@@ -149,7 +152,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
         mapping: placement.mapping,
         msg_bytes: 0,
         imbalance: 0.0,
-        arrival: opts.sweep.arrival,
+        arrival: part.arrival,
     };
 
     // Rank 0 owns the file: it reads what is there and tells the others.
@@ -157,7 +160,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
     let mut done = vec![0u8; points.len()];
     let mut status: i32 = 0;
     if rank == 0 {
-        match prepare_output(&opts.out, &points, &job, opts.sweep.arrival) {
+        match prepare_output(&opts.out, points, &job) {
             Ok((w, flags)) => {
                 writer = Some(w);
                 done = flags.iter().map(|&f| u8::from(f)).collect();
@@ -178,7 +181,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
     let todo: Vec<usize> = (0..points.len()).filter(|&i| done[i] == 0).collect();
     let meta = row_meta(opts);
     let progress = Progress::new(rank == 0, todo.len());
-    let mut buf = vec![0u8; opts.sweep.sizes.iter().copied().max().unwrap_or(0) as usize];
+    let mut buf = vec![0u8; largest as usize];
     world.barrier();
     let clock = Clock::start();
     let mut missing = Vec::new();
@@ -201,7 +204,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
         let msg = &mut buf[..point.msg_bytes as usize];
         // T(m), the unit of the injected delays: measured once per size, so
         // every candidate of a size meets the same delays.
-        if opts.sweep.arrival.per_rank_time() && !p2p_us.contains_key(&point.msg_bytes) {
+        if part.arrival.per_rank_time() && !p2p_us.contains_key(&point.msg_bytes) {
             let t = delay::p2p_time_us(world, roots[0], (roots[0] + 1) % procs, msg);
             if rank == 0 {
                 progress.note(&format!(
@@ -213,13 +216,19 @@ fn campaign(world: &SimpleCommunicator, opts: &Options) -> Result<Outcome> {
         }
         let unit_us = point.imbalance * p2p_us.get(&point.msg_bytes).copied().unwrap_or(0.0);
         let runner = Runner::new(world, control.as_ref(), &point, &roots)?;
-        let timing = measure(world, &runner, &point, &roots, msg, unit_us, cap, opts);
+        let timing = measure(
+            world,
+            &runner,
+            &point,
+            &roots,
+            msg,
+            unit_us,
+            cap,
+            opts,
+            part.arrival,
+        );
         if let Some(w) = writer.as_mut() {
-            let row = measurement(
-                &plan::config(&job, opts.sweep.arrival, &point),
-                &point,
-                &timing,
-            );
+            let row = measurement(&plan::config(&job, part.arrival, &point), &point, &timing);
             if let Err(e) = w.write(&row, &meta) {
                 eprintln!("error: {e}; stopping the campaign");
                 world.abort(1);
@@ -261,7 +270,6 @@ fn prepare_output(
     out: &std::path::Path,
     points: &[Point],
     job: &Config,
-    arrival: crate::data::Arrival,
 ) -> Result<(CsvWriter<std::io::BufWriter<std::fs::File>>, Vec<bool>)> {
     // Opening first drops a row an earlier kill cut short.
     let writer = CsvWriter::append(out)?;
@@ -269,10 +277,7 @@ fn prepare_output(
         Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => load::load_file(out)?.dataset,
         _ => Dataset::default(),
     };
-    Ok((
-        writer,
-        plan::already_measured(points, job, arrival, &existing),
-    ))
+    Ok((writer, plan::already_measured(points, job, &existing)))
 }
 
 fn row_meta(opts: &Options) -> RowMeta {
@@ -396,10 +401,10 @@ fn measure(
     unit_us: f64,
     cap_seconds: f64,
     opts: &Options,
+    arrival: crate::data::Arrival,
 ) -> Timing {
     let comm = runner.comm();
     let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
-    let arrival = opts.sweep.arrival;
     let delays = arrival.per_rank_time().then(|| {
         delay::Delays::new(
             arrival,

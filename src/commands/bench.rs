@@ -1,5 +1,7 @@
-use crate::bench::{self, plan::Sweep, Options};
+use super::warn_all;
+use crate::bench::{self, plan, plan::Sweep, Options, Part};
 use crate::cli::BenchArgs;
+use crate::data::load::load_grid;
 use crate::error::{Error, Result};
 use crate::units::format_bytes;
 
@@ -10,16 +12,22 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             "--target-ci and --max-seconds must be positive".into(),
         ));
     }
+    // What needs no MPI is checked before starting it.
+    let parts = match &args.points {
+        Some(file) => {
+            let grid = load_grid(file)?;
+            warn_all(&grid.warnings);
+            let points: Vec<_> = grid
+                .points
+                .iter()
+                .map(|p| (p.config, p.candidate))
+                .collect();
+            plan::listed(&points)
+        }
+        None => swept(args)?,
+    };
     let opts = Options {
-        sweep: Sweep {
-            sizes: args.sizes.0.clone(),
-            algorithms: args.algorithms.clone(),
-            segsizes: args.segsizes.0.clone(),
-            fanouts: args.fanouts.iter().map(|f| f.0).collect(),
-            impls: args.impls.clone(),
-            arrival: crate::cli::arrival(args.imbalance.is_some(), args.late_fraction),
-            imbalances: args.imbalance.clone().unwrap_or_else(|| vec![0.0]),
-        },
+        parts,
         out: args.out.clone(),
         roots: args.roots.clone(),
         warmup: args.warmup,
@@ -30,11 +38,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         time_budget: args.time_budget,
         machine: args.machine.clone(),
         seed: args.seed,
-        procs: procs(args)?,
-        mapping: args.mapping,
     };
-    // What needs no MPI is checked before starting it.
-    opts.sweep.points().map_err(Error::Usage)?;
     let (_, outcomes) = bench::run(&opts);
     for o in outcomes?.iter().filter(|o| o.rank == 0) {
         report(o, args);
@@ -72,6 +76,32 @@ fn report(o: &bench::Outcome, args: &BenchArgs) {
             format_bytes(last.msg_bytes)
         );
     }
+}
+
+/// The parts of a sweep: the whole job, or one per size of `--procs`.
+fn swept(args: &BenchArgs) -> Result<Vec<Part>> {
+    let sweep = Sweep {
+        sizes: args.sizes.0.clone(),
+        algorithms: args.algorithms.clone(),
+        segsizes: args.segsizes.0.clone(),
+        fanouts: args.fanouts.iter().map(|f| f.0).collect(),
+        impls: args.impls.clone(),
+        arrival: crate::cli::arrival(args.imbalance.is_some(), args.late_fraction),
+        imbalances: args.imbalance.clone().unwrap_or_else(|| vec![0.0]),
+    };
+    let points = sweep.points().map_err(Error::Usage)?;
+    let part = |procs| Part {
+        procs,
+        mapping: args.mapping,
+        arrival: sweep.arrival,
+        points: points.clone(),
+    };
+    let procs = procs(args)?;
+    Ok(if procs.is_empty() {
+        vec![part(None)]
+    } else {
+        procs.into_iter().map(|p| part(Some(p))).collect()
+    })
 }
 
 /// `--procs` as ascending communicator sizes without repeats.

@@ -6,6 +6,7 @@ mod data;
 mod evaluate;
 mod import;
 mod model;
+mod plan;
 mod predict;
 mod schedule;
 mod train;
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(args) => train::train(&args),
         Command::Predict(args) => predict::predict(&args),
         Command::Evaluate(args) => evaluate::evaluate(&args),
+        Command::Plan(args) => plan::plan(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Model(ModelCommand::Fit { files, format }) => model::fit(&files, format),
     }

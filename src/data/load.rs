@@ -224,92 +224,15 @@ fn dataset(parts: Vec<Part>) -> Dataset {
 }
 
 fn load_parsed(path: &Path) -> Result<Parsed, InputError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        InputError::new(
-            path,
-            format!("cannot read file ({e}); expected a benchmark CSV file"),
-        )
-        .at(1, 1)
-    })?;
-    parse_csv(path, &bytes)
+    parse_csv(path, &read_bytes(path)?)
 }
 
 /// Parses the bytes of one CSV file; `path` only names it in messages.
 pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let (line, column) = locate(&bytes[..e.valid_up_to()]);
-        InputError::new(
-            path,
-            format!(
-                "invalid UTF-8 (byte 0x{:02x}); expected UTF-8 text",
-                bytes[e.valid_up_to()]
-            ),
-        )
-        .at(line, column)
-    })?;
-
-    let records =
-        scan_records(text).map_err(|(line, msg)| InputError::new(path, msg).at(line, 1))?;
-    let Some(header) = records.first() else {
-        return Err(InputError::new(
-            path,
-            format!(
-                "empty file; expected a header line naming the columns {}",
-                REQUIRED.join(", ")
-            ),
-        )
-        .at(1, 1));
-    };
-    let names: Vec<String> = split_fields(&text[header.start..header.end])
-        .into_iter()
-        .map(|f| f.trim().to_ascii_lowercase())
-        .collect();
-    let columns = Columns::from_header(path, &names)?;
-    if records.len() == 1 {
-        return Err(InputError::new(
-            path,
-            "header only, no data rows; expected at least one measurement after the header",
-        )
-        .at(header.line + 1, 1));
-    }
-    for r in &records[1..] {
-        if r.fields != names.len() {
-            return Err(InputError::new(
-                path,
-                format!(
-                    "ragged row: expected {} fields as in the header, found {}",
-                    names.len(),
-                    r.fields
-                ),
-            )
-            .at(r.line, r.fields.min(names.len()) + 1));
-        }
-    }
-
-    let data = &records[1..];
-    let frame = read_frame(text, data, &names).map_err(|e| {
-        InputError::new(path, format!("CSV could not be parsed: {e}")).at(header.line, 1)
-    })?;
-    if frame.height() != data.len() {
-        return Err(InputError::new(
-            path,
-            format!(
-                "found {} data records but the CSV reader saw {}; expected plain RFC 4180 CSV",
-                data.len(),
-                frame.height()
-            ),
-        ));
-    }
-    let cells = Cells {
-        path,
-        text,
-        records: data,
-        names: &names,
-        frame,
-    };
-    let mut warnings = columns.warnings(path);
-    let rows = build_rows(&cells, &columns, &mut warnings)?;
+    let text = decode(path, bytes)?;
+    let records = scan(path, text)?;
+    let table = read_table(path, text, &records, Times::Required)?;
+    let (cells, rows, warnings) = (&table.cells, table.rows, table.warnings);
     let machine = cells.strings("machine")?;
     let mpi = cells.strings("mpi")?;
     let source = cells.strings("source")?;
@@ -340,6 +263,185 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
         })
         .collect();
     Ok(Parsed { parts, warnings })
+}
+
+/// Points that could be measured (`plan --grid`): the benchmark CSV's
+/// columns, the time columns absent or ignored, rows in file order.
+#[derive(Debug)]
+pub struct Grid {
+    /// The header line as the file has it.
+    pub header: String,
+    pub points: Vec<GridPoint>,
+    pub warnings: Vec<String>,
+}
+
+/// One row of a grid.
+#[derive(Clone, Debug)]
+pub struct GridPoint {
+    pub config: Config,
+    pub candidate: Candidate,
+    /// The record as the file has it.
+    pub record: String,
+}
+
+/// Reads a grid of points; bad cells are errors as in a benchmark file.
+pub fn load_grid(path: &Path) -> Result<Grid, InputError> {
+    let bytes = read_bytes(path)?;
+    let text = decode(path, &bytes)?;
+    let records = scan(path, text)?;
+    let table = read_table(path, text, &records, Times::Ignored)?;
+    let points = table
+        .rows
+        .into_iter()
+        .zip(table.cells.records)
+        .map(|(m, r)| GridPoint {
+            config: m.config,
+            candidate: m.candidate,
+            record: text[r.start..r.end].to_string(),
+        })
+        .collect();
+    Ok(Grid {
+        header: table.header.to_string(),
+        points,
+        warnings: table.warnings,
+    })
+}
+
+/// Whether a file must hold measured times (a benchmark file) or may lack
+/// them (a grid of points to measure).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Times {
+    Required,
+    Ignored,
+}
+
+/// The columns that hold times, absent or ignored in a grid.
+const TIME_COLUMNS: [&str; 4] = ["time_us", "time_min_us", "time_max_us", "ci95_us"];
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
+    std::fs::read(path).map_err(|e| {
+        InputError::new(
+            path,
+            format!("cannot read file ({e}); expected a benchmark CSV file"),
+        )
+        .at(1, 1)
+    })
+}
+
+/// The text of a file: UTF-8, a byte-order mark dropped.
+fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, InputError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = locate(&bytes[..e.valid_up_to()]);
+        InputError::new(
+            path,
+            format!(
+                "invalid UTF-8 (byte 0x{:02x}); expected UTF-8 text",
+                bytes[e.valid_up_to()]
+            ),
+        )
+        .at(line, column)
+    })
+}
+
+fn scan(path: &Path, text: &str) -> Result<Vec<Record>, InputError> {
+    scan_records(text).map_err(|(line, msg)| InputError::new(path, msg).at(line, 1))
+}
+
+/// A file's checked rows, in record order, with its cells.
+struct Table<'a> {
+    header: &'a str,
+    cells: Cells<'a>,
+    rows: Vec<Measurement>,
+    warnings: Vec<String>,
+}
+
+/// Checks the header and every cell of the records and builds the rows.
+fn read_table<'a>(
+    path: &'a Path,
+    text: &'a str,
+    records: &'a [Record],
+    times: Times,
+) -> Result<Table<'a>, InputError> {
+    let Some(header) = records.first() else {
+        return Err(InputError::new(
+            path,
+            format!(
+                "empty file; expected a header line naming the columns {}",
+                required(times).join(", ")
+            ),
+        )
+        .at(1, 1));
+    };
+    let names: Vec<String> = split_fields(&text[header.start..header.end])
+        .into_iter()
+        .map(|f| f.trim().to_ascii_lowercase())
+        .collect();
+    let columns = Columns::from_header(path, &names, times)?;
+    if records.len() == 1 {
+        return Err(InputError::new(
+            path,
+            "header only, no data rows; expected at least one row after the header",
+        )
+        .at(header.line + 1, 1));
+    }
+    for r in &records[1..] {
+        if r.fields != names.len() {
+            return Err(InputError::new(
+                path,
+                format!(
+                    "ragged row: expected {} fields as in the header, found {}",
+                    names.len(),
+                    r.fields
+                ),
+            )
+            .at(r.line, r.fields.min(names.len()) + 1));
+        }
+    }
+
+    let data = &records[1..];
+    let mut frame = read_frame(text, data, &names).map_err(|e| {
+        InputError::new(path, format!("CSV could not be parsed: {e}")).at(header.line, 1)
+    })?;
+    if frame.height() != data.len() {
+        return Err(InputError::new(
+            path,
+            format!(
+                "found {} data records but the CSV reader saw {}; expected plain RFC 4180 CSV",
+                data.len(),
+                frame.height()
+            ),
+        ));
+    }
+    if times == Times::Ignored {
+        for name in TIME_COLUMNS {
+            // Absent columns are fine: nothing to drop.
+            let _ = frame.drop_in_place(name);
+        }
+    }
+    let cells = Cells {
+        path,
+        text,
+        records: data,
+        names,
+        frame,
+    };
+    let mut warnings = columns.warnings(path);
+    let rows = build_rows(&cells, &columns, &mut warnings, times)?;
+    Ok(Table {
+        header: &text[header.start..header.end],
+        cells,
+        rows,
+        warnings,
+    })
+}
+
+/// The columns a file of this kind must have.
+fn required(times: Times) -> &'static [&'static str] {
+    match times {
+        Times::Required => &REQUIRED,
+        Times::Ignored => &REQUIRED[..3],
+    }
 }
 
 /// Where one CSV record sits in the text.
@@ -620,7 +722,7 @@ struct Columns {
 }
 
 impl Columns {
-    fn from_header(path: &Path, names: &[String]) -> Result<Columns, InputError> {
+    fn from_header(path: &Path, names: &[String], times: Times) -> Result<Columns, InputError> {
         let mut seen = BTreeSet::new();
         for (i, name) in names.iter().enumerate() {
             if name.is_empty() {
@@ -640,12 +742,13 @@ impl Columns {
         }
         let present: BTreeSet<&'static str> =
             KNOWN.iter().copied().filter(|k| seen.contains(k)).collect();
-        if let Some(missing) = REQUIRED.iter().find(|r| !present.contains(*r)) {
+        let required = required(times);
+        if let Some(missing) = required.iter().find(|r| !present.contains(*r)) {
             return Err(InputError::new(
                 path,
                 format!(
                     "missing required column '{missing}'; expected a header with {} (found: {})",
-                    REQUIRED.join(", "),
+                    required.join(", "),
                     names.join(", ")
                 ),
             )
@@ -688,7 +791,7 @@ struct Cells<'a> {
     path: &'a Path,
     text: &'a str,
     records: &'a [Record],
-    names: &'a [String],
+    names: Vec<String>,
     frame: DataFrame,
 }
 
@@ -852,10 +955,11 @@ fn build_rows(
     cells: &Cells,
     columns: &Columns,
     warnings: &mut Vec<String>,
+    times: Times,
 ) -> Result<Vec<Measurement>, InputError> {
     let mut first = First::default();
     cells.check_numbers(&mut first)?;
-    for name in ["procs", "msg_bytes", "time_us"] {
+    for name in &required(times)[1..] {
         cells.check_present(name, &mut first)?;
     }
     let algorithm =
@@ -962,7 +1066,8 @@ fn build_rows(
                 fanout: fanout[row],
                 implementation: implementation[row].unwrap_or_default(),
             },
-            time_us: time_us[row].unwrap_or_default(),
+            // A grid's rows have no time.
+            time_us: time_us[row].unwrap_or(f64::NAN),
             time_min_us: time_min[row],
             time_max_us: time_max[row],
             ci95_us: ci95[row],

@@ -1,0 +1,58 @@
+use super::{warn_all, write_output};
+use crate::cli::PlanArgs;
+use crate::data::load::{load_files, load_grid};
+use crate::error::{Error, Result};
+use crate::plan::{choose, score, Settings};
+
+pub fn plan(args: &PlanArgs) -> Result<()> {
+    let loaded = load_files(&args.data, &args.system.choice())?;
+    warn_all(&loaded.warnings);
+    let grid = load_grid(&args.grid)?;
+    warn_all(&grid.warnings);
+    let points: Vec<_> = grid
+        .points
+        .iter()
+        .map(|p| (p.config, p.candidate))
+        .collect();
+    let settings = Settings {
+        members: args.members as usize,
+        learners: args.learners.clone(),
+        seed: args.seed,
+    };
+    let scored = score(&loaded.dataset, &points, &settings)?;
+    if scored.is_empty() {
+        eprintln!("every point of the grid is measured already: nothing to plan");
+    } else if scored.iter().all(|s| s.points.len() > args.budget) {
+        let fewest = scored.iter().map(|s| s.points.len()).min().unwrap_or(0);
+        return Err(Error::Usage(format!(
+            "--budget {} is smaller than any configuration's unmeasured points \
+             (at least {fewest}); configurations are measured whole",
+            args.budget
+        )));
+    }
+    let chosen = choose(&scored, args.budget);
+    let configs = scored
+        .iter()
+        .filter(|s| {
+            s.points
+                .first()
+                .is_some_and(|p| chosen.binary_search(p).is_ok())
+        })
+        .count();
+    eprintln!(
+        "chose {} of {} unmeasured grid points ({configs} configurations); \
+         expected regret of the first: {}",
+        chosen.len(),
+        scored.iter().map(|s| s.points.len()).sum::<usize>(),
+        scored
+            .first()
+            .map_or("-".to_string(), |s| format!("{:.4}", s.regret)),
+    );
+    let mut text = grid.header.clone();
+    text.push('\n');
+    for i in chosen {
+        text.push_str(&grid.points[i].record);
+        text.push('\n');
+    }
+    write_output(args.out.as_deref(), &text)
+}

@@ -1,0 +1,347 @@
+//! What to measure next (`plan`): the grid points whose measurement should
+//! improve the decisions most.
+//!
+//! The model's uncertainty comes from a committee (query by committee,
+//! Seung et al. 1992): each member is a learner fitted, per candidate, on
+//! a random half of the measured configurations (half-sampling, a
+//! bootstrap that needs no duplicate rows), the learners taken in turn.
+//! Resampling alone leaves gaps without doubt — trees and neighbours all
+//! copy the gap's edge the same way — while learners of different kinds
+//! (trees, splines) disagree exactly there. At a configuration of the grid, the current decision is the
+//! candidate with the lowest mean predicted ln(time) — a candidate already
+//! measured there counts with its measured time in every member — and its
+//! *expected regret* is the mean, over members, of how much slower that
+//! decision is than the member's own best. The regret is large where the
+//! members disagree *and* the candidates are close: exactly where one more
+//! measurement can change a decision; where one candidate wins by far, or
+//! every member agrees, it is near zero. Configurations are taken by
+//! regret, one per job (communicator size and placement) in turn, all
+//! their unmeasured grid points together (one configuration is measured in
+//! one go), until the budget is spent. A candidate measured too rarely to
+//! be modelled cannot be priced: configurations that would measure it come
+//! first.
+
+use crate::data::{Candidate, Config, Dataset};
+use crate::error::{Error, Result};
+use crate::features::{self, Samples};
+use crate::learn::{LearnerKind, Model};
+use crate::train::{candidate_samples, MIN_ROWS};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How `plan` estimates its uncertainty.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Committee members.
+    pub members: usize,
+    /// The (plain) learners the members fit, in turn.
+    pub learners: Vec<LearnerKind>,
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        // Two kinds that fill a gap differently: trees step from the gap's
+        // edges, splines interpolate across it (nearest neighbours copy the
+        // edges as trees do and add no other view). 16 members keep the
+        // regret's sampling error small next to the differences between
+        // configurations.
+        Settings {
+            members: 16,
+            learners: vec![LearnerKind::Gbm, LearnerKind::Gam],
+            seed: 1,
+        }
+    }
+}
+
+/// One configuration of the grid and why it was (or was not) chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scored {
+    pub config: Config,
+    /// Expected regret of the current decision, in ln(time); infinite when
+    /// a candidate there cannot be priced yet.
+    pub regret: f64,
+    /// The grid points (indices) that would be measured.
+    pub points: Vec<usize>,
+}
+
+/// The configurations of `grid` (configuration and candidate per point)
+/// with points not measured in `data`, most valuable first.
+pub fn score(
+    data: &Dataset,
+    grid: &[(Config, Candidate)],
+    settings: &Settings,
+) -> Result<Vec<Scored>> {
+    if let Some(k) = settings.learners.iter().find(|k| k.is_hybrid()) {
+        return Err(Error::Usage(format!(
+            "plan fits plain learners only; {k} needs the analytical model in every member"
+        )));
+    }
+    if settings.learners.is_empty() || settings.members == 0 {
+        return Err(Error::Usage(
+            "plan needs at least one learner and one member".into(),
+        ));
+    }
+    let measured: BTreeMap<(Config, Candidate), f64> = data
+        .measurements()
+        .iter()
+        .map(|m| ((m.config, m.candidate), m.time_us.ln()))
+        .collect();
+    let mut wanted: BTreeMap<Config, (Vec<usize>, BTreeSet<Candidate>)> = BTreeMap::new();
+    for (i, (config, candidate)) in grid.iter().enumerate() {
+        let entry = wanted.entry(*config).or_default();
+        entry.1.insert(*candidate);
+        if !measured.contains_key(&(*config, *candidate)) {
+            entry.0.push(i);
+        }
+    }
+    wanted.retain(|_, (points, _)| !points.is_empty());
+    // The candidates measured at each configuration.
+    let at: BTreeMap<Config, Vec<Candidate>> = data
+        .by_config()
+        .map(|g| (g[0].config, g.iter().map(|m| m.candidate).collect()))
+        .collect();
+    let ensemble = Ensemble::fit(data, settings)?;
+    let mut scored: Vec<Scored> = wanted
+        .into_iter()
+        .map(|(config, (points, mut candidates))| {
+            candidates.extend(at.get(&config).into_iter().flatten());
+            let regret = ensemble.regret(&config, &candidates, &measured);
+            Scored {
+                config,
+                regret,
+                points,
+            }
+        })
+        .collect();
+    // Stable: equal regrets keep the grid's configuration order.
+    scored.sort_by(|a, b| b.regret.total_cmp(&a.regret));
+    Ok(spread(scored))
+}
+
+/// Orders configurations sorted by regret so that every job (communicator
+/// size and placement) gets its most valuable configuration before any
+/// gets its second: a batch spread over the jobs teaches the learners
+/// about every size, where the top regrets alone would crowd into one job
+/// whose configurations share the same doubt.
+fn spread(scored: Vec<Scored>) -> Vec<Scored> {
+    let mut seen: BTreeMap<Config, usize> = BTreeMap::new();
+    let mut ranked: Vec<(usize, Scored)> = scored
+        .into_iter()
+        .map(|s| {
+            let job = Config {
+                msg_bytes: 0,
+                imbalance: 0.0,
+                ..s.config
+            };
+            let n = seen.entry(job).or_default();
+            *n += 1;
+            (*n, s)
+        })
+        .collect();
+    ranked.sort_by_key(|(n, _)| *n);
+    ranked.into_iter().map(|(_, s)| s).collect()
+}
+
+/// Takes configurations in order while their points fit in `budget`; the
+/// chosen point indices, ascending.
+pub fn choose(scored: &[Scored], budget: usize) -> Vec<usize> {
+    let mut chosen = Vec::new();
+    for s in scored {
+        if chosen.len() + s.points.len() <= budget {
+            chosen.extend_from_slice(&s.points);
+        }
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// Per candidate, one model per member.
+struct Ensemble {
+    models: BTreeMap<Candidate, Vec<Model>>,
+    members: usize,
+}
+
+impl Ensemble {
+    fn fit(data: &Dataset, settings: &Settings) -> Result<Ensemble> {
+        let cs = candidate_samples(data);
+        let configs: BTreeSet<Config> = data.configs().collect();
+        let mut rng = StdRng::seed_from_u64(settings.seed);
+        let halves: Vec<BTreeSet<Config>> = (0..settings.members)
+            .map(|_| {
+                configs
+                    .iter()
+                    .filter(|_| rng.random_bool(0.5))
+                    .copied()
+                    .collect()
+            })
+            .collect();
+        let learners: Vec<_> = settings.learners.iter().map(|k| (k, k.learner())).collect();
+        let mut models = BTreeMap::new();
+        for ((candidate, samples), rows) in cs.candidates.iter().zip(&cs.samples).zip(&cs.configs) {
+            let mut fitted = Vec::with_capacity(settings.members);
+            for (member, half) in halves.iter().enumerate() {
+                let (kind, learner) = &learners[member % learners.len()];
+                let mut part = Samples::new(samples.width);
+                for (i, config) in rows.iter().enumerate() {
+                    if half.contains(config) {
+                        part.push(samples.row(i), samples.y[i]);
+                    }
+                }
+                // A half too small to fit keeps all rows: the candidate
+                // stays priced, with less spread than it deserves.
+                let part = if part.len() < MIN_ROWS {
+                    samples
+                } else {
+                    &part
+                };
+                fitted.push(
+                    learner.fit(part).map_err(|e| {
+                        Error::Other(format!("{kind} could not fit {candidate}: {e}"))
+                    })?,
+                );
+            }
+            models.insert(*candidate, fitted);
+        }
+        Ok(Ensemble {
+            models,
+            members: settings.members,
+        })
+    }
+
+    /// Expected regret of deciding among `candidates` at `config`.
+    fn regret(
+        &self,
+        config: &Config,
+        candidates: &BTreeSet<Candidate>,
+        measured: &BTreeMap<(Config, Candidate), f64>,
+    ) -> f64 {
+        let row = features::base(config);
+        // ln(time) per candidate (rows) and member (columns).
+        let mut times = Vec::with_capacity(candidates.len());
+        for candidate in candidates {
+            if let Some(&t) = measured.get(&(*config, *candidate)) {
+                times.push(vec![t; self.members]);
+            } else if let Some(models) = self.models.get(candidate) {
+                times.push(models.iter().map(|m| m.predict(&row)).collect());
+            } else {
+                return f64::INFINITY;
+            }
+        }
+        expected_regret(&times)
+    }
+}
+
+/// Mean over members of the gap between the decision (lowest mean) and the
+/// member's best; `times[candidate][member]`.
+fn expected_regret(times: &[Vec<f64>]) -> f64 {
+    let Some(members) = times.first().map(Vec::len).filter(|&m| m > 0) else {
+        return 0.0;
+    };
+    let mean = |t: &Vec<f64>| t.iter().sum::<f64>() / members as f64;
+    let decision = times
+        .iter()
+        .min_by(|a, b| mean(a).total_cmp(&mean(b)))
+        .expect("at least one candidate");
+    let total: f64 = (0..members)
+        .map(|b| {
+            let best = times.iter().map(|t| t[b]).fold(f64::INFINITY, f64::min);
+            decision[b] - best
+        })
+        .sum();
+    total / members as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::tests::{config, row};
+    use crate::data::{Algorithm, Provenance};
+
+    #[test]
+    fn regret_is_zero_when_members_agree_and_grows_with_disagreement() {
+        assert_eq!(expected_regret(&[vec![1.0; 4], vec![2.0; 4]]), 0.0);
+        // The decision (a, mean 1.0) loses to b in half of the members.
+        let r = expected_regret(&[vec![1.0, 1.0, 1.0, 1.0], vec![0.5, 0.5, 1.5, 1.5]]);
+        assert!((r - 0.25).abs() < 1e-12, "{r}");
+        // Far apart: the same spread never changes the decision.
+        let r = expected_regret(&[vec![1.0; 4], vec![4.5, 4.5, 5.5, 5.5]]);
+        assert_eq!(r, 0.0);
+    }
+
+    #[test]
+    fn choose_keeps_configurations_whole_and_within_budget() {
+        let s = |regret, points: Vec<usize>| Scored {
+            config: config(2, 1),
+            regret,
+            points,
+        };
+        let scored = [s(3.0, vec![4, 5, 6]), s(2.0, vec![0, 1]), s(1.0, vec![2])];
+        assert_eq!(choose(&scored, 4), [2, 4, 5, 6]);
+        assert_eq!(choose(&scored, 2), [0, 1]);
+        assert_eq!(choose(&scored, 0), Vec::<usize>::new());
+    }
+
+    /// binomial is measured at every size, linear at every other one. At
+    /// the smallest sizes linear wins by 2-3x and every member agrees: a
+    /// measurement there cannot change the decision, so they come last
+    /// with (almost) no regret.
+    #[test]
+    fn clear_decisions_are_planned_last() {
+        let lin = |m: u64| 2.0 + m as f64 * 1e-2;
+        let bin = |m: u64| 6.0 + m as f64 * 2e-3;
+        let mut rows = Vec::new();
+        for procs in [4, 8, 16] {
+            for e in 0..=20 {
+                let m = 1u64 << e;
+                rows.push(row(procs, m, Algorithm::Binomial, bin(m)));
+                if e % 2 == 0 {
+                    rows.push(row(procs, m, Algorithm::Linear, lin(m)));
+                }
+            }
+        }
+        let data = Dataset::from_rows(rows, Provenance::default());
+        let linear = data
+            .candidates()
+            .into_iter()
+            .find(|c| c.algorithm == Algorithm::Linear)
+            .unwrap();
+        let grid: Vec<(Config, Candidate)> =
+            (0..=20).map(|e| (config(8, 1 << e), linear)).collect();
+        let scored = score(&data, &grid, &Settings::default()).unwrap();
+        assert_eq!(scored.len(), 10, "only the unmeasured sizes are offered");
+        assert!(scored
+            .iter()
+            .all(|s| s.regret.is_finite() && s.regret >= 0.0));
+        for s in &scored[7..] {
+            let e = s.config.msg_bytes.trailing_zeros();
+            assert!(e <= 7 && s.regret < 0.01, "2^{e} late: {scored:?}");
+        }
+        assert!(scored[0].regret > 0.01, "{scored:?}");
+    }
+
+    #[test]
+    fn an_unmodelled_candidate_comes_first() {
+        let mut rows = Vec::new();
+        for m in [1u64, 2, 4, 8] {
+            rows.push(row(4, m, Algorithm::Binomial, 5.0));
+        }
+        rows.push(row(4, 1, Algorithm::Chain, 5.0));
+        let data = Dataset::from_rows(rows, Provenance::default());
+        let of = |a| {
+            data.candidates()
+                .into_iter()
+                .find(|c| c.algorithm == a)
+                .unwrap()
+        };
+        let grid = vec![
+            (config(4, 16), of(Algorithm::Binomial)),
+            (config(4, 32), of(Algorithm::Chain)),
+        ];
+        let scored = score(&data, &grid, &Settings::default()).unwrap();
+        assert_eq!(scored.len(), 2);
+        let chain_first = scored[0].points == [1] && scored[0].regret.is_infinite();
+        assert!(chain_first && scored[1].regret.is_finite(), "{scored:?}");
+    }
+}
