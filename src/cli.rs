@@ -56,6 +56,52 @@ pub enum Command {
     /// With --imbalance the ranks arrive at different times (the `arrival`
     /// algorithm is meant for that).
     Bench(BenchArgs),
+    /// Tune this allocation in one job: run it under mpirun or srun, e.g.
+    /// `mpirun -n 64 bcast-select tune --time-budget 30m --out-dir tuned`.
+    /// Measures a seed grid over the job's communicator sizes (every
+    /// `default` point and every candidate on a lattice of configurations),
+    /// then rounds of plan -> bench until the budget is spent or the
+    /// decisions' expected regret falls below 1%; then trains and writes
+    /// DIR/data.csv, DIR/model/, DIR/rules (Open MPI classic rules for the
+    /// job sizes measured) and DIR/report.md. Training and the report come
+    /// after the budget. Rerun the same command to resume: points already
+    /// in DIR/data.csv are not measured again.
+    Tune(TuneArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// Directory for data.csv, model/, rules and report.md (created).
+    #[arg(long)]
+    pub out_dir: PathBuf,
+    /// Time for measuring, e.g. 3m, 30m, 2h.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub time_budget: std::time::Duration,
+    /// Communicator sizes to tune [default: 2, 4, 8, ... and the job's
+    /// size].
+    #[arg(long, value_parser = parse_sizes)]
+    pub procs: Option<SizeList>,
+    /// How a size's ranks are taken from the job's nodes: core (fill nodes
+    /// in turn) or node (dealt over the nodes).
+    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    pub mapping: Mapping,
+    /// Message sizes.
+    #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
+    pub sizes: SizeList,
+    /// Algorithms, comma separated; `default` is always measured.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "linear,chain,pipeline,split_binary,binary,binomial",
+        value_parser = parse_algorithm
+    )]
+    pub algorithms: Vec<Algorithm>,
+    /// Segment sizes for the segmenting algorithms (0 = unsegmented).
+    #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
+    pub segsizes: SizeList,
+    /// Machine name written in each row [default: the MPI processor name].
+    #[arg(long)]
+    pub machine: Option<String>,
 }
 
 #[derive(Debug, Args)]

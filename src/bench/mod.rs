@@ -31,7 +31,7 @@ pub mod topology;
 use crate::data::{Arrival, Config, Mapping};
 use plan::Point;
 #[cfg(feature = "mpi")]
-pub use run::run;
+pub use run::{run, Session};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -23,22 +23,87 @@ use std::time::{Duration, Instant};
 /// has them all), or the error with this process's rank (so that only rank
 /// 0 prints it).
 pub fn run(opts: &Options) -> (i32, Result<Vec<Outcome>>) {
-    if opts.parts.iter().any(Part::uses_library) {
-        control::enable_dynamic_rules();
+    match Session::start(opts.parts.iter().any(Part::uses_library)) {
+        Ok(session) => (session.rank(), session.measure(opts)),
+        Err(e) => (0, Err(e)),
     }
-    let Some(universe) = mpi::initialize() else {
-        return (0, Err(Error::Other("MPI was already initialized".into())));
-    };
-    let world = universe.world();
-    let rank = world.rank();
-    let result = match opts.parts.as_slice() {
-        [whole] if whole.procs.is_none() => {
-            reported(&world, campaign(&world, opts, whole)).map(|o| vec![o])
+    // The session drops here: MPI_Finalize on every rank.
+}
+
+/// An MPI job kept open over several campaigns (`tune` measures, plans and
+/// measures again in one job).
+pub struct Session {
+    world: SimpleCommunicator,
+    /// Each rank's node, for placing sub-communicators.
+    names: Vec<i32>,
+    // Last: MPI_Finalize when dropped, after the communicators.
+    _universe: mpi::environment::Universe,
+}
+
+impl Session {
+    /// Starts MPI; `library`: forced library algorithms will be measured
+    /// (Open MPI must be told before MPI_Init).
+    pub fn start(library: bool) -> Result<Session> {
+        if library {
+            control::enable_dynamic_rules();
         }
-        _ => campaigns(&world, opts),
-    };
-    (rank, result)
-    // `universe` drops here: MPI_Finalize on every rank.
+        let universe =
+            mpi::initialize().ok_or_else(|| Error::Other("MPI was already initialized".into()))?;
+        let world = universe.world();
+        let names = topology::node_names(&world);
+        Ok(Session {
+            world,
+            names,
+            _universe: universe,
+        })
+    }
+
+    pub fn rank(&self) -> i32 {
+        self.world.rank()
+    }
+
+    pub fn size(&self) -> u32 {
+        self.world.size() as u32
+    }
+
+    /// Where a `procs`-rank sub-communicator taken as `mapping` says would
+    /// run (what `measure` will detect there); `None` past the job's size.
+    pub fn placement(
+        &self,
+        procs: u32,
+        mapping: crate::data::Mapping,
+    ) -> Option<topology::Detected> {
+        let members = topology::members(&self.names, procs as usize, mapping)?;
+        let names: Vec<i32> = members.iter().map(|&r| self.names[r as usize]).collect();
+        topology::classify(&names).ok()
+    }
+
+    /// Measures the parts of `opts` (collective).
+    pub fn measure(&self, opts: &Options) -> Result<Vec<Outcome>> {
+        match opts.parts.as_slice() {
+            [whole] if whole.procs.is_none() => {
+                reported(&self.world, campaign(&self.world, opts, whole)).map(|o| vec![o])
+            }
+            _ => campaigns(&self.world, opts),
+        }
+    }
+
+    /// Rank 0's bytes, on every rank (collective).
+    pub fn share(&self, bytes: Vec<u8>) -> Vec<u8> {
+        let root = self.world.process_at_rank(0);
+        let mut len = bytes.len() as u64;
+        root.broadcast_into(&mut len);
+        let mut out = if self.rank() == 0 {
+            bytes
+        } else {
+            vec![0u8; len as usize]
+        };
+        // MPI refuses a broadcast of nothing from an empty buffer.
+        if len > 0 {
+            root.broadcast_into(&mut out[..]);
+        }
+        out
+    }
 }
 
 /// Failures are collective (every rank of `comm` checks the same things,

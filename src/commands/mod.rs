@@ -10,6 +10,8 @@ mod plan;
 mod predict;
 mod schedule;
 mod train;
+#[cfg(feature = "mpi")]
+mod tune;
 
 use crate::cli::{Cli, Command, DataCommand, ImportCommand, ModelCommand, ScheduleCommand};
 use crate::error::Result;
@@ -27,6 +29,14 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Evaluate(args) => evaluate::evaluate(&args),
         Command::Plan(args) => plan::plan(&args),
         Command::Bench(args) => bench::bench(&args),
+        #[cfg(feature = "mpi")]
+        Command::Tune(args) => tune::tune(&args),
+        #[cfg(not(feature = "mpi"))]
+        Command::Tune(_) => Err(crate::error::Error::Usage(
+            "this bcast-select was built without MPI (cargo feature `mpi`); \
+             rebuild with default features to run `tune`"
+                .into(),
+        )),
         Command::Model(ModelCommand::Fit { files, format }) => model::fit(&files, format),
     }
 }

@@ -1,0 +1,296 @@
+//! `tune`: seed grid, then plan -> bench rounds in one MPI job, then train,
+//! rules and report (rank 0).
+
+use crate::bench::plan::{self as points, Sweep};
+use crate::bench::{Options, Part, Session};
+use crate::cli::{Cli, TuneArgs};
+use crate::data::load::load_file;
+use crate::data::{Algorithm, Arrival, Candidate, Config, Impl};
+use crate::error::{Error, Result};
+use crate::plan::{choose, score, Settings};
+use clap::Parser;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Below this expected regret (ln time: about 1% slower than the best) one
+/// more measurement cannot change a decision by more than a benchmark's
+/// own noise; the rounds stop.
+const CONVERGED: f64 = 0.01;
+
+/// Rounds measure this share of the grid each (at least one
+/// configuration): small enough to re-plan often, large enough that a
+/// round is not all start-up.
+const ROUND_SHARE: usize = 10;
+
+pub fn tune(args: &TuneArgs) -> Result<()> {
+    let session = Session::start(true)?;
+    let result = rounds(&session, args);
+    match result {
+        Err(e) if session.rank() != 0 => Err(Error::Reported(e.exit_code())),
+        other => other,
+    }
+}
+
+fn rounds(session: &Session, args: &TuneArgs) -> Result<()> {
+    let start = Instant::now();
+    let rank0 = session.rank() == 0;
+    let grid = grid(session, args)?;
+    let data = args.out_dir.join("data.csv");
+    if rank0 {
+        std::fs::create_dir_all(&args.out_dir)
+            .map_err(|e| Error::io(format!("cannot create {}", args.out_dir.display()), e))?;
+    }
+    let left = |share: f64| {
+        let total = args.time_budget.as_secs_f64() * share;
+        Duration::from_secs_f64((total - start.elapsed().as_secs_f64()).max(0.0))
+    };
+    // Seed: every `default` point, and every candidate on a lattice of
+    // configurations (every third along message size and communicator
+    // size, shifted per size), measured within half the budget.
+    let seed: Vec<usize> = (0..grid.len())
+        .filter(|&i| {
+            let (c, k) = &grid[i];
+            k.is_default() || lattice(args, c)
+        })
+        .collect();
+    if rank0 {
+        eprintln!(
+            "tune: {} communicator sizes x {} message sizes, {} points; seed {} points",
+            sizes_of(&grid),
+            args.sizes.0.len(),
+            grid.len(),
+            seed.len()
+        );
+    }
+    measure(session, args, &grid, &seed, left(0.5), &data)?;
+    for round in 1.. {
+        let budget = left(1.0);
+        if budget.is_zero() {
+            break;
+        }
+        // Rank 0 plans; everyone measures what it chose.
+        let mut chosen = Vec::new();
+        if rank0 {
+            let measured = load_file(&data)?.dataset;
+            let scored = score(&measured, &grid, &Settings::default())?;
+            if scored.is_empty() {
+                eprintln!("tune: every point of the grid is measured");
+            }
+            let top = scored.first().map_or(0.0, |s| s.regret);
+            let per_round = (grid.len() / ROUND_SHARE)
+                .max(scored.iter().map(|s| s.points.len()).max().unwrap_or(0));
+            if top >= CONVERGED {
+                chosen = choose(&scored, per_round);
+            } else if !scored.is_empty() {
+                eprintln!("tune: converged: no measurement is expected to change a decision by 1%");
+            }
+            eprintln!(
+                "tune: round {round}: {} points planned (largest expected regret {top:.4}), {:.0} s left",
+                chosen.len(),
+                budget.as_secs_f64()
+            );
+        }
+        let chosen = decode(&session.share(encode(&chosen)));
+        if chosen.is_empty() {
+            break;
+        }
+        measure(session, args, &grid, &chosen, budget, &data)?;
+    }
+    if rank0 {
+        finish(args, &grid)?;
+    }
+    Ok(())
+}
+
+/// Whether a configuration is on the seed lattice.
+fn lattice(args: &TuneArgs, c: &Config) -> bool {
+    let size = args
+        .sizes
+        .0
+        .iter()
+        .position(|&m| m == c.msg_bytes)
+        .unwrap_or(0);
+    let procs = c.procs.ilog2() as usize;
+    (size + procs).is_multiple_of(3)
+}
+
+fn sizes_of(grid: &[(Config, Candidate)]) -> usize {
+    let procs: std::collections::BTreeSet<u32> = grid.iter().map(|(c, _)| c.procs).collect();
+    procs.len()
+}
+
+/// Every (configuration, candidate) this job can measure: Open MPI's
+/// forced algorithms (what a rules file selects) and `default`.
+fn grid(session: &Session, args: &TuneArgs) -> Result<Vec<(Config, Candidate)>> {
+    let mut algorithms = vec![Algorithm::Default];
+    algorithms.extend(args.algorithms.iter().filter(|a| **a != Algorithm::Default));
+    let sweep = Sweep {
+        sizes: args.sizes.0.clone(),
+        algorithms,
+        segsizes: args.segsizes.0.clone(),
+        fanouts: vec![None],
+        impls: vec![Impl::Ompi],
+        arrival: Arrival::Barrier,
+        imbalances: vec![0.0],
+    };
+    let sweep_points = sweep.points().map_err(Error::Usage)?;
+    let world = session.size();
+    let procs: Vec<u32> = match &args.procs {
+        Some(list) => list.0.iter().map(|&p| p as u32).collect(),
+        None => {
+            let mut p: Vec<u32> = (1..)
+                .map(|e| 1u32 << e)
+                .take_while(|&p| p < world)
+                .collect();
+            p.push(world);
+            p
+        }
+    };
+    let mut grid = Vec::new();
+    for p in procs {
+        let placed = session.placement(p, args.mapping).ok_or_else(|| {
+            Error::Usage(format!(
+                "communicator size {p} exceeds the job's {world} ranks (--procs)"
+            ))
+        })?;
+        if p < 2 {
+            return Err(Error::Usage(format!(
+                "communicator size {p}: a broadcast needs 2 or more ranks"
+            )));
+        }
+        for point in &sweep_points {
+            let config = Config {
+                procs: p,
+                nodes: placed.nodes,
+                ppn: placed.ppn,
+                mapping: placed.mapping,
+                msg_bytes: point.msg_bytes,
+                imbalance: 0.0,
+                arrival: Arrival::Barrier,
+            };
+            grid.push((config, point.candidate));
+        }
+    }
+    Ok(grid)
+}
+
+/// Measures the grid points `chosen` (collective), appending to `data`.
+fn measure(
+    session: &Session,
+    args: &TuneArgs,
+    grid: &[(Config, Candidate)],
+    chosen: &[usize],
+    budget: Duration,
+    data: &Path,
+) -> Result<()> {
+    let selected: Vec<(Config, Candidate)> = chosen.iter().map(|&i| grid[i]).collect();
+    let parts: Vec<Part> = points::listed(&selected)
+        .into_iter()
+        .map(|p| Part {
+            mapping: args.mapping,
+            ..p
+        })
+        .collect();
+    let opts = Options {
+        parts,
+        out: data.to_path_buf(),
+        roots: vec![crate::bench::Root::Rank(0)],
+        warmup: 2,
+        min_reps: 5,
+        max_reps: 1000,
+        max_seconds: 2.0,
+        target_ci: 0.025,
+        time_budget: Some(budget.max(Duration::from_millis(1))),
+        machine: args.machine.clone(),
+        seed: 1,
+    };
+    session.measure(&opts).map(|_| ())
+}
+
+fn encode(indices: &[usize]) -> Vec<u8> {
+    indices
+        .iter()
+        .flat_map(|&i| (i as u64).to_le_bytes())
+        .collect()
+}
+
+fn decode(bytes: &[u8]) -> Vec<usize> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")) as usize)
+        .collect()
+}
+
+/// Trains on what was measured, writes the rules for the job sizes tuned
+/// and the report (rank 0, no MPI needed).
+fn finish(args: &TuneArgs, grid: &[(Config, Candidate)]) -> Result<()> {
+    let dir = &args.out_dir;
+    let path = |name: &str| dir.join(name).display().to_string();
+    let run = |argv: Vec<String>| -> Result<()> {
+        let cli = Cli::try_parse_from(argv).map_err(|e| Error::Other(e.to_string()))?;
+        super::run(cli)
+    };
+    eprintln!("tune: training on {}", path("data.csv"));
+    run(vec![
+        "bcast-select".into(),
+        "train".into(),
+        path("data.csv"),
+        "--out".into(),
+        path("model"),
+    ])?;
+    // One rules file for every tuned size, on the nodes the largest used.
+    let largest = grid
+        .iter()
+        .map(|(c, _)| c)
+        .max_by_key(|c| c.procs)
+        .expect("a grid");
+    let procs: std::collections::BTreeSet<u32> = grid
+        .iter()
+        .map(|(c, _)| c.procs)
+        .filter(|&p| p >= largest.nodes)
+        .collect();
+    let procs: Vec<String> = procs.iter().map(u32::to_string).collect();
+    run(vec![
+        "bcast-select".into(),
+        "predict".into(),
+        "--model".into(),
+        path("model"),
+        "--nodes".into(),
+        largest.nodes.to_string(),
+        "--procs".into(),
+        procs.join(","),
+        "--format".into(),
+        "ompi-rules".into(),
+        "--out".into(),
+        path("rules"),
+    ])?;
+    let report = dir.join("report.md");
+    let mut text = format!(
+        "# bcast-select tune\n\nData: data.csv; model: model/; Open MPI rules: rules \
+         (`OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={}`).\n\n",
+        path("rules")
+    );
+    if sizes_of(grid) >= 3 {
+        run(vec![
+            "bcast-select".into(),
+            "evaluate".into(),
+            "--train".into(),
+            path("data.csv"),
+            "--split".into(),
+            "procs".into(),
+            "--format".into(),
+            "markdown".into(),
+            "--plots".into(),
+            path("plots"),
+            "--out".into(),
+            path("evaluate.md"),
+        ])?;
+        text.push_str("Held-out communicator sizes: see evaluate.md and plots/.\n");
+    } else {
+        text.push_str("Fewer than 3 communicator sizes: no held-out evaluation is possible.\n");
+    }
+    std::fs::write(&report, text)
+        .map_err(|e| Error::io(format!("cannot write {}", report.display()), e))?;
+    eprintln!("tune: wrote {}", dir.display());
+    Ok(())
+}

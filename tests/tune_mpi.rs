@@ -1,0 +1,107 @@
+//! `tune` under mpirun: seed, plan/bench rounds and training in one job,
+//! ending in a rules file that the installed Open MPI reads and applies.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tune(dir: &Path, args: &[&str]) -> Output {
+    let _one = common::mpirun_lock();
+    Command::new("mpirun")
+        .args(["-n", "4", "--oversubscribe"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .args(["tune", "--out-dir"])
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("mpirun must be installed (openmpi-bin)")
+}
+
+/// Runs the timing program on 4 ranks with `rules`; its stdout and status.
+fn with_rules(exe: &Path, rules: &Path, bytes: u64) -> (String, bool) {
+    let _one = common::mpirun_lock();
+    let out = Command::new("mpirun")
+        .args(["-n", "4", "--oversubscribe"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_coll_tuned_use_dynamic_rules", "1")
+        .env("OMPI_MCA_coll_tuned_dynamic_rules_filename", rules)
+        .arg(exe)
+        .args([bytes.to_string(), "2".to_string()])
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.success(),
+    )
+}
+
+#[test]
+fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tuned");
+    let args = [
+        "--time-budget",
+        "40s",
+        "--procs",
+        "2,4",
+        "--sizes",
+        "1,1K,64K",
+        "--algorithms",
+        "binomial,pipeline,binary",
+        "--segsizes",
+        "0,8K",
+    ];
+    let out = tune(&out_dir, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("seed"), "{stderr}");
+    assert!(stderr.contains("tune: round 1"), "{stderr}");
+    for name in ["data.csv", "model/manifest.json", "rules", "report.md"] {
+        assert!(out_dir.join(name).exists(), "{name} missing: {stderr}");
+    }
+    let data = bcast_select::data::load::load_file(&out_dir.join("data.csv"))
+        .unwrap()
+        .dataset;
+    // Every default point (2 sizes x 3 message sizes) is in the seed.
+    let defaults = data
+        .measurements()
+        .iter()
+        .filter(|m| m.candidate.is_default())
+        .count();
+    assert_eq!(defaults, 6, "{stderr}");
+
+    let exe = common::compile_timer(Path::new("mpicc"), dir.path());
+    let rules = out_dir.join("rules");
+    for bytes in [1, 1000, 65536] {
+        let (out, ok) = with_rules(&exe, &rules, bytes);
+        assert!(ok && out.contains("min_us"), "{bytes} B: {out}");
+    }
+    // The file is read: the same file naming algorithm 99 fails.
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let broken_text: String = text
+        .lines()
+        .map(|l| match l.split_once(" # from") {
+            Some((rule, why)) => {
+                let mut fields: Vec<&str> = rule.split(' ').collect();
+                fields[1] = "99";
+                format!("{} # from{why}\n", fields.join(" "))
+            }
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let broken = dir.path().join("broken");
+    std::fs::write(&broken, broken_text).unwrap();
+    let (out, ok) = with_rules(&exe, &broken, 1000);
+    assert!(!ok && out.contains("bcast_error"), "{out}");
+
+    // Resumed: everything measured is kept, nothing measured twice.
+    let again = tune(&out_dir, &args);
+    assert!(again.status.success());
+    let rerun = bcast_select::data::load::load_file(&out_dir.join("data.csv")).unwrap();
+    assert_eq!(rerun.dataset.duplicate_rows(), 0);
+    assert!(rerun.dataset.measurements().len() >= data.measurements().len());
+}
