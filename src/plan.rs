@@ -27,6 +27,7 @@ use crate::features::{self, Samples};
 use crate::learn::{LearnerKind, Model};
 use crate::train::{candidate_samples, MIN_ROWS};
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -37,6 +38,8 @@ pub struct Settings {
     pub members: usize,
     /// The (plain) learners the members fit, in turn.
     pub learners: Vec<LearnerKind>,
+    /// Share of the configurations taken at random instead of by regret.
+    pub explore: f64,
     pub seed: u64,
 }
 
@@ -50,6 +53,11 @@ impl Default for Settings {
         Settings {
             members: 16,
             learners: vec![LearnerKind::Gbm, LearnerKind::Gam],
+            // Half and half: points chosen by a model's doubt alone crowd
+            // where that model is unsure and leave the rest of the space
+            // to the learners' guesses (sampling bias); random points keep
+            // every region represented, and cross-validation unbiased.
+            explore: 0.5,
             seed: 1,
         }
     }
@@ -117,7 +125,36 @@ pub fn score(
         .collect();
     // Stable: equal regrets keep the grid's configuration order.
     scored.sort_by(|a, b| b.regret.total_cmp(&a.regret));
-    Ok(spread(scored))
+    Ok(mix(spread(scored), settings))
+}
+
+/// Interleaves the configurations in order of value with the same ones in
+/// random order, so that `settings.explore` of those taken are random.
+fn mix(valued: Vec<Scored>, settings: &Settings) -> Vec<Scored> {
+    let mut random: Vec<usize> = (0..valued.len()).collect();
+    // Unpriceable configurations stay first: nothing else can be judged
+    // before they are measured.
+    let first = valued.iter().take_while(|s| s.regret.is_infinite()).count();
+    random[first..].shuffle(&mut StdRng::seed_from_u64(settings.seed ^ 0x9e37));
+    let (mut by_value, mut by_chance) = (0..valued.len(), random.into_iter());
+    let mut taken = vec![false; valued.len()];
+    let mut order = Vec::with_capacity(valued.len());
+    let mut chance = 0usize;
+    while order.len() < valued.len() {
+        let explore = (order.len() >= first)
+            && (chance as f64) < settings.explore * (order.len() - first) as f64;
+        let next = if explore {
+            chance += 1;
+            by_chance.find(|&i| !taken[i])
+        } else {
+            by_value.find(|&i| !taken[i])
+        };
+        let Some(i) = next else { continue };
+        taken[i] = true;
+        order.push(i);
+    }
+    let mut slots: Vec<Option<Scored>> = valued.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// Orders configurations sorted by regret so that every job (communicator
@@ -309,7 +346,11 @@ mod tests {
             .unwrap();
         let grid: Vec<(Config, Candidate)> =
             (0..=20).map(|e| (config(8, 1 << e), linear)).collect();
-        let scored = score(&data, &grid, &Settings::default()).unwrap();
+        let by_regret = Settings {
+            explore: 0.0,
+            ..Settings::default()
+        };
+        let scored = score(&data, &grid, &by_regret).unwrap();
         assert_eq!(scored.len(), 10, "only the unmeasured sizes are offered");
         assert!(scored
             .iter()
@@ -319,6 +360,42 @@ mod tests {
             assert!(e <= 7 && s.regret < 0.01, "2^{e} late: {scored:?}");
         }
         assert!(scored[0].regret > 0.01, "{scored:?}");
+    }
+
+    #[test]
+    fn explore_interleaves_random_configurations_after_the_unpriceable() {
+        let s = |regret: f64, procs| Scored {
+            config: config(procs, 1),
+            regret,
+            points: vec![procs as usize],
+        };
+        let valued: Vec<Scored> = std::iter::once(s(f64::INFINITY, 0))
+            .chain((1..=20).map(|p| s(1.0 / f64::from(p), p)))
+            .collect();
+        let mixed = |explore| {
+            let settings = Settings {
+                explore,
+                ..Settings::default()
+            };
+            let order: Vec<u32> = mix(valued.clone(), &settings)
+                .iter()
+                .map(|s| s.config.procs)
+                .collect();
+            order
+        };
+        let none = mixed(0.0);
+        assert_eq!(none, (0..=20).collect::<Vec<u32>>());
+        let half = mixed(0.5);
+        assert_eq!(half[..2], [0, 1], "unpriceable first, then the best");
+        let mut sorted = half.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, none, "each configuration once");
+        // Every other pick is by value: the 1st, 3rd, ... best in turn.
+        let by_value: Vec<u32> = half[1..].iter().step_by(2).copied().collect();
+        let mut expected = by_value.clone();
+        expected.sort_unstable();
+        assert_eq!(by_value, expected);
+        assert_ne!(half, none, "random picks change the order");
     }
 
     #[test]

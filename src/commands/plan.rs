@@ -5,6 +5,12 @@ use crate::error::{Error, Result};
 use crate::plan::{choose, score, Settings};
 
 pub fn plan(args: &PlanArgs) -> Result<()> {
+    if !(0.0..=1.0).contains(&args.explore) {
+        return Err(Error::Usage(format!(
+            "--explore {}: expected a share between 0 and 1",
+            args.explore
+        )));
+    }
     let loaded = load_files(&args.data, &args.system.choice())?;
     warn_all(&loaded.warnings);
     let grid = load_grid(&args.grid)?;
@@ -17,6 +23,7 @@ pub fn plan(args: &PlanArgs) -> Result<()> {
     let settings = Settings {
         members: args.members as usize,
         learners: args.learners.clone(),
+        explore: args.explore,
         seed: args.seed,
     };
     let scored = score(&loaded.dataset, &points, &settings)?;
