@@ -63,6 +63,11 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     for name in ["data.csv", "model/manifest.json", "rules", "report.md"] {
         assert!(out_dir.join(name).exists(), "{name} missing: {stderr}");
     }
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(
+        report.contains("MPI_Bcast decisions for 1 node(s) x 4 ranks"),
+        "{report}"
+    );
     let data = bcast_select::data::load::load_file(&out_dir.join("data.csv"))
         .unwrap()
         .dataset;

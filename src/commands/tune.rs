@@ -264,11 +264,26 @@ fn finish(args: &TuneArgs, grid: &[(Config, Candidate)]) -> Result<()> {
         "--out".into(),
         path("rules"),
     ])?;
+    run(vec![
+        "bcast-select".into(),
+        "predict".into(),
+        "--model".into(),
+        path("model"),
+        "--nodes".into(),
+        largest.nodes.to_string(),
+        "--procs".into(),
+        procs.join(","),
+        "--out".into(),
+        path("decisions.txt"),
+    ])?;
     let report = dir.join("report.md");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
     let mut text = format!(
-        "# bcast-select tune\n\nData: data.csv; model: model/; Open MPI rules: rules \
-         (`OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={}`).\n\n",
-        path("rules")
+        "# bcast-select tune\n\nMeasurements: `data.csv`; model: `model/`; Open MPI rules: \
+         `rules`, used with\n\n    OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n## Decisions\n\n```\n{}```\n\n",
+        path("rules"),
+        read("decisions.txt")
     );
     if sizes_of(grid) >= 3 {
         run(vec![
@@ -285,7 +300,8 @@ fn finish(args: &TuneArgs, grid: &[(Config, Candidate)]) -> Result<()> {
             "--out".into(),
             path("evaluate.md"),
         ])?;
-        text.push_str("Held-out communicator sizes: see evaluate.md and plots/.\n");
+        text.push_str("## On communicator sizes held out of training (plots in `plots/`)\n\n");
+        text.push_str(&read("evaluate.md"));
     } else {
         text.push_str("Fewer than 3 communicator sizes: no held-out evaluation is possible.\n");
     }
