@@ -58,7 +58,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Tune this allocation in one job: run it under mpirun or srun, e.g.
     /// `mpirun -n 64 bcast-select tune --time-budget 30m --out-dir tuned`.
-    /// Measures a seed grid over the job's communicator sizes (every
+    /// Measures Open MPI's own algorithms (what a rules file selects) and
+    /// `default`: a seed grid over the job's communicator sizes (every
     /// `default` point and every candidate on a lattice of configurations),
     /// then rounds of plan -> bench until the budget is spent or the
     /// decisions' expected regret falls below 1%; then trains and writes
