@@ -8,6 +8,13 @@ use crate::model_dir::{load_analytical, load_learner, load_manifest};
 use crate::select::{Auto, AutoSelector, Predictor, Selector, SelectorKind};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
+    let arrival = crate::cli::arrival(args.imbalance.is_some(), args.late_fraction);
+    predict_jobs(args, jobs(args, arrival)?)
+}
+
+/// The decisions for `jobs` (the placement options of `args` aside) in
+/// one output.
+pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
     let manifest = load_manifest(&args.model)?;
     let (choice, label) = match args.learner.trim().to_ascii_lowercase().as_str() {
         "auto" => (manifest.auto, format!("{} (auto)", manifest.auto)),
@@ -22,8 +29,6 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
             (one, kind.to_string())
         }
     };
-    let arrival = crate::cli::arrival(args.imbalance.is_some(), args.late_fraction);
-    let jobs = jobs(args, arrival)?;
     let analytical = load_analytical(&args.model)?;
     let models = |kind: SelectorKind| match kind {
         SelectorKind::Learner(learner) => Ok(load_learner(&args.model, &manifest, learner)?.models),
@@ -65,6 +70,12 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         inside: selector(choice.inside, &inside_models),
         outside: selector(choice.outside, &outside_models),
     };
+    // Every job of one call shares its arrival pattern and mapping.
+    let (arrival, mapping) = jobs
+        .first()
+        .map_or((Default::default(), args.mapping), |j| {
+            (j.arrival, j.mapping)
+        });
     let pattern = arrival.to_string();
     if !trained
         .arrivals
@@ -120,7 +131,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         origin: format!(
             "model {}, learner {label}, mapping {}",
             args.model.display(),
-            args.mapping
+            mapping
         ),
         system: trained.system(),
         mpich_base: args.mpich_base.as_deref().map(mpich_base).transpose()?,

@@ -6,6 +6,7 @@ use crate::bench::{Options, Part, Session};
 use crate::cli::{Cli, TuneArgs};
 use crate::data::load::load_file;
 use crate::data::{Algorithm, Arrival, Candidate, Config, Impl};
+use crate::decision::Job;
 use crate::error::{Error, Result};
 use crate::plan::{choose, score, Settings};
 use clap::Parser;
@@ -76,7 +77,7 @@ fn rounds(session: &Session, args: &TuneArgs) -> Result<()> {
             if scored.is_empty() {
                 eprintln!("tune: every point of the grid is measured");
             }
-            let top = scored.first().map_or(0.0, |s| s.regret);
+            let top = scored.iter().map(|s| s.regret).fold(0.0, f64::max);
             let per_round = (grid.len() / ROUND_SHARE)
                 .max(scored.iter().map(|s| s.points.len()).max().unwrap_or(0));
             if top >= CONVERGED {
@@ -238,44 +239,43 @@ fn finish(args: &TuneArgs, grid: &[(Config, Candidate)]) -> Result<()> {
         "--out".into(),
         path("model"),
     ])?;
-    // One rules file for every tuned size, on the nodes the largest used.
-    let largest = grid
+    // One rules file for every tuned size, each decided for the placement
+    // it was measured on (the rules format keys on size alone).
+    let mut jobs: Vec<Job> = grid
         .iter()
-        .map(|(c, _)| c)
-        .max_by_key(|c| c.procs)
-        .expect("a grid");
-    let procs: std::collections::BTreeSet<u32> = grid
-        .iter()
-        .map(|(c, _)| c.procs)
-        .filter(|&p| p >= largest.nodes)
+        .map(|(c, _)| Job {
+            nodes: c.nodes,
+            ppn: c.ppn,
+            procs: c.procs,
+            mapping: c.mapping,
+            imbalance: 0.0,
+            arrival: Arrival::Barrier,
+        })
         .collect();
-    let procs: Vec<String> = procs.iter().map(u32::to_string).collect();
-    run(vec![
-        "bcast-select".into(),
-        "predict".into(),
-        "--model".into(),
-        path("model"),
-        "--nodes".into(),
-        largest.nodes.to_string(),
-        "--procs".into(),
-        procs.join(","),
-        "--format".into(),
-        "ompi-rules".into(),
-        "--out".into(),
-        path("rules"),
-    ])?;
-    run(vec![
-        "bcast-select".into(),
-        "predict".into(),
-        "--model".into(),
-        path("model"),
-        "--nodes".into(),
-        largest.nodes.to_string(),
-        "--procs".into(),
-        procs.join(","),
-        "--out".into(),
-        path("decisions.txt"),
-    ])?;
+    jobs.dedup_by_key(|j| j.procs);
+    let predict = |format: &str, out: &str| -> Result<()> {
+        let argv = [
+            "bcast-select",
+            "predict",
+            "--model",
+            &path("model"),
+            "--nodes",
+            "1",
+            "--procs",
+            "2",
+            "--format",
+            format,
+            "--out",
+            &path(out),
+        ];
+        let cli = Cli::try_parse_from(argv).map_err(|e| Error::Other(e.to_string()))?;
+        let crate::cli::Command::Predict(args) = cli.command else {
+            unreachable!("parsed as predict")
+        };
+        super::predict::predict_jobs(&args, jobs.clone())
+    };
+    predict("ompi-rules", "rules")?;
+    predict("table", "decisions.txt")?;
     let report = dir.join("report.md");
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
     let mut text = format!(
