@@ -46,14 +46,12 @@ pub fn plan(args: &PlanArgs) -> Result<()> {
                 .is_some_and(|p| chosen.binary_search(p).is_ok())
         })
         .count();
+    let top = scored.iter().map(|s| s.regret).fold(0.0, f64::max);
     eprintln!(
         "chose {} of {} unmeasured grid points ({configs} configurations); \
-         expected regret of the first: {}",
+         largest expected regret {top:.4} (ln time)",
         chosen.len(),
         scored.iter().map(|s| s.points.len()).sum::<usize>(),
-        scored
-            .first()
-            .map_or("-".to_string(), |s| format!("{:.4}", s.regret)),
     );
     let mut text = grid.header.clone();
     text.push('\n');
