@@ -135,6 +135,7 @@ fn mix(valued: Vec<Scored>, settings: &Settings) -> Vec<Scored> {
     // Unpriceable configurations stay first: nothing else can be judged
     // before they are measured.
     let first = valued.iter().take_while(|s| s.regret.is_infinite()).count();
+    // Another random stream than the members' halves of the same seed.
     random[first..].shuffle(&mut StdRng::seed_from_u64(settings.seed ^ 0x9e37));
     let (mut by_value, mut by_chance) = (0..valued.len(), random.into_iter());
     let mut taken = vec![false; valued.len()];
@@ -177,7 +178,8 @@ fn spread(scored: Vec<Scored>) -> Vec<Scored> {
             (*n, s)
         })
         .collect();
-    ranked.sort_by_key(|(n, _)| *n);
+    // Unpriceable configurations stay ahead of everything.
+    ranked.sort_by_key(|(n, s)| (s.regret.is_finite(), *n));
     ranked.into_iter().map(|(_, s)| s).collect()
 }
 
@@ -369,6 +371,19 @@ mod tests {
             regret,
             points: vec![procs as usize],
         };
+        // Two unpriceable configurations of one job both go ahead of
+        // another job's best.
+        let job = |regret, msg_bytes| Scored {
+            config: config(7, msg_bytes),
+            ..s(regret, 7)
+        };
+        let inf = f64::INFINITY;
+        let spreads = spread(vec![job(inf, 4), job(inf, 8), job(2.0, 1), s(0.5, 3)]);
+        let order: Vec<(u32, u64)> = spreads
+            .iter()
+            .map(|s| (s.config.procs, s.config.msg_bytes))
+            .collect();
+        assert_eq!(order, [(7, 4), (7, 8), (3, 1), (7, 1)]);
         let valued: Vec<Scored> = std::iter::once(s(f64::INFINITY, 0))
             .chain((1..=20).map(|p| s(1.0 / f64::from(p), p)))
             .collect();
