@@ -70,6 +70,27 @@ pub enum Command {
     Tune(TuneArgs),
 }
 
+/// How each point is timed (`bench` and `tune`).
+#[derive(Debug, Args)]
+pub struct TimingArgs {
+    /// Untimed broadcasts before each point.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u32,
+    /// Timed broadcasts at least, unless --max-seconds runs out first.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_reps: u32,
+    /// Timed broadcasts at most per point.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_reps: u32,
+    /// Seconds at most per point.
+    #[arg(long, default_value_t = 2.0)]
+    pub max_seconds: f64,
+    /// Stop a point once the 95% confidence half-width is within this
+    /// fraction of the mean.
+    #[arg(long, default_value_t = 0.025)]
+    pub target_ci: f64,
+}
+
 #[derive(Debug, Args)]
 pub struct TuneArgs {
     /// Directory for data.csv, model/, rules and report.md (created).
@@ -100,6 +121,8 @@ pub struct TuneArgs {
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
     #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
     pub segsizes: SizeList,
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// Machine name written in each row [default: the MPI processor name].
     #[arg(long)]
     pub machine: Option<String>,
@@ -157,22 +180,8 @@ pub struct BenchArgs {
         "sizes", "algorithms", "segsizes", "fanouts", "impls", "procs", "imbalance"
     ])]
     pub points: Option<PathBuf>,
-    /// Untimed broadcasts before each point.
-    #[arg(long, default_value_t = 2)]
-    pub warmup: u32,
-    /// Timed broadcasts at least, unless --max-seconds runs out first.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
-    pub min_reps: u32,
-    /// Timed broadcasts at most per point.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_reps: u32,
-    /// Seconds at most per point.
-    #[arg(long, default_value_t = 2.0)]
-    pub max_seconds: f64,
-    /// Stop a point once the 95% confidence half-width is within this
-    /// fraction of the mean.
-    #[arg(long, default_value_t = 0.025)]
-    pub target_ci: f64,
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// Bound on the whole campaign, e.g. 90s, 20m, 2h. Seconds left are
     /// shared over the points left; when it runs out the campaign stops
     /// cleanly and says what is missing (rerun to continue). Each run

@@ -275,14 +275,14 @@ impl Ensemble {
 /// Mean over members of the gap between the decision (lowest mean) and the
 /// member's best; `times[candidate][member]`.
 fn expected_regret(times: &[Vec<f64>]) -> f64 {
-    let Some(members) = times.first().map(Vec::len).filter(|&m| m > 0) else {
+    let mean = |t: &Vec<f64>| t.iter().sum::<f64>() / t.len() as f64;
+    let Some(decision) = times.iter().min_by(|a, b| mean(a).total_cmp(&mean(b))) else {
         return 0.0;
     };
-    let mean = |t: &Vec<f64>| t.iter().sum::<f64>() / members as f64;
-    let decision = times
-        .iter()
-        .min_by(|a, b| mean(a).total_cmp(&mean(b)))
-        .expect("at least one candidate");
+    let members = decision.len();
+    if members == 0 {
+        return 0.0;
+    }
     let total: f64 = (0..members)
         .map(|b| {
             let best = times.iter().map(|t| t[b]).fold(f64::INFINITY, f64::min);

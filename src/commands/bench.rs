@@ -1,49 +1,66 @@
 use super::warn_all;
 use crate::bench::{self, plan, plan::Sweep, Options, Part};
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, TimingArgs};
 use crate::data::load::load_grid;
 use crate::error::{Error, Result};
 use crate::units::format_bytes;
 
 pub fn bench(args: &BenchArgs) -> Result<()> {
-    let positive = |x: f64| x.is_finite() && x > 0.0;
-    if !positive(args.target_ci) || !positive(args.max_seconds) {
-        return Err(Error::Usage(
-            "--target-ci and --max-seconds must be positive".into(),
-        ));
-    }
     // What needs no MPI is checked before starting it.
     let parts = match &args.points {
         Some(file) => {
             let grid = load_grid(file)?;
             warn_all(&grid.warnings);
-            let points: Vec<_> = grid
-                .points
-                .iter()
-                .map(|p| (p.config, p.candidate))
-                .collect();
-            plan::listed(&points)
+            plan::listed(&grid.pairs())
         }
         None => swept(args)?,
     };
     let opts = Options {
-        parts,
-        out: args.out.clone(),
         roots: args.roots.clone(),
-        warmup: args.warmup,
-        min_reps: args.min_reps,
-        max_reps: args.max_reps.max(args.min_reps),
-        max_seconds: args.max_seconds,
-        target_ci: args.target_ci,
-        time_budget: args.time_budget,
-        machine: args.machine.clone(),
         seed: args.seed,
+        ..options(
+            parts,
+            &args.out,
+            &args.timing,
+            args.time_budget,
+            &args.machine,
+        )?
     };
     let (_, outcomes) = bench::run(&opts);
     for o in outcomes?.iter().filter(|o| o.rank == 0) {
         report(o, args);
     }
     Ok(())
+}
+
+/// A campaign of `parts` into `out` timed as `timing` says (root 0, delay
+/// seed 1); a usage error for settings that cannot stop a point.
+pub(super) fn options(
+    parts: Vec<Part>,
+    out: &std::path::Path,
+    timing: &TimingArgs,
+    time_budget: Option<std::time::Duration>,
+    machine: &Option<String>,
+) -> Result<Options> {
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if !positive(timing.target_ci) || !positive(timing.max_seconds) {
+        return Err(Error::Usage(
+            "--target-ci and --max-seconds must be positive".into(),
+        ));
+    }
+    Ok(Options {
+        parts,
+        out: out.to_path_buf(),
+        roots: vec![bench::Root::Rank(0)],
+        warmup: timing.warmup,
+        min_reps: timing.min_reps,
+        max_reps: timing.max_reps.max(timing.min_reps),
+        max_seconds: timing.max_seconds,
+        target_ci: timing.target_ci,
+        time_budget,
+        machine: machine.clone(),
+        seed: 1,
+    })
 }
 
 /// Rank 0's summary of one communicator size.

@@ -15,11 +15,7 @@ pub fn plan(args: &PlanArgs) -> Result<()> {
     warn_all(&loaded.warnings);
     let grid = load_grid(&args.grid)?;
     warn_all(&grid.warnings);
-    let points: Vec<_> = grid
-        .points
-        .iter()
-        .map(|p| (p.config, p.candidate))
-        .collect();
+    let points = grid.pairs();
     let settings = Settings {
         members: args.members as usize,
         learners: args.learners.clone(),

@@ -2,7 +2,7 @@
 //! rules and report (rank 0).
 
 use crate::bench::plan::{self as points, Sweep};
-use crate::bench::{Options, Part, Session};
+use crate::bench::{Part, Session};
 use crate::cli::{Cli, TuneArgs};
 use crate::data::load::load_file;
 use crate::data::{Algorithm, Arrival, Candidate, Config, Impl};
@@ -192,19 +192,8 @@ fn measure(
             ..p
         })
         .collect();
-    let opts = Options {
-        parts,
-        out: data.to_path_buf(),
-        roots: vec![crate::bench::Root::Rank(0)],
-        warmup: 2,
-        min_reps: 5,
-        max_reps: 1000,
-        max_seconds: 2.0,
-        target_ci: 0.025,
-        time_budget: Some(budget.max(Duration::from_millis(1))),
-        machine: args.machine.clone(),
-        seed: 1,
-    };
+    let budget = Some(budget.max(Duration::from_millis(1)));
+    let opts = super::bench::options(parts, data, &args.timing, budget, &args.machine)?;
     session.measure(&opts).map(|_| ())
 }
 
@@ -218,7 +207,11 @@ fn encode(indices: &[usize]) -> Vec<u8> {
 fn decode(bytes: &[u8]) -> Vec<usize> {
     bytes
         .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")) as usize)
+        .map(|c| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            u64::from_le_bytes(word) as usize
+        })
         .collect()
 }
 

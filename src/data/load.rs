@@ -275,6 +275,16 @@ pub struct Grid {
     pub warnings: Vec<String>,
 }
 
+impl Grid {
+    /// Each row's configuration and candidate, in file order.
+    pub fn pairs(&self) -> Vec<(Config, Candidate)> {
+        self.points
+            .iter()
+            .map(|p| (p.config, p.candidate))
+            .collect()
+    }
+}
+
 /// One row of a grid.
 #[derive(Clone, Debug)]
 pub struct GridPoint {
