@@ -1,8 +1,14 @@
 //! Simulator speed (issue target: binomial and pipeline, P = 1024, 4 MiB in
 //! 8 KiB segments = 512 segments, < 100 ms each in release). Prints figures.
+//! Also the analytical model's price of one broadcast (plain and
+//! symbolic, as the fit runs it) on jobs up to 24,576 ranks.
 //! Run: cargo bench --bench simulate
 
-use bcast_select::data::{Algorithm, NodeOrder, Placement};
+use bcast_select::analytical::platform::{Platform, Symbolic};
+use bcast_select::analytical::price::{price, Statistic};
+use bcast_select::data::{
+    Algorithm, Arrival, Candidate, Config, Impl, Mapping, NodeOrder, Placement,
+};
 use bcast_select::schedule::{Schedule, Spec};
 use bcast_select::sim::{simulate, stage_structure, CostModel, Link};
 use std::time::Instant;
@@ -50,5 +56,61 @@ fn main() {
         println!(
             "stages   {algorithm} P=1024 4 MiB / 8 KiB: median {median:.1} ms, min {min:.1} ms ({stages} stages)"
         );
+    }
+    prices(&cost);
+}
+
+/// Median time of pricing one broadcast, plain and symbolic.
+fn prices(cost: &CostModel) {
+    let platform = Platform::uniform(cost.shm, cost.net);
+    for (nodes, ppn) in [(16, 64), (64, 64), (256, 96)] {
+        for algorithm in [
+            Algorithm::Pipeline,
+            Algorithm::Binomial,
+            Algorithm::SplitBinary,
+        ] {
+            let config = Config {
+                procs: nodes * ppn,
+                nodes,
+                ppn,
+                mapping: Mapping::Core,
+                msg_bytes: 1 << 20,
+                imbalance: 0.0,
+                arrival: Arrival::Barrier,
+            };
+            let candidate = Candidate {
+                algorithm,
+                segsize: Some(8 << 10),
+                fanout: None,
+                implementation: Impl::Own,
+            };
+            let median = |f: &dyn Fn()| {
+                let mut t: Vec<f64> = (0..5)
+                    .map(|_| {
+                        let start = Instant::now();
+                        f();
+                        start.elapsed().as_secs_f64() * 1e3
+                    })
+                    .collect();
+                t.sort_by(f64::total_cmp);
+                t[2]
+            };
+            let plain = median(&|| {
+                price(&config, &candidate, &platform, Statistic::Slowest).unwrap();
+            });
+            let symbolic = median(&|| {
+                price(
+                    &config,
+                    &candidate,
+                    &Symbolic(&platform),
+                    Statistic::Slowest,
+                )
+                .unwrap();
+            });
+            println!(
+                "price    {algorithm} {} ranks ({nodes}x{ppn}) 1 MiB / 8 KiB: {plain:.2} ms, symbolic {symbolic:.2} ms",
+                nodes * ppn
+            );
+        }
     }
 }

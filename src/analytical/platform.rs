@@ -153,10 +153,10 @@ impl Time for Priced {
         }
         self
     }
-    fn lerp(mut self, other: Priced, k: f64) -> Priced {
-        self.value += k * (other.value - self.value);
-        for (t, o) in self.terms.iter_mut().zip(other.terms) {
-            *t += k * (o - *t);
+    fn scale(mut self, k: f64) -> Priced {
+        self.value *= k;
+        for t in &mut self.terms {
+            *t *= k;
         }
         self
     }

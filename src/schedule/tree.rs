@@ -137,16 +137,22 @@ impl Tree {
         self.parent.len() as u32
     }
 
-    /// Edges from the root down, for display.
+    /// Edges from the root to the deepest rank (level by level: a chain
+    /// of thousands of ranks would overflow a recursion).
     pub fn depth(&self) -> u32 {
-        fn depth_of(t: &Tree, r: u32) -> u32 {
-            t.children[r as usize]
+        let mut level = vec![self.root];
+        let mut depth = 0;
+        loop {
+            let next: Vec<u32> = level
                 .iter()
-                .map(|&c| 1 + depth_of(t, c))
-                .max()
-                .unwrap_or(0)
+                .flat_map(|&r| self.children[r as usize].iter().copied())
+                .collect();
+            if next.is_empty() {
+                return depth;
+            }
+            depth += 1;
+            level = next;
         }
-        depth_of(self, self.root)
     }
 }
 

@@ -79,8 +79,8 @@ pub trait Time: Copy + fmt::Debug {
     /// The time in µs.
     fn value(&self) -> f64;
     fn plus(self, other: Self) -> Self;
-    /// `self + k·(other − self)`: the time `k` steps along the difference.
-    fn lerp(self, other: Self, k: f64) -> Self;
+    /// `k` times this time (extrapolations weigh simulated runs).
+    fn scale(self, k: f64) -> Self;
     /// The later of two times (the first on a tie).
     fn later(self, other: Self) -> Self {
         if other.value() > self.value() {
@@ -101,8 +101,8 @@ impl Time for f64 {
     fn plus(self, other: f64) -> f64 {
         self + other
     }
-    fn lerp(self, other: f64, k: f64) -> f64 {
-        self + k * (other - self)
+    fn scale(self, k: f64) -> f64 {
+        k * self
     }
 }
 
@@ -303,7 +303,7 @@ impl<T: Time> Outcome<T> {
     /// "average latency" reports).
     pub fn mean_completion(&self) -> T {
         let sum = self.completion_us.iter().fold(T::zero(), |a, &b| a.plus(b));
-        T::zero().lerp(sum, 1.0 / self.completion_us.len().max(1) as f64)
+        sum.scale(1.0 / self.completion_us.len().max(1) as f64)
     }
 }
 
