@@ -225,6 +225,11 @@ pub fn evaluate(
     // How well the analytical model orders the candidates measured on the
     // test part: all of them, and those forced (without `default`, which
     // models that cannot price it leave out).
+    set.analytical.prime(
+        test.measurements()
+            .iter()
+            .map(|m| (&m.config, &m.candidate)),
+    );
     let analytical_ranking = Ranking {
         all: pairwise_accuracy(test, 0.0, |c, k| set.analytical.predict_us(c, k)),
         forced: pairwise_accuracy(test, 0.0, |c, k| {

@@ -87,6 +87,7 @@ pub fn fit_dataset(d: &Dataset) -> Fitted {
         .collect();
     fitted.corrections = correct::fit(&residuals);
     fitted.summary.rows = observations.len();
+    fitted.prime(d.measurements().iter().map(|m| (&m.config, &m.candidate)));
     fitted.summary.r2_log = r2_log(&observations, |o| fitted.predict_us(&o.config, &o.runs));
     fitted.summary.pairwise = pairwise_accuracy(d, 0.0, |c, k| fitted.predict_us(c, k));
     fitted

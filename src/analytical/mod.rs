@@ -106,6 +106,28 @@ impl Fitted {
         Some(((t + self.overhead_us(&runs)) * factor).max(1e-3))
     }
 
+    /// Prices `pairs` on every core, so that the calls that follow find
+    /// them remembered (the fit's summary and the hybrids' features price
+    /// every row, one after another). Threads take every n-th pair, as
+    /// neighbouring pairs are often equally costly.
+    pub fn prime<'p>(&self, pairs: impl Iterator<Item = (&'p Config, &'p Candidate)>) {
+        let pairs: Vec<_> = pairs.collect();
+        if pairs.len() > Memo::MOST {
+            return; // the memo would forget them before they are asked for
+        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|scope| {
+            for first in 0..threads {
+                let pairs = &pairs;
+                scope.spawn(move || {
+                    for (config, candidate) in pairs.iter().skip(first).step_by(threads) {
+                        self.predict_us(config, candidate);
+                    }
+                });
+            }
+        });
+    }
+
     /// ln of the correction factor of a schedule at a message size.
     fn correction(&self, runs: &Candidate, msg_bytes: u64) -> f64 {
         self.corrections

@@ -108,8 +108,9 @@ impl Platform {
         let links = if cross_node { &self.net } else { &self.shm };
         let [(a, wa), (b, wb)] = knot_weights(bytes);
         let (la, lb) = (link_to(&links[a]), link_to(&links[b]));
-        let mixed: Vec<f64> = la.iter().zip(lb).map(|(x, y)| wa * x + wb * y).collect();
-        link_from(&mixed)
+        link_from(&std::array::from_fn::<f64, PER_LINK, _>(|i| {
+            wa * la[i] + wb * lb[i]
+        }))
     }
 }
 

@@ -454,7 +454,15 @@ impl<'a, C: Cost> Simulator<'a, C> {
         let r = rank as usize;
         if !self.ranks[r].started {
             self.ranks[r].started = true;
-            self.ranks[r].ops = self.schedule.ops(rank);
+            let ops = self.schedule.ops(rank);
+            // One slot per receive, allocated once (a long pipeline posts
+            // one per segment).
+            let receives = ops
+                .iter()
+                .filter(|op| matches!(op, Op::Recv { .. } | Op::Irecv { .. }))
+                .count();
+            self.ranks[r].slots.reserve_exact(receives);
+            self.ranks[r].ops = ops;
         }
         while let Some(&op) = self.ranks[r].ops.get(self.ranks[r].pc) {
             match op {
@@ -604,11 +612,13 @@ impl<'a, C: Cost> Simulator<'a, C> {
     /// the bytes. Returns false if the rank must wait.
     fn complete_recv(&mut self, rank: u32, slot: usize) -> Result<bool, SimError> {
         let s = &mut self.ranks[rank as usize];
-        let RecvSlot { bytes, done_us, .. } = s.slots[slot];
+        // Fields by reference: a symbolic time is hundreds of bytes.
+        let RecvSlot { bytes, done_us, .. } = &s.slots[slot];
+        let bytes = *bytes;
         let Some(done) = done_us else {
             return Ok(false);
         };
-        s.clock = s.clock.later(done);
+        s.clock = s.clock.later(*done);
         self.close_group(rank);
         let s = &mut self.ranks[rank as usize];
         if !s.held.insert(bytes) {
