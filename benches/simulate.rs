@@ -30,14 +30,7 @@ fn main() {
         })
         .unwrap();
         let time = |f: &dyn Fn()| {
-            let mut t: Vec<f64> = (0..7)
-                .map(|_| {
-                    let start = Instant::now();
-                    f();
-                    start.elapsed().as_secs_f64() * 1e3
-                })
-                .collect();
-            t.sort_by(f64::total_cmp);
+            let t = sorted_ms(7, f);
             (t[3], t[0])
         };
         let (median, min) = time(&|| {
@@ -84,17 +77,7 @@ fn prices(cost: &CostModel) {
                 fanout: None,
                 implementation: Impl::Own,
             };
-            let median = |f: &dyn Fn()| {
-                let mut t: Vec<f64> = (0..5)
-                    .map(|_| {
-                        let start = Instant::now();
-                        f();
-                        start.elapsed().as_secs_f64() * 1e3
-                    })
-                    .collect();
-                t.sort_by(f64::total_cmp);
-                t[2]
-            };
+            let median = |f: &dyn Fn()| sorted_ms(5, f)[2];
             let plain = median(&|| {
                 price(&config, &candidate, &platform, Statistic::Slowest).unwrap();
             });
@@ -113,4 +96,17 @@ fn prices(cost: &CostModel) {
             );
         }
     }
+}
+
+/// Wall times of `runs` calls of `f`, in ms, fastest first.
+fn sorted_ms(runs: usize, f: &dyn Fn()) -> Vec<f64> {
+    let mut t: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t
 }

@@ -238,6 +238,16 @@ mod tests {
         }
     }
 
+    /// Our own implementation of `algorithm` in segments of `seg` bytes.
+    fn own(algorithm: Algorithm, seg: u64) -> Candidate {
+        Candidate {
+            algorithm,
+            segsize: Some(seg),
+            fanout: None,
+            implementation: Impl::Own,
+        }
+    }
+
     /// The symbolic run's terms, weighted by the parameters, are its time:
     /// the time is linear in the parameters along the critical path.
     #[test]
@@ -249,12 +259,7 @@ mod tests {
         for algorithm in crate::schedule::SCHEDULED {
             for (procs, nodes, msg, seg) in [(7, 1, 1000, 0), (12, 3, 5000, 700), (9, 2, 3, 1)] {
                 let c = config(procs, nodes, Mapping::Node, msg);
-                let candidate = Candidate {
-                    algorithm,
-                    segsize: Some(seg),
-                    fanout: None,
-                    implementation: Impl::Own,
-                };
+                let candidate = own(algorithm, seg);
                 for statistic in [Statistic::Slowest, Statistic::MeanOverRanks] {
                     let plain = price(&c, &candidate, &platform, statistic).unwrap();
                     let priced = price(&c, &candidate, &Symbolic(&platform), statistic).unwrap();
@@ -293,12 +298,7 @@ mod tests {
             let segments = rng.random_range(MOST_SEGMENTS + 1..=200);
             let msg = (segments - 1) * seg + rng.random_range(1..=seg);
             let c = config(procs, nodes, mapping, msg);
-            let candidate = Candidate {
-                algorithm,
-                segsize: Some(seg),
-                fanout: None,
-                implementation: Impl::Own,
-            };
+            let candidate = own(algorithm, seg);
             let spec = Spec {
                 algorithm,
                 procs,
@@ -340,21 +340,9 @@ mod tests {
             let mapping = [Mapping::Core, Mapping::Node][(trial / 8) % 2];
             let msg = 1u64 << rng.random_range(0..=20);
             let seg = [0, 1024, 8192][(trial / 16) % 3];
-            let c = Config {
-                procs,
-                nodes,
-                ppn,
-                mapping,
-                msg_bytes: msg,
-                imbalance: 0.0,
-                arrival: crate::data::Arrival::Barrier,
-            };
-            let candidate = Candidate {
-                algorithm,
-                segsize: Some(seg),
-                fanout: None,
-                implementation: Impl::Own,
-            };
+            let c = config(procs, nodes, mapping, msg);
+            assert_eq!(c.ppn, ppn);
+            let candidate = own(algorithm, seg);
             for statistic in [Statistic::Slowest, Statistic::MeanOverRanks] {
                 let full = price_up_to(&c, &candidate, &COST, statistic, u32::MAX).unwrap();
                 let fast = price_up_to(&c, &candidate, &COST, statistic, 128).unwrap();
