@@ -4,8 +4,8 @@
 //! symbolic, as the fit runs it) on jobs up to 24,576 ranks.
 //! Run: cargo bench --bench simulate
 
-use bcast_select::analytical::platform::{Platform, Symbolic};
-use bcast_select::analytical::price::{price, Statistic};
+use bcast_select::analytical::platform::Platform;
+use bcast_select::analytical::price::{price, price_terms, Statistic};
 use bcast_select::data::{
     Algorithm, Arrival, Candidate, Config, Impl, Mapping, NodeOrder, Placement,
 };
@@ -82,13 +82,7 @@ fn prices(cost: &CostModel) {
                 price(&config, &candidate, &platform, Statistic::Slowest).unwrap();
             });
             let symbolic = median(&|| {
-                price(
-                    &config,
-                    &candidate,
-                    &Symbolic(&platform),
-                    Statistic::Slowest,
-                )
-                .unwrap();
+                price_terms(&config, &candidate, &platform, Statistic::Slowest).unwrap();
             });
             println!(
                 "price    {algorithm} {} ranks ({nodes}x{ppn}) 1 MiB / 8 KiB: {plain:.2} ms, symbolic {symbolic:.2} ms",

@@ -71,7 +71,14 @@ fn main() {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    cross_validate(&data, &SelectorKind::all(&LearnerKind::ALL), 5, || {}).expect("cv");
+    cross_validate(
+        &data,
+        &set.analytical,
+        &SelectorKind::all(&LearnerKind::ALL),
+        5,
+        || {},
+    )
+    .expect("cv");
     println!(
         "cross-validation of every selector (5 folds and an extrapolating one): {:.2} s",
         start.elapsed().as_secs_f64()

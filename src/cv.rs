@@ -17,6 +17,7 @@
 //! show it beats the library by more than the noise of its own evaluation
 //! thereby keeps the library's choice.
 
+use crate::analytical::Fitted;
 use crate::data::{Config, Dataset};
 use crate::error::{Error, Result};
 use crate::metrics::Tally;
@@ -118,6 +119,7 @@ impl HeldOut {
 /// two or more candidates (there is nothing to choose between).
 pub fn cross_validate(
     d: &Dataset,
+    full: &Fitted,
     kinds: &[SelectorKind],
     folds: usize,
     mut tick: impl FnMut(),
@@ -134,7 +136,7 @@ pub fn cross_validate(
     let per_fold: Vec<Result<Vec<Vec<HeldOut>>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = groups
             .iter()
-            .map(|held| scope.spawn(move || held_out_picks(d, held, kinds, hybrid)))
+            .map(|held| scope.spawn(move || held_out_picks(d, full, held, kinds, hybrid)))
             .collect();
         handles
             .into_iter()
@@ -248,12 +250,13 @@ fn within_one_error(losses: &[Vec<f64>], options: &[usize]) -> Vec<usize> {
 /// trained on the others.
 fn held_out_picks(
     d: &Dataset,
+    full: &Fitted,
     held: &BTreeSet<u32>,
     kinds: &[SelectorKind],
     hybrid: bool,
 ) -> Result<Vec<Vec<HeldOut>>> {
     let part = d.subset(|m| !held.contains(&m.config.procs));
-    let set = TrainingSet::new(&part, hybrid);
+    let set = TrainingSet::along(&part, hybrid, full, held);
     let range = Range::of(&part);
     let cs = &set.cs;
     let tests: Vec<(Config, Vec<bool>, BTreeMap<usize, f64>)> = d

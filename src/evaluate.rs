@@ -213,7 +213,7 @@ pub fn evaluate(
     let hybrid = learners.iter().any(|k| k.is_hybrid());
     let set = TrainingSet::new(train, hybrid);
     let kinds = set.selectors(learners);
-    let cv = cross_validate(train, &kinds, folds, &mut tick)?;
+    let cv = cross_validate(train, &set.analytical, &kinds, folds, &mut tick)?;
     let auto = choose_auto(&kinds, cv.as_ref());
     let cv = cv.map(|cv| cv.scores).unwrap_or_default();
     let range = Range::of(train);

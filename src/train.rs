@@ -1,7 +1,7 @@
 //! Training: features and targets per candidate, the analytical model, and
 //! one model per candidate and learner (cross-validation is [`crate::cv`]).
 
-use crate::analytical::fit::fit_dataset;
+use crate::analytical::fit::{fit_along, fit_dataset};
 use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::error::{Error, Result};
@@ -70,8 +70,18 @@ pub struct TrainingSet {
 impl TrainingSet {
     /// `hybrid`: whether to build the hybrid samples.
     pub fn new(d: &Dataset, hybrid: bool) -> TrainingSet {
+        TrainingSet::with(d, hybrid, fit_dataset(d))
+    }
+
+    /// [`TrainingSet::new`] of the rows `full` was fitted on less the procs
+    /// values `held`, its analytical model fitted along `full`'s paths
+    /// ([`fit_along`]).
+    pub fn along(d: &Dataset, hybrid: bool, full: &Fitted, held: &BTreeSet<u32>) -> TrainingSet {
+        TrainingSet::with(d, hybrid, fit_along(d, full, held))
+    }
+
+    fn with(d: &Dataset, hybrid: bool, analytical: Fitted) -> TrainingSet {
         let cs = candidate_samples(d);
-        let analytical = fit_dataset(d);
         let hybrid = if hybrid {
             hybrid_samples(&cs, &analytical)
         } else {

@@ -9,15 +9,18 @@
 //! leaving their sender one by one, overlapping, or both); the start whose
 //! fit explains the rows best wins.
 
-use super::platform::{knot_weights, Platform, Priced, Symbolic, KNOTS, PER_KNOT, PER_LINK, WIDTH};
+use super::paths::Paths;
+use super::platform::{knot_weights, Platform, KNOTS, PER_KNOT, PER_LINK, WIDTH};
 use super::price::{self, Statistic};
-use super::{correct, Fitted, Memo, Overhead, Summary};
+use super::{correct, Along, Fitted, Memo, Overhead, Summary};
 use crate::data::{Arrival, Candidate, Config, Dataset};
 use crate::library::{self, Library};
 use crate::metrics::pairwise_accuracy;
 use crate::sim::Link;
 use linfa_linalg::cholesky::SolveC;
 use ndarray::{Array1, Array2};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Alternations of (critical paths, parameters) at most.
 const ROUNDS: usize = 8;
@@ -39,8 +42,22 @@ struct Observation {
 
 /// Fits the platform and overheads on the barrier-start rows of `d` that a
 /// schedule describes (the model prices a broadcast every rank starts
-/// together, timed to its slowest rank).
+/// together, timed to its slowest rank), and keeps the rows' paths.
 pub fn fit_dataset(d: &Dataset) -> Fitted {
+    fit(d, None)
+}
+
+/// [`fit_dataset`] of `d`, the rows `full` was fitted on less the procs
+/// values `held`, its rows priced along `full`'s paths (see
+/// [`super::paths`]) instead of simulated and traced again.
+pub fn fit_along(d: &Dataset, full: &Fitted, held: &BTreeSet<u32>) -> Fitted {
+    match &full.along {
+        Some(a) if a.held.is_none() => fit(d, Some((&a.paths, held))),
+        _ => fit_dataset(d),
+    }
+}
+
+fn fit(d: &Dataset, along: Option<(&Arc<Paths>, &BTreeSet<u32>)>) -> Fitted {
     let library = Library::detect(&d.provenance.mpis);
     let mut fitted = Fitted {
         platform: Platform::uniform(Link::default(), Link::default()),
@@ -53,6 +70,7 @@ pub fn fit_dataset(d: &Dataset) -> Fitted {
         measured_net: false,
         summary: Summary::default(),
         memo: Memo::default(),
+        along: None,
     };
     let all = observations(d, &mut fitted);
     let observations = thin(&all, MOST_ROWS);
@@ -87,7 +105,25 @@ pub fn fit_dataset(d: &Dataset) -> Fitted {
         .collect();
     fitted.corrections = correct::fit(&residuals);
     fitted.summary.rows = observations.len();
-    fitted.prime(d.measurements().iter().map(|m| (&m.config, &m.candidate)));
+    theta.truncate(WIDTH);
+    fitted.along = match along {
+        None => {
+            let pairs: BTreeSet<(Config, Candidate)> =
+                all.iter().map(|o| (o.config, o.runs)).collect();
+            let pairs: Vec<_> = pairs.into_iter().collect();
+            Some(Along {
+                paths: Arc::new(Paths::trace(&pairs, &fitted.platform, statistic)),
+                held: None,
+                theta,
+            })
+        }
+        // Paths of another statistic would price another time.
+        Some((paths, held)) => (paths.statistic == statistic).then(|| Along {
+            paths: Arc::clone(paths),
+            held: Some(held.clone()),
+            theta,
+        }),
+    };
     fitted.summary.r2_log = r2_log(&observations, |o| fitted.predict_us(&o.config, &o.runs));
     fitted.summary.pairwise = pairwise_accuracy(d, 0.0, |c, k| fitted.predict_us(c, k));
     fitted
@@ -229,17 +265,16 @@ fn design(
 ) -> Vec<Vec<f64>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = observations.len().div_ceil(threads).max(1);
-    let symbolic = Symbolic(platform);
-    let terms: Vec<Priced> = std::thread::scope(|scope| {
+    let counts: Vec<[f64; WIDTH]> = std::thread::scope(|scope| {
         let handles: Vec<_> = observations
             .chunks(chunk)
             .map(|part| {
-                let symbolic = &symbolic;
                 scope.spawn(move || {
                     part.iter()
                         .map(|o| {
-                            price::price(&o.config, &o.runs, symbolic, statistic)
+                            price::price_terms(&o.config, &o.runs, platform, statistic)
                                 .unwrap_or_default()
+                                .terms
                         })
                         .collect::<Vec<_>>()
                 })
@@ -250,6 +285,12 @@ fn design(
             .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     });
+    with_overheads(observations, counts)
+}
+
+/// Design rows: each observation's parameter counts, then its overhead
+/// indicator.
+fn with_overheads(observations: &[&Observation], counts: Vec<[f64; WIDTH]>) -> Vec<Vec<f64>> {
     let groups = observations
         .iter()
         .map(|o| o.group)
@@ -257,9 +298,9 @@ fn design(
         .map_or(0, |g| g + 1);
     observations
         .iter()
-        .zip(terms)
-        .map(|(o, p)| {
-            let mut row = p.terms.to_vec();
+        .zip(counts)
+        .map(|(o, counts)| {
+            let mut row = counts.to_vec();
             row.resize(WIDTH + groups, 0.0);
             row[WIDTH + o.group] = 1.0;
             row
@@ -605,6 +646,35 @@ mod tests {
                 "{algorithm}: {got} vs {truth}"
             );
         }
+    }
+
+    /// A fold fitted along the full fit's paths prices its training rows
+    /// about as a fresh fit of the fold does, and simulates the rows it
+    /// holds out under its own parameters.
+    #[test]
+    fn folds_fit_along_the_full_fits_paths() {
+        let d = simulated(4, 0.02);
+        let full = fit_dataset(&d);
+        let held = BTreeSet::from([5, 11]);
+        let part = d.subset(|m| !held.contains(&m.config.procs));
+        let along = fit_along(&part, &full, &held);
+        let fresh = fit_dataset(&part);
+        let mut simulating = along.clone();
+        simulating.along = None;
+        let (mut worst, mut sum, mut n) = (0.0f64, 0.0, 0);
+        for m in d.measurements() {
+            let (c, k) = (&m.config, &m.candidate);
+            let got = along.predict_us(c, k).unwrap();
+            if held.contains(&c.procs) {
+                assert_eq!(got, simulating.predict_us(c, k).unwrap());
+            }
+            let off = (got / fresh.predict_us(c, k).unwrap()).ln().abs();
+            worst = worst.max(off);
+            sum += off;
+            n += 1;
+        }
+        let mean = sum / n as f64;
+        assert!(mean < 0.01 && worst < 0.05, "mean {mean}, worst {worst}");
     }
 
     #[test]

@@ -22,6 +22,7 @@
 
 pub mod correct;
 pub mod fit;
+pub mod paths;
 pub mod platform;
 pub mod price;
 
@@ -30,7 +31,8 @@ use crate::library::{DefaultCheck, Library, Regime};
 use crate::metrics::Pairwise;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 /// The fitted platform and per-algorithm terms.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -51,6 +53,20 @@ pub struct Fitted {
     pub summary: Summary,
     #[serde(skip)]
     memo: Memo,
+    /// The fitted rows' paths, where kept (see [`paths`]).
+    #[serde(skip)]
+    along: Option<Along>,
+}
+
+/// Paths a fit prices its rows along: traced under its own parameters, or
+/// under a fit of more rows (a cross-validation fold's full fit), then
+/// used for the rows this fit was trained on only — not the `held` out.
+#[derive(Clone, Debug)]
+struct Along {
+    paths: Arc<paths::Paths>,
+    held: Option<BTreeSet<u32>>,
+    /// This fit's parameters, [`platform::Platform::to_vec`] order.
+    theta: Vec<f64>,
 }
 
 /// A per-broadcast constant of one algorithm and implementation.
@@ -97,9 +113,12 @@ impl Fitted {
             return None; // nothing was fitted
         }
         let runs = self.runs(config, candidate)?;
-        let t = self.memo.get_or(config, &runs, || {
-            price::price(config, &runs, &self.platform, self.statistic)
-        })?;
+        let t = match self.along(config, &runs) {
+            Some(t) => t,
+            None => self.memo.get_or(config, &runs, || {
+                price::price(config, &runs, &self.platform, self.statistic)
+            })?,
+        };
         // Every coefficient is ≥ 0; the floor keeps ln finite for a
         // broadcast that sends nothing.
         let factor = self.correction(&runs, config.msg_bytes).exp();
@@ -107,9 +126,10 @@ impl Fitted {
     }
 
     /// Prices `pairs` on every core, so that the calls that follow find
-    /// them remembered (the fit's summary and the hybrids' features price
-    /// every row, one after another). Threads take every n-th pair, as
-    /// neighbouring pairs are often equally costly.
+    /// them remembered (`evaluate` prices every test row for each selector,
+    /// one after another; a fit's own rows are priced once, along their
+    /// paths). Threads take every n-th pair, as neighbouring pairs are
+    /// often equally costly.
     pub fn prime<'p>(&self, pairs: impl Iterator<Item = (&'p Config, &'p Candidate)>) {
         let pairs: Vec<_> = pairs.collect();
         if pairs.len() > Memo::MOST {
@@ -126,6 +146,23 @@ impl Fitted {
                 });
             }
         });
+    }
+
+    /// The time of a fitted row along its kept path.
+    fn along(&self, config: &Config, runs: &Candidate) -> Option<f64> {
+        let along = self.along.as_ref()?;
+        if along
+            .held
+            .as_ref()
+            .is_some_and(|h| h.contains(&config.procs))
+        {
+            return None;
+        }
+        let path = along.paths.get(config, runs)?;
+        Some(match along.held {
+            None => path.value,
+            Some(_) => path.on(&along.theta),
+        })
     }
 
     /// ln of the correction factor of a schedule at a message size.

@@ -13,6 +13,7 @@
 use crate::data::Placement;
 use crate::sim::{Cost, Link, Time};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 
 /// Parameters per link, in the order of [`link_to`] (see [`Link`]).
 pub const PER_LINK: usize = 5;
@@ -57,7 +58,15 @@ fn link_from(v: &[f64]) -> Link {
 /// Which two knots a message of `bytes` lies between, and the weight of
 /// each: piecewise-linear interpolation in log2(size).
 pub fn knot_weights(bytes: u64) -> [(usize, f64); 2] {
-    let x = (bytes.max(1) as f64).log2() / f64::from(OCTAVES);
+    let bytes = bytes.max(1);
+    // Exact and cheaper for the usual power-of-two sizes (this runs for
+    // every simulated message).
+    let log2 = if bytes.is_power_of_two() {
+        f64::from(bytes.trailing_zeros())
+    } else {
+        (bytes as f64).log2()
+    };
+    let x = log2 / f64::from(OCTAVES);
     let last = (KNOTS - 1) as f64;
     if x >= last {
         return [(KNOTS - 1, 1.0), (KNOTS - 1, 0.0)];
@@ -140,61 +149,159 @@ impl Default for Priced {
     }
 }
 
-impl Time for Priced {
-    fn zero() -> Priced {
-        Priced::default()
+/// A platform run symbolically: times are [`Traced`] in `trace`.
+pub struct Symbolic<'a> {
+    pub platform: &'a Platform,
+    pub trace: &'a Trace,
+}
+
+/// How the times of a symbolic run were summed, so that the parameters a
+/// time sums are counted once, at the end, for the time asked for
+/// ([`Trace::priced`]). Carrying the counts in every time instead (80
+/// numbers) made copying them most of a symbolic run's cost.
+#[derive(Debug, Default)]
+pub struct Trace(RefCell<Vec<Node>>);
+
+/// A step of the sums: a message's part (its sender's busy time, or its
+/// time in flight), or a combination of earlier steps.
+#[derive(Clone, Copy, Debug)]
+enum Node {
+    Part {
+        bytes: u64,
+        /// Bytes × doublings apart (what `far_us_per_byte` multiplies).
+        far: f64,
+        /// Offset of the channel in a knot's parameters.
+        channel: u8,
+        busy: bool,
+    },
+    Sum(u32, u32),
+    Scale(f64, u32),
+}
+
+/// A time of a symbolic run: its value, and the step of its [`Trace`] that
+/// made it (none for zero).
+#[derive(Clone, Copy, Debug)]
+pub struct Traced<'a> {
+    value: f64,
+    step: Option<(u32, &'a Trace)>,
+}
+
+impl Trace {
+    fn push<'a>(&'a self, value: f64, node: Node) -> Traced<'a> {
+        let mut nodes = self.0.borrow_mut();
+        nodes.push(node);
+        Traced {
+            value,
+            step: Some((nodes.len() as u32 - 1, self)),
+        }
+    }
+
+    /// `time` with the count of each parameter it sums; empties the trace
+    /// (the times it holds are not to be used again).
+    pub fn priced(&self, time: Traced) -> Priced {
+        let mut priced = Priced {
+            value: time.value,
+            ..Priced::default()
+        };
+        let mut nodes = self.0.borrow_mut();
+        let Some((last, _)) = time.step else {
+            nodes.clear();
+            return priced;
+        };
+        // Reverse accumulation: each step passes its weight to the steps it
+        // was made of (they come earlier); parts add their counts.
+        let mut weight = vec![0.0; last as usize + 1];
+        weight[last as usize] = 1.0;
+        for i in (0..=last as usize).rev() {
+            let w = weight[i];
+            if w == 0.0 {
+                continue;
+            }
+            match nodes[i] {
+                Node::Sum(a, b) => {
+                    weight[a as usize] += w;
+                    weight[b as usize] += w;
+                }
+                Node::Scale(k, a) => weight[a as usize] += k * w,
+                Node::Part {
+                    bytes,
+                    far,
+                    channel,
+                    busy,
+                } => {
+                    let b = bytes as f64;
+                    for (k, kw) in knot_weights(bytes) {
+                        let t = &mut priced.terms[k * PER_KNOT + channel as usize..];
+                        if busy {
+                            t[0] += w * kw;
+                            t[1] += w * kw * b;
+                        } else {
+                            t[2] += w * kw;
+                            t[3] += w * kw * b;
+                            t[4] += w * kw * far;
+                        }
+                    }
+                }
+            }
+        }
+        nodes.clear();
+        priced
+    }
+}
+
+impl<'a> Time for Traced<'a> {
+    fn zero() -> Traced<'a> {
+        Traced {
+            value: 0.0,
+            step: None,
+        }
     }
     fn value(&self) -> f64 {
         self.value
     }
-    fn plus(mut self, other: Priced) -> Priced {
-        self.value += other.value;
-        for (t, o) in self.terms.iter_mut().zip(other.terms) {
-            *t += o;
+    fn plus(self, other: Traced<'a>) -> Traced<'a> {
+        match (self.step, other.step) {
+            (None, _) => other,
+            (_, None) => self,
+            (Some((a, trace)), Some((b, _))) => {
+                trace.push(self.value + other.value, Node::Sum(a, b))
+            }
         }
-        self
     }
-    fn scale(mut self, k: f64) -> Priced {
-        self.value *= k;
-        for t in &mut self.terms {
-            *t *= k;
+    fn scale(self, k: f64) -> Traced<'a> {
+        match self.step {
+            None => self,
+            Some((a, trace)) => trace.push(k * self.value, Node::Scale(k, a)),
         }
-        self
     }
 }
 
-/// A platform run symbolically.
-pub struct Symbolic<'a>(pub &'a Platform);
-
-impl Cost for Symbolic<'_> {
-    type Time = Priced;
-    fn transfer(&self, placement: &Placement, from: u32, to: u32, bytes: u64) -> (Priced, Priced) {
-        let (busy, wire) = self.0.transfer(placement, from, to, bytes);
-        let at = if placement.crosses_nodes(from, to) {
-            PER_LINK
+impl<'a> Cost for Symbolic<'a> {
+    type Time = Traced<'a>;
+    fn transfer(
+        &self,
+        placement: &Placement,
+        from: u32,
+        to: u32,
+        bytes: u64,
+    ) -> (Traced<'a>, Traced<'a>) {
+        let (busy, wire) = self.platform.transfer(placement, from, to, bytes);
+        let channel = if placement.crosses_nodes(from, to) {
+            PER_LINK as u8
         } else {
             0
         };
-        let b = bytes as f64;
-        let far = b * placement.doublings_apart(from, to);
-        let mut sender = Priced {
-            value: busy,
-            ..Priced::default()
+        let far = bytes as f64 * placement.doublings_apart(from, to);
+        let part = |busy| Node::Part {
+            bytes,
+            far,
+            channel,
+            busy,
         };
-        let mut overlap = Priced {
-            value: wire,
-            ..Priced::default()
-        };
-        for (k, w) in knot_weights(bytes) {
-            let s = &mut sender.terms[k * PER_KNOT + at..];
-            s[0] += w;
-            s[1] += w * b;
-            let o = &mut overlap.terms[k * PER_KNOT + at..];
-            o[2] += w;
-            o[3] += w * b;
-            o[4] += w * far;
-        }
-        (sender, overlap)
+        (
+            self.trace.push(busy, part(true)),
+            self.trace.push(wire, part(false)),
+        )
     }
 }
 

@@ -1,8 +1,8 @@
 //! The time of one broadcast under a cost model: its schedule simulated on
 //! the job's placement, the time of the last rank to finish (or the mean
 //! over ranks, see [`Statistic`]). Run symbolically
-//! ([`super::platform::Symbolic`]) the same simulation records how many of
-//! each cost parameter the critical path sums, which makes the time linear
+//! ([`price_terms`]) the same simulation records how many of each cost
+//! parameter the critical path sums, which makes the time linear
 //! in the parameters for the fit.
 //!
 //! A long pipeline is not simulated segment by segment: once the pipeline
@@ -22,6 +22,7 @@
 //! simulating every rank: a few percent at most, k-nomial trees the
 //! farthest.
 
+use super::platform::{Platform, Priced, Symbolic, Trace};
 use crate::data::{Algorithm, Candidate, Config};
 use crate::schedule::{Schedule, Spec};
 use crate::sim::{simulate, Cost, Time};
@@ -59,6 +60,23 @@ pub fn price<C: Cost>(
     statistic: Statistic,
 ) -> Option<C::Time> {
     price_up_to(config, candidate, cost, statistic, MOST_RANKS)
+}
+
+/// [`price`] on `platform`, with the count of each platform parameter the
+/// time sums (see [`Priced`]).
+pub fn price_terms(
+    config: &Config,
+    candidate: &Candidate,
+    platform: &Platform,
+    statistic: Statistic,
+) -> Option<Priced> {
+    let trace = Trace::default();
+    let symbolic = Symbolic {
+        platform,
+        trace: &trace,
+    };
+    let time = price(config, candidate, &symbolic, statistic)?;
+    Some(trace.priced(time))
 }
 
 /// [`price`], simulating jobs of at most `most_ranks` ranks (or
@@ -204,7 +222,7 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analytical::platform::{Platform, Symbolic};
+    use crate::analytical::platform::Platform;
     use crate::data::{Impl, Mapping};
     use crate::sim::{CostModel, Link};
     use rand::{Rng, SeedableRng};
@@ -262,7 +280,7 @@ mod tests {
                 let candidate = own(algorithm, seg);
                 for statistic in [Statistic::Slowest, Statistic::MeanOverRanks] {
                     let plain = price(&c, &candidate, &platform, statistic).unwrap();
-                    let priced = price(&c, &candidate, &Symbolic(&platform), statistic).unwrap();
+                    let priced = price_terms(&c, &candidate, &platform, statistic).unwrap();
                     let from_terms: f64 =
                         priced.terms.iter().zip(&params).map(|(t, p)| t * p).sum();
                     assert!((plain - priced.value).abs() < 1e-9 * plain, "{algorithm}");

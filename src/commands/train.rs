@@ -33,9 +33,13 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     let set = TrainingSet::new(&data, hybrid);
     let selectors = set.selectors(&learners);
     bar.set_message("cross-validate");
-    let cv = cross_validate(&data, &selectors, args.learning.folds as usize, || {
-        bar.inc(1)
-    })?;
+    let cv = cross_validate(
+        &data,
+        &set.analytical,
+        &selectors,
+        args.learning.folds as usize,
+        || bar.inc(1),
+    )?;
     bar.set_message("fit");
     let cs = &set.cs;
     for (c, n) in &cs.too_rare {

@@ -1,0 +1,98 @@
+//! The critical paths of a fit's rows, kept so that refits on part of the
+//! rows (cross-validation's folds) price them without simulating again:
+//! along a fixed path a time is linear in the platform's parameters, so a
+//! fold's time of a row is the row's path counts times the fold's
+//! parameters. The path is the one that is critical under the full fit's
+//! parameters; under a fold's own it could differ where two paths are
+//! nearly equally long, so the rows a fold holds out — the ones its scores
+//! come from — are simulated under its own parameters instead.
+
+use super::platform::{Platform, WIDTH};
+use super::price::{self, Statistic};
+use crate::data::{Candidate, Config};
+use rustc_hash::FxHashMap;
+use std::fmt;
+
+/// Per (configuration, schedule run), its time and path under the platform
+/// it was traced on.
+pub struct Paths {
+    /// What they were traced on.
+    pub platform: Platform,
+    pub statistic: Statistic,
+    paths: FxHashMap<(Config, Candidate), Path>,
+}
+
+/// A time, and the count of each platform parameter it sums (by index in
+/// [`Platform::to_vec`] order; most are zero).
+pub struct Path {
+    pub value: f64,
+    counts: Box<[(u8, f64)]>,
+}
+
+impl Paths {
+    /// Traces `pairs` on `platform`, on every core; pairs no schedule
+    /// prices are left out.
+    pub fn trace(
+        pairs: &[(Config, Candidate)],
+        platform: &Platform,
+        statistic: Statistic,
+    ) -> Paths {
+        // Threads take every n-th pair, as neighbouring pairs are often
+        // equally costly.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let paths = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|first| {
+                    scope.spawn(move || {
+                        pairs
+                            .iter()
+                            .skip(first)
+                            .step_by(threads)
+                            .filter_map(|(config, runs)| {
+                                let priced = price::price_terms(config, runs, platform, statistic)?;
+                                let counts = (0..WIDTH)
+                                    .filter(|&i| priced.terms[i] != 0.0)
+                                    .map(|i| (i as u8, priced.terms[i]))
+                                    .collect();
+                                let path = Path {
+                                    value: priced.value,
+                                    counts,
+                                };
+                                Some(((*config, *runs), path))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        Paths {
+            platform: platform.clone(),
+            statistic,
+            paths,
+        }
+    }
+
+    pub fn get(&self, config: &Config, runs: &Candidate) -> Option<&Path> {
+        self.paths.get(&(*config, *runs))
+    }
+}
+
+impl Path {
+    /// The time along this path on `platform`.
+    pub fn on(&self, platform: &[f64]) -> f64 {
+        self.counts
+            .iter()
+            .map(|&(i, n)| n * platform[i as usize])
+            .sum()
+    }
+}
+
+impl fmt::Debug for Paths {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Paths({} under {:?})", self.paths.len(), self.statistic)
+    }
+}
