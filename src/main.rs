@@ -2,9 +2,6 @@ use bcast_select::{cli::Cli, commands};
 use clap::Parser;
 use std::process::ExitCode;
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match commands::run(cli) {
