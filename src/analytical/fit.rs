@@ -19,6 +19,7 @@ use crate::metrics::pairwise_accuracy;
 use crate::sim::Link;
 use linfa_linalg::cholesky::SolveC;
 use ndarray::{Array1, Array2};
+use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -263,43 +264,17 @@ fn design(
     platform: &Platform,
     statistic: Statistic,
 ) -> Vec<Vec<f64>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = observations.len().div_ceil(threads).max(1);
-    let counts: Vec<[f64; WIDTH]> = std::thread::scope(|scope| {
-        let handles: Vec<_> = observations
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|o| {
-                            price::price_terms(&o.config, &o.runs, platform, statistic)
-                                .unwrap_or_default()
-                                .terms
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    with_overheads(observations, counts)
-}
-
-/// Design rows: each observation's parameter counts, then its overhead
-/// indicator.
-fn with_overheads(observations: &[&Observation], counts: Vec<[f64; WIDTH]>) -> Vec<Vec<f64>> {
     let groups = observations
         .iter()
         .map(|o| o.group)
         .max()
         .map_or(0, |g| g + 1);
     observations
-        .iter()
-        .zip(counts)
-        .map(|(o, counts)| {
+        .par_iter()
+        .map(|o| {
+            let counts = price::price_terms(&o.config, &o.runs, platform, statistic)
+                .unwrap_or_default()
+                .terms;
             let mut row = counts.to_vec();
             row.resize(WIDTH + groups, 0.0);
             row[WIDTH + o.group] = 1.0;

@@ -29,6 +29,7 @@ pub mod price;
 use crate::data::{Algorithm, Candidate, Config, Impl};
 use crate::library::{DefaultCheck, Library, Regime};
 use crate::metrics::Pairwise;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -128,23 +129,14 @@ impl Fitted {
     /// Prices `pairs` on every core, so that the calls that follow find
     /// them remembered (`evaluate` prices every test row for each selector,
     /// one after another; a fit's own rows are priced once, along their
-    /// paths). Threads take every n-th pair, as neighbouring pairs are
-    /// often equally costly.
+    /// paths).
     pub fn prime<'p>(&self, pairs: impl Iterator<Item = (&'p Config, &'p Candidate)>) {
         let pairs: Vec<_> = pairs.collect();
         if pairs.len() > Memo::MOST {
             return; // the memo would forget them before they are asked for
         }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        std::thread::scope(|scope| {
-            for first in 0..threads {
-                let pairs = &pairs;
-                scope.spawn(move || {
-                    for (config, candidate) in pairs.iter().skip(first).step_by(threads) {
-                        self.predict_us(config, candidate);
-                    }
-                });
-            }
+        pairs.par_iter().for_each(|(config, candidate)| {
+            self.predict_us(config, candidate);
         });
     }
 

@@ -10,14 +10,13 @@
 use super::platform::{Platform, WIDTH};
 use super::price::{self, Statistic};
 use crate::data::{Candidate, Config};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::fmt;
 
 /// Per (configuration, schedule run), its time and path under the platform
 /// it was traced on.
 pub struct Paths {
-    /// What they were traced on.
-    pub platform: Platform,
     pub statistic: Statistic,
     paths: FxHashMap<(Config, Candidate), Path>,
 }
@@ -37,43 +36,22 @@ impl Paths {
         platform: &Platform,
         statistic: Statistic,
     ) -> Paths {
-        // Threads take every n-th pair, as neighbouring pairs are often
-        // equally costly.
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let paths = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|first| {
-                    scope.spawn(move || {
-                        pairs
-                            .iter()
-                            .skip(first)
-                            .step_by(threads)
-                            .filter_map(|(config, runs)| {
-                                let priced = price::price_terms(config, runs, platform, statistic)?;
-                                let counts = (0..WIDTH)
-                                    .filter(|&i| priced.terms[i] != 0.0)
-                                    .map(|i| (i as u8, priced.terms[i]))
-                                    .collect();
-                                let path = Path {
-                                    value: priced.value,
-                                    counts,
-                                };
-                                Some(((*config, *runs), path))
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        Paths {
-            platform: platform.clone(),
-            statistic,
-            paths,
-        }
+        let paths = pairs
+            .par_iter()
+            .filter_map(|(config, runs)| {
+                let priced = price::price_terms(config, runs, platform, statistic)?;
+                let counts = (0..WIDTH)
+                    .filter(|&i| priced.terms[i] != 0.0)
+                    .map(|i| (i as u8, priced.terms[i]))
+                    .collect();
+                let path = Path {
+                    value: priced.value,
+                    counts,
+                };
+                Some(((*config, *runs), path))
+            })
+            .collect();
+        Paths { statistic, paths }
     }
 
     pub fn get(&self, config: &Config, runs: &Candidate) -> Option<&Path> {
