@@ -345,6 +345,14 @@ pub struct LearningArgs {
     /// and each selector's margins); an extrapolating fold is added.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..))]
     pub folds: u32,
+    /// Fit on about this many measurements only (0: all of them). Larger
+    /// data is thinned evenly within each job: every job and candidate
+    /// stays, each job keeps an even share of its message sizes. Training
+    /// simulates every broadcast it fits on, so its time grows with the
+    /// rows: for a quick model of a very large campaign (decisions are
+    /// somewhat worse than from all rows; see experiments/benchmarks.md).
+    #[arg(long, default_value_t = 0)]
+    pub max_rows: usize,
 }
 
 impl LearningArgs {

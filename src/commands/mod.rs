@@ -59,3 +59,18 @@ fn warn_all(warnings: &[String]) {
         eprintln!("warning: {w}");
     }
 }
+
+/// `data` as the learners fit it (`--max-rows`), saying so when thinned.
+fn thin(data: crate::data::Dataset, max_rows: usize) -> crate::data::Dataset {
+    if max_rows == 0 || data.measurements().len() <= max_rows {
+        return data;
+    }
+    let thinned = data.thinned(max_rows);
+    eprintln!(
+        "fitting on {} of the {} measurements (--max-rows {max_rows}: an even share of \
+         each job's message sizes, every job and candidate kept)",
+        thinned.measurements().len(),
+        data.measurements().len(),
+    );
+    thinned
+}

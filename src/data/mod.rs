@@ -14,7 +14,7 @@ pub use placement::{Mapping, NodeOrder, Placement};
 
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The job and message a broadcast ran under.
@@ -262,6 +262,48 @@ impl Dataset {
         Dataset::from_rows(rows, self.provenance.clone())
     }
 
+    /// About `max_rows` measurements (all of them when there are fewer),
+    /// each configuration with all its candidates. Every job (the
+    /// configuration less its message size) keeps the same share of its
+    /// configurations, at least one: spread evenly, its smallest and largest
+    /// size included; a job that keeps one takes a size that moves along the
+    /// size range from job to job (golden-ratio steps), so the jobs together
+    /// still cover every size. Training prices every row it fits on with
+    /// the analytical model, a simulation of the broadcast each, whose cost
+    /// grows with the rows; the models' capacity does not.
+    pub fn thinned(&self, max_rows: usize) -> Dataset {
+        if self.measurements.len() <= max_rows {
+            return self.clone();
+        }
+        let share = max_rows as f64 / self.measurements.len() as f64;
+        let mut jobs: BTreeMap<Config, Vec<&[Measurement]>> = BTreeMap::new();
+        for group in self.by_config() {
+            let job = Config {
+                msg_bytes: 0,
+                ..group[0].config
+            };
+            jobs.entry(job).or_default().push(group);
+        }
+        let mut rows = Vec::with_capacity(max_rows + jobs.len());
+        for (i, configs) in jobs.values().enumerate() {
+            let n = configs.len();
+            let keep = ((share * n as f64).round() as usize).clamp(1, n);
+            let pick = |j: usize| match keep {
+                1 => {
+                    let phase = (i as f64 * 0.618_033_988_749_895).fract();
+                    ((phase * n as f64) as usize).min(n - 1)
+                }
+                _ => (j * (n - 1) + (keep - 1) / 2) / (keep - 1),
+            };
+            for j in 0..keep {
+                rows.extend_from_slice(configs[pick(j)]);
+            }
+        }
+        let mut thinned = Dataset::from_rows(rows, self.provenance.clone());
+        thinned.rows = thinned.measurements.len();
+        thinned
+    }
+
     /// Number of rows that were folded into another row with the same
     /// configuration and candidate.
     pub fn duplicate_rows(&self) -> usize {
@@ -455,6 +497,43 @@ pub(crate) mod tests {
         assert_eq!(linear.reps, Some(40));
         let groups: Vec<usize> = d.by_config().map(|g| g.len()).collect();
         assert_eq!(groups, [1, 2]);
+    }
+
+    #[test]
+    fn thinning_keeps_every_job_its_ends_and_whole_configurations() {
+        let mut rows = Vec::new();
+        for procs in [2, 4, 8, 16] {
+            for e in 0..20 {
+                for algorithm in [Algorithm::Default, Algorithm::Linear, Algorithm::Chain] {
+                    rows.push(row(procs, 1 << e, algorithm, 1.0 + f64::from(e)));
+                }
+            }
+        }
+        let d = Dataset::from_rows(rows, Provenance::default());
+        assert_eq!(
+            d.thinned(1_000).measurements().len(),
+            240,
+            "small enough: all"
+        );
+        let t = d.thinned(60);
+        assert_eq!(t.measurements().len(), 60);
+        assert_eq!(t.procs_values(), [2, 4, 8, 16]);
+        assert!(t.by_config().all(|g| g.len() == 3), "configurations whole");
+        for procs in [2, 4, 8, 16] {
+            let sizes: Vec<u64> = t
+                .configs()
+                .filter(|c| c.procs == procs)
+                .map(|c| c.msg_bytes)
+                .collect();
+            // 5 of 20 sizes, evenly: the first, the last, about every 4.75th.
+            assert_eq!(sizes, [1, 1 << 5, 1 << 10, 1 << 14, 1 << 19]);
+        }
+        // Fewer rows than jobs allow: one configuration per job, the sizes
+        // differing from job to job.
+        let t = d.thinned(6);
+        assert_eq!(t.measurements().len(), 12);
+        let sizes: BTreeSet<u64> = t.configs().map(|c| c.msg_bytes).collect();
+        assert_eq!(sizes.len(), 4);
     }
 
     #[test]

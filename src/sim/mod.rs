@@ -68,6 +68,7 @@ impl Programs for crate::schedule::arrival::Rounds {
     }
 }
 
+use smallvec::SmallVec;
 pub use stages::{stage_structure, Nbft, Stage, StageStructure};
 use std::collections::VecDeque;
 use std::fmt;
@@ -345,9 +346,54 @@ struct RecvSlot<T> {
 #[derive(Debug)]
 struct Inbox<T> {
     peer: u32,
-    unmatched_msgs: VecDeque<Message<T>>,
+    unmatched_msgs: Fifo<Message<T>>,
     /// Indices into the rank's slots, oldest first.
-    unmatched_slots: VecDeque<usize>,
+    unmatched_slots: Fifo<usize>,
+}
+
+/// A first-in first-out queue that holds its first two items inline.
+/// Every rank of every priced broadcast has a few such queues, almost
+/// always short and soon empty; `VecDeque` allocated each of them (much of
+/// a fit's time went to the allocator). A head index over smallvec's
+/// `SmallVec` is all a queue that is emptied often needs; we found no
+/// well-kept crate with an inline-storage deque.
+#[derive(Debug)]
+struct Fifo<T> {
+    items: SmallVec<[T; 2]>,
+    /// Items before it were taken.
+    head: usize,
+}
+
+impl<T: Copy> Fifo<T> {
+    fn new() -> Self {
+        Fifo {
+            items: SmallVec::new(),
+            head: 0,
+        }
+    }
+
+    fn push_back(&mut self, item: T) {
+        self.items.push(item);
+    }
+
+    fn front(&self) -> Option<&T> {
+        self.items.get(self.head)
+    }
+
+    fn pop_front(&mut self) -> Option<T> {
+        let item = *self.items.get(self.head)?;
+        self.head += 1;
+        if self.head == self.items.len() {
+            // Empty again: reuse the room from the start.
+            self.items.clear();
+            self.head = 0;
+        }
+        Some(item)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.head == self.items.len()
+    }
 }
 
 #[derive(Debug)]
@@ -360,8 +406,9 @@ struct RankState<T> {
     sends_done: T,
     slots: Vec<RecvSlot<T>>,
     /// Posted receives not yet waited for, oldest first (indices into slots).
-    pending: VecDeque<usize>,
-    inboxes: Vec<Inbox<T>>,
+    pending: Fifo<usize>,
+    /// Few per rank: a broadcast receives from one or two peers.
+    inboxes: SmallVec<[Inbox<T>; 1]>,
     held: Intervals,
     open_group: Option<SendGroup>,
     /// The posted request of a blocking receive still waiting.
@@ -380,8 +427,8 @@ impl<T: Time> RankState<T> {
             port_free: T::zero(),
             sends_done: T::zero(),
             slots: Vec::new(),
-            pending: VecDeque::new(),
-            inboxes: Vec::new(),
+            pending: Fifo::new(),
+            inboxes: SmallVec::new(),
             held: Intervals::default(),
             open_group: None,
             blocked_on: None,
@@ -395,8 +442,8 @@ impl<T: Time> RankState<T> {
             None => {
                 self.inboxes.push(Inbox {
                     peer,
-                    unmatched_msgs: VecDeque::new(),
-                    unmatched_slots: VecDeque::new(),
+                    unmatched_msgs: Fifo::new(),
+                    unmatched_slots: Fifo::new(),
                 });
                 self.inboxes.len() - 1
             }
@@ -678,7 +725,8 @@ impl<'a, C: Cost> Simulator<'a, C> {
     }
 }
 
-/// Disjoint byte ranges, sorted, adjacent ones merged.
+/// Disjoint byte ranges, sorted, adjacent ones merged (one or two, as the
+/// segments of a broadcast arrive in order: inline, no allocation).
 #[derive(Clone, Debug, Default)]
 struct Intervals(Vec<Span>);
 
