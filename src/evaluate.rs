@@ -186,9 +186,11 @@ fn names(selectors: &[SelectorKind]) -> Vec<String> {
 }
 
 /// Trains on `train` as `bcast-select train` would and scores every selector
-/// on the comparable configurations of `test`.
+/// on the comparable configurations of `test`; `range` is the range of the
+/// training data before any thinning (`--max-rows`), as `train` records.
 pub fn evaluate(
     train: &Dataset,
+    range: Range,
     test: &Dataset,
     learners: &[LearnerKind],
     folds: usize,
@@ -216,7 +218,6 @@ pub fn evaluate(
     let cv = cross_validate(train, &set.analytical, &kinds, folds, &mut tick)?;
     let auto = choose_auto(&kinds, cv.as_ref());
     let cv = cv.map(|cv| cv.scores).unwrap_or_default();
-    let range = Range::of(train);
     let mut fitted = Vec::new();
     for &kind in &kinds {
         fitted.push((kind, set.fit(kind)?));
