@@ -68,10 +68,7 @@ fn render(
             let _ = writeln!(s, "  rank  parent  children");
             for rank in 0..spec.procs {
                 let parent = tree.parent[rank as usize].map_or("-".to_string(), |p| p.to_string());
-                let kids: Vec<String> = tree.children[rank as usize]
-                    .iter()
-                    .map(|c| c.to_string())
-                    .collect();
+                let kids: Vec<String> = tree.children(rank).iter().map(|c| c.to_string()).collect();
                 let row = format!("  {rank:>4}  {parent:>6}  {}", kids.join(" "));
                 let _ = writeln!(s, "{}", row.trim_end());
             }

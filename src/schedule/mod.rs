@@ -259,9 +259,7 @@ impl Schedule {
         };
         // Room for every op up front: a long pipeline's rank has thousands,
         // and growing the vector step by step showed in the fit's profile.
-        let children = self
-            .tree()
-            .map_or(p as usize, |t| t.children[rank as usize].len());
+        let children = self.tree().map_or(p as usize, |t| t.children(rank).len());
         let segments = match &self.plan {
             Plan::Pipelined { segments, .. } => segments.count(),
             Plan::SplitBinary { halves, .. } => halves[0].count(),
@@ -288,7 +286,7 @@ impl Schedule {
                         bytes: all,
                     });
                 }
-                for &peer in &tree.children[rank as usize] {
+                for &peer in tree.children(rank) {
                     ops.push(Op::Send { peer, bytes: all });
                 }
             }
@@ -314,7 +312,7 @@ pub const SCHEDULED: [Algorithm; 8] = [
 /// and waits for those sends; others keep up to two receives posted, forward
 /// segment k − 1 to all children once it arrives, and wait for those sends.
 fn pipelined_ops(tree: &Tree, segments: &Segments, rank: u32, ops: &mut Vec<Op>) {
-    let children = &tree.children[rank as usize];
+    let children = tree.children(rank);
     let forward = |ops: &mut Vec<Op>, bytes: Span| {
         if !children.is_empty() {
             ops.extend(children.iter().map(|&peer| Op::Isend { peer, bytes }));
@@ -391,7 +389,7 @@ pub fn split_halves(msg: u64, segsize: u64) -> Option<[Segments; 2]> {
 fn split_binary_ops(tree: &Tree, halves: &[Segments; 2], rank: u32, ops: &mut Vec<Op>) {
     let p = tree.procs();
     let v = (rank + p - tree.root) % p;
-    let children = &tree.children[rank as usize];
+    let children = tree.children(rank);
     let whole = |s: &Segments| Span {
         start: s.offset,
         end: s.offset + s.total,
@@ -560,7 +558,7 @@ mod tests {
     fn split_binary_falls_back_to_pipeline_for_small_messages() {
         let s = Schedule::new(spec(Algorithm::SplitBinary, 5, 1000, 600)).unwrap();
         assert!(s.note().unwrap().contains("pipeline"));
-        assert_eq!(s.tree().unwrap().children[0], [1]);
+        assert_eq!(s.tree().unwrap().children(0), [1]);
         let s = Schedule::new(spec(Algorithm::SplitBinary, 5, 1, 0)).unwrap();
         assert!(s.note().is_some());
         let s = Schedule::new(spec(Algorithm::SplitBinary, 5, 1000, 100)).unwrap();

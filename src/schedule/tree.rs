@@ -8,31 +8,48 @@
 pub struct Tree {
     pub root: u32,
     pub parent: Vec<Option<u32>>,
-    /// Children in the order the algorithm sends to them.
-    pub children: Vec<Vec<u32>>,
+    /// Every rank's children, rank after rank, in the order the algorithm
+    /// sends to them; rank r's are `kids[first[r]..first[r + 1]]`. (One list
+    /// for all ranks: a tree is built for every broadcast priced, and a list
+    /// per rank was one allocation per rank.)
+    kids: Vec<u32>,
+    first: Vec<u32>,
 }
 
 /// Open MPI's MAXTREEFANOUT: chain counts above it are clamped.
 pub const MAX_FANOUT: u32 = 32;
 
 impl Tree {
-    /// Builds a tree from a children function on virtual ranks.
-    fn from_virtual(procs: u32, root: u32, children_of: impl Fn(u32) -> Vec<u32>) -> Tree {
+    /// Builds a tree from a function that appends the children of a
+    /// virtual rank.
+    fn from_virtual(procs: u32, root: u32, children_of: impl Fn(u32, &mut Vec<u32>)) -> Tree {
         let real = |v: u32| (v + root) % procs;
         let mut parent = vec![None; procs as usize];
-        let mut children = vec![Vec::new(); procs as usize];
-        for v in 0..procs {
-            let kids: Vec<u32> = children_of(v).into_iter().map(real).collect();
-            for &k in &kids {
-                parent[k as usize] = Some(real(v));
+        let mut kids = Vec::with_capacity(procs as usize);
+        let mut first = Vec::with_capacity(procs as usize + 1);
+        for r in 0..procs {
+            let v = (r + procs - root) % procs;
+            first.push(kids.len() as u32);
+            let start = kids.len();
+            children_of(v, &mut kids);
+            for k in &mut kids[start..] {
+                *k = real(*k);
+                parent[*k as usize] = Some(r);
             }
-            children[real(v) as usize] = kids;
         }
+        first.push(kids.len() as u32);
         Tree {
             root,
             parent,
-            children,
+            kids,
+            first,
         }
+    }
+
+    /// The children of `rank`, in the order the algorithm sends to them.
+    pub fn children(&self, rank: u32) -> &[u32] {
+        let r = rank as usize;
+        &self.kids[self.first[r] as usize..self.first[r + 1] as usize]
     }
 
     /// `chains` chains hanging off the root (Open MPI's `topo_build_chain`):
@@ -59,13 +76,11 @@ impl Tree {
             .map(|h| h - 1)
             .chain(std::iter::once(procs - 1))
             .collect();
-        Tree::from_virtual(procs, root, |v| {
+        Tree::from_virtual(procs, root, |v, out| {
             if v == 0 {
-                heads.clone()
+                out.extend_from_slice(&heads);
             } else if v + 1 < procs && !tails.contains(&v) {
-                vec![v + 1]
-            } else {
-                vec![]
+                out.push(v + 1);
             }
         })
     }
@@ -74,18 +89,19 @@ impl Tree {
     /// (delta = k^L) has children v + delta·i for i = 1..=k.
     pub fn kary(procs: u32, root: u32, fanout: u32) -> Tree {
         let k = u64::from(fanout.max(2));
-        Tree::from_virtual(procs, root, |v| {
+        Tree::from_virtual(procs, root, |v, out| {
             // Level of v: smallest L with v < (k^(L+1) − 1)/(k − 1).
             let (mut delta, mut upto) = (1u64, 1u64);
             while u64::from(v) >= upto {
                 delta *= k;
                 upto += delta;
             }
-            (1..=k)
-                .map(|i| u64::from(v) + delta * i)
-                .take_while(|&c| c < u64::from(procs))
-                .map(|c| c as u32)
-                .collect()
+            out.extend(
+                (1..=k)
+                    .map(|i| u64::from(v) + delta * i)
+                    .take_while(|&c| c < u64::from(procs))
+                    .map(|c| c as u32),
+            );
         })
     }
 
@@ -93,15 +109,13 @@ impl Tree {
     /// children of v are v + 2^j for every 2^j above v's highest set bit.
     /// The first child has the largest subtree.
     pub fn binomial(procs: u32, root: u32) -> Tree {
-        Tree::from_virtual(procs, root, |v| {
+        Tree::from_virtual(procs, root, |v, out| {
             // Smallest power of two above v (1 for the root).
             let mut mask = 1u64 << (u32::BITS - v.leading_zeros());
-            let mut kids = Vec::new();
             while u64::from(v) + mask < u64::from(procs) {
-                kids.push(v + mask as u32);
+                out.push(v + mask as u32);
                 mask <<= 1;
             }
-            kids
         })
     }
 
@@ -112,16 +126,15 @@ impl Tree {
     pub fn knomial(procs: u32, root: u32, radix: u32) -> Tree {
         let radix = u64::from(radix.max(2));
         let p = u64::from(procs);
-        Tree::from_virtual(procs, root, |v| {
+        Tree::from_virtual(procs, root, |v, out| {
             let v = u64::from(v);
             let mut mask = 1;
             while mask < p && v % (radix * mask) == 0 {
                 mask *= radix;
             }
-            let mut kids = Vec::new();
             mask /= radix;
             while mask > 0 {
-                kids.extend(
+                out.extend(
                     (1..radix)
                         .map(|r| v + r * mask)
                         .filter(|&c| c < p)
@@ -129,7 +142,6 @@ impl Tree {
                 );
                 mask /= radix;
             }
-            kids
         })
     }
 
@@ -145,7 +157,7 @@ impl Tree {
         loop {
             let next: Vec<u32> = level
                 .iter()
-                .flat_map(|&r| self.children[r as usize].iter().copied())
+                .flat_map(|&r| self.children(r).iter().copied())
                 .collect();
             if next.is_empty() {
                 return depth;
@@ -161,7 +173,7 @@ mod tests {
     use super::*;
 
     fn kids(t: &Tree, r: u32) -> Vec<u32> {
-        t.children[r as usize].clone()
+        t.children(r).to_vec()
     }
 
     #[test]
@@ -245,8 +257,8 @@ mod tests {
                     Tree::knomial(p, root, 3),
                 ] {
                     let mut seen = vec![0; p as usize];
-                    for kids in &t.children {
-                        for &k in kids {
+                    for r in 0..p {
+                        for &k in t.children(r) {
                             seen[k as usize] += 1;
                         }
                     }
