@@ -62,6 +62,15 @@ fn warn_all(warnings: &[String]) {
 
 /// `data` as the learners fit it (`--max-rows`), saying so when thinned.
 fn thin(data: crate::data::Dataset, max_rows: usize) -> crate::data::Dataset {
+    /// Above this many rows training takes minutes on a laptop: say how to
+    /// make it quicker.
+    const MANY_ROWS: usize = 100_000;
+    if max_rows == 0 && data.measurements().len() > MANY_ROWS {
+        eprintln!(
+            "note: {} measurements; training simulates every one and may take many              minutes. --max-rows 20000 fits on an even share of them, much faster, with              somewhat worse decisions",
+            data.measurements().len()
+        );
+    }
     if max_rows == 0 || data.measurements().len() <= max_rows {
         return data;
     }
