@@ -67,7 +67,9 @@ fn thin(data: crate::data::Dataset, max_rows: usize) -> crate::data::Dataset {
     const MANY_ROWS: usize = 100_000;
     if max_rows == 0 && data.measurements().len() > MANY_ROWS {
         eprintln!(
-            "note: {} measurements; training simulates every one and may take many              minutes. --max-rows 20000 fits on an even share of them, much faster, with              somewhat worse decisions",
+            "note: {} measurements; training simulates every one and may take many \
+             minutes. --max-rows 20000 fits on an even share of them, much faster, with \
+             somewhat worse decisions",
             data.measurements().len()
         );
     }
