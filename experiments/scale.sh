@@ -10,7 +10,8 @@
 # SIZE=1m: the 1,000,000-row variant of issue #21 (sizes also at 3·2^k,
 # mappings core/socket/node, chain fan-outs 2,3,4,6,8, ppn up to 96, up
 # to 256 nodes; 1,054,725 rows, 41 candidates); it also times loading
-# alone (`data summary`).
+# alone (`data summary`). MAX_ROWS=N passes --max-rows N to train and
+# evaluate (README: `MAX_ROWS=20000 SIZE=1m bash experiments/scale.sh`).
 set -euo pipefail
 if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
@@ -70,5 +71,6 @@ fi
 for verb in train evaluate; do
   if [ "$verb" = train ]; then args=(train "$out/big.csv" --out "$out/model"); \
   else args=(evaluate --train "$out/big.csv" --split procs --out "$out/report.md"); fi
+  args+=(--max-rows "${MAX_ROWS:-0}")
   /usr/bin/time -f "$verb: %e s wall, %M KB peak RSS" "$bin" "${args[@]}" >/dev/null
 done

@@ -183,11 +183,7 @@ fn fit_platform(observations: &[&Observation], used: &[bool], statistic: Statist
             break;
         }
     }
-    best.unwrap_or(PlatformFit {
-        theta,
-        loss: f64::INFINITY,
-        times: Vec::new(),
-    })
+    best.expect("ROUNDS > 0: the first round is always scored")
 }
 
 /// Every k-th of `observations`, at most `most` (they come sorted by

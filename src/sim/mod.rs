@@ -725,8 +725,7 @@ impl<'a, C: Cost> Simulator<'a, C> {
     }
 }
 
-/// Disjoint byte ranges, sorted, adjacent ones merged (one or two, as the
-/// segments of a broadcast arrive in order: inline, no allocation).
+/// Disjoint byte ranges, sorted, adjacent ones merged.
 #[derive(Clone, Debug, Default)]
 struct Intervals(Vec<Span>);
 

@@ -328,7 +328,7 @@ fn intervals_merge_and_detect_overlap() {
     assert!(i.insert(s(10, 20)));
     assert!(i.insert(s(0, 5)));
     assert!(i.insert(s(5, 10)));
-    assert_eq!(i.0.as_slice(), [s(0, 20)]);
+    assert_eq!(i.0, [s(0, 20)]);
     assert!(!i.insert(s(19, 21)));
     assert!(i.insert(s(30, 40)));
     assert!(i.contains(s(3, 17)));
