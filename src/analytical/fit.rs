@@ -80,13 +80,20 @@ fn fit(d: &Dataset, along: Option<(&Arc<Paths>, &BTreeSet<u32>)>) -> Fitted {
     }
     let used = used_columns(&observations, &fitted);
     // Which time the data hold is decided on a sample; the winner is then
-    // fitted on every row.
-    let sample = thin(&observations, SAMPLE_ROWS);
-    let statistic = [Statistic::Slowest, Statistic::MeanOverRanks]
-        .into_iter()
-        .map(|s| (fit_platform(&sample, &used, s).loss, s))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or(Statistic::Slowest, |(_, s)| s);
+    // fitted on every row. A fold keeps its full fit's: the statistic is
+    // the harness's, not the held-out sizes', and deciding it again would
+    // only add noise (and lose the full fit's paths where it flipped).
+    let statistic = match along {
+        Some((paths, _)) => paths.statistic,
+        None => {
+            let sample = thin(&observations, SAMPLE_ROWS);
+            [Statistic::Slowest, Statistic::MeanOverRanks]
+                .into_iter()
+                .map(|s| (fit_platform(&sample, &used, s).loss, s))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map_or(Statistic::Slowest, |(_, s)| s)
+        }
+    };
     let PlatformFit {
         mut theta,
         times: modelled,
@@ -121,15 +128,18 @@ fn fit(d: &Dataset, along: Option<(&Arc<Paths>, &BTreeSet<u32>)>) -> Fitted {
                 theta,
             })
         }
-        // Paths of another statistic would price another time.
-        Some((paths, held)) => (paths.statistic == statistic).then(|| Along {
+        Some((paths, held)) => Some(Along {
             paths: Arc::clone(paths),
             held: Some(held.clone()),
             theta,
         }),
     };
-    fitted.summary.r2_log = r2_log(&observations, |o| fitted.predict_us(&o.config, &o.runs));
-    fitted.summary.pairwise = pairwise_accuracy(d, 0.0, |c, k| fitted.predict_us(c, k));
+    // How well the model fits is reported for a full fit (`model fit`,
+    // `train`); a fold's figures would be computed for nobody.
+    if along.is_none() {
+        fitted.summary.r2_log = r2_log(&observations, |o| fitted.predict_us(&o.config, &o.runs));
+        fitted.summary.pairwise = pairwise_accuracy(d, 0.0, |c, k| fitted.predict_us(c, k));
+    }
     fitted
 }
 
@@ -699,6 +709,29 @@ mod tests {
         }
         let mean = sum / n as f64;
         assert!(mean < 0.01 && worst < 0.05, "mean {mean}, worst {worst}");
+    }
+
+    /// Which time the data hold is the full fit's decision: a fold keeps
+    /// it (and with it the full fit's paths), whatever its own rows would
+    /// have chosen.
+    #[test]
+    fn folds_keep_the_full_fits_statistic() {
+        let d = simulated(4, 0.02);
+        let mut full = fit_dataset(&d);
+        assert_eq!(full.statistic, Statistic::Slowest, "the simulator's time");
+        let pairs: Vec<(Config, Candidate)> = d
+            .measurements()
+            .iter()
+            .filter_map(|m| Some((m.config, full.runs(&m.config, &m.candidate)?)))
+            .collect();
+        let other = Statistic::MeanOverRanks;
+        full.along.as_mut().unwrap().paths = Arc::new(Paths::trace(&pairs, &full.platform, other));
+        let held = BTreeSet::from([5, 11]);
+        let part = d.subset(|m| !held.contains(&m.config.procs));
+        let fold = fit_along(&part, &full, &held);
+        assert_eq!(fold.statistic, other);
+        assert!(fold.along.is_some(), "the full fit's paths are kept");
+        assert_eq!(fit_dataset(&part).statistic, Statistic::Slowest);
     }
 
     #[test]
