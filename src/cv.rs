@@ -12,8 +12,8 @@
 //! range. The policy's margin is chosen on those inside the range, its
 //! growth per doubling on those outside; each by the one-standard-error
 //! rule: of the settings whose mean held-out log slowdown exceeds the
-//! best's by no more than one standard error (of the paired differences),
-//! the most cautious. A selector that cannot
+//! best's by no more than one standard error (of the paired differences,
+//! clustered by job), the most cautious. A selector that cannot
 //! show it beats the library by more than the noise of its own evaluation
 //! thereby keeps the library's choice.
 
@@ -92,6 +92,8 @@ struct HeldOut {
     ranked: Vec<Ranked>,
     times: BTreeMap<usize, f64>,
     distance: f64,
+    /// The job (procs, nodes): configurations of one job share its run.
+    job: (u32, u32),
 }
 
 impl HeldOut {
@@ -212,7 +214,8 @@ fn most_cautious_of_the_best(
         .map(|(h, p)| chosen.iter().filter(|&&i| h[i].keeps_default(p)).count())
         .collect();
     let options: Vec<usize> = (0..kinds.len()).collect();
-    let near = within_one_error(&losses, &options);
+    let jobs: Vec<(u32, u32)> = chosen.iter().map(|&i| held_out[0][i].job).collect();
+    let near = within_one_error(&losses, &jobs, &options);
     near.into_iter()
         .max_by(|&a, &b| kept[a].cmp(&kept[b]).then(b.cmp(&a)))
         .map_or(kinds[0], |i| kinds[i])
@@ -220,8 +223,10 @@ fn most_cautious_of_the_best(
 
 /// Which of `options` (indices into `losses`) have a mean loss above the
 /// best one's by no more than one standard error of the paired
-/// differences.
-fn within_one_error(losses: &[Vec<f64>], options: &[usize]) -> Vec<usize> {
+/// differences. The error is clustered by `jobs` (one per loss): the
+/// configurations of one job were measured in one run and its errors go
+/// together, so a few jobs are little evidence however many sizes each has.
+fn within_one_error(losses: &[Vec<f64>], jobs: &[(u32, u32)], options: &[usize]) -> Vec<usize> {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let Some(&best) = options
         .iter()
@@ -238,12 +243,28 @@ fn within_one_error(losses: &[Vec<f64>], options: &[usize]) -> Vec<usize> {
                 .zip(&losses[best])
                 .map(|(a, b)| a - b)
                 .collect();
-            let n = diff.len() as f64;
             let m = mean(&diff);
-            let var = diff.iter().map(|d| (d - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-            m <= (var / n).sqrt()
+            m <= clustered_error(&diff, jobs, m)
         })
         .collect()
+}
+
+/// The standard error of the mean `m` of `values`, clustered by `jobs`
+/// (the sandwich estimator with the small-sample factor G/(G−1)); with a
+/// single job, the plain standard error, as nothing else is left.
+fn clustered_error(values: &[f64], jobs: &[(u32, u32)], m: f64) -> f64 {
+    let n = values.len() as f64;
+    let mut sums: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    for (v, job) in values.iter().zip(jobs) {
+        *sums.entry(*job).or_default() += v - m;
+    }
+    let g = sums.len() as f64;
+    if sums.len() < 2 {
+        let var = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        return (var / n).sqrt();
+    }
+    let var = g / (g - 1.0) * sums.values().map(|s| s * s).sum::<f64>() / (n * n);
+    var.sqrt()
 }
 
 /// Every selector's picks on the configurations of the procs values `held`,
@@ -298,6 +319,7 @@ fn held_out_picks(
                 ranked,
                 times: times.clone(),
                 distance: range.distance(config),
+                job: (config.procs, config.nodes),
             });
         }
     }
@@ -318,7 +340,10 @@ fn one_standard_error(held_out: &[&HeldOut], options: &[Policy]) -> Option<Polic
         .map(|p| held_out.iter().map(|h| h.log_slowdown(p)).collect())
         .collect();
     let all: Vec<usize> = (0..options.len()).collect();
-    within_one_error(&losses, &all).last().map(|&i| options[i])
+    let jobs: Vec<(u32, u32)> = held_out.iter().map(|h| h.job).collect();
+    within_one_error(&losses, &jobs, &all)
+        .last()
+        .map(|&i| options[i])
 }
 
 /// The policy the held-out picks support: the margin on configurations
@@ -439,6 +464,7 @@ mod tests {
             ranked,
             times: [(0, times[0]), (1, times[1])].into(),
             distance,
+            job: (2, 1),
         }
     }
 
@@ -472,6 +498,25 @@ mod tests {
         let policy = choose_policy(&cases);
         assert_eq!(policy.margin, *MARGINS.last().unwrap());
         assert_eq!(policy.margin_at(0.1), 1.0, "nothing outside: cautious");
+    }
+
+    /// One configuration per job: the plain standard error of the mean.
+    /// Many configurations of few jobs that agree within each job: the
+    /// error of two jobs' worth of evidence, not of forty configurations'.
+    #[test]
+    fn errors_are_clustered_by_job() {
+        let values: Vec<f64> = (0..40).map(|i| f64::from(i % 7) * 0.1).collect();
+        let m = values.iter().sum::<f64>() / 40.0;
+        let var = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / 39.0;
+        let own: Vec<(u32, u32)> = (0..40).map(|i| (i, 1)).collect();
+        assert!((clustered_error(&values, &own, m) - (var / 40.0).sqrt()).abs() < 1e-12);
+
+        let values: Vec<f64> = (0..40).map(|i| if i < 20 { 1.0 } else { -1.0 }).collect();
+        let two: Vec<(u32, u32)> = (0..40).map(|i| (if i < 20 { 8 } else { 16 }, 1)).collect();
+        let plain = clustered_error(&values, &own, 0.0);
+        let clustered = clustered_error(&values, &two, 0.0);
+        assert!((clustered - 1.0).abs() < 1e-12, "{clustered}");
+        assert!(clustered > 4.0 * plain, "{clustered} vs {plain}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::cv::{choose_auto, cross_validate, policy, CvScore};
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
+use crate::measured::Measured;
 use crate::metrics::{pairwise_accuracy, Pairwise, Tally};
 use crate::ompi_fixed;
 use crate::select::{Auto, Range, Ranked, SelectorKind};
@@ -240,6 +241,7 @@ pub fn evaluate(
         }),
     };
     let naive = Naive::new(train);
+    let trained = Measured::of(train, &set.cs.candidates);
     let mut configs = Vec::new();
     for group in test.by_config() {
         let Some(default) = comparable(group) else {
@@ -283,15 +285,14 @@ pub fn evaluate(
             let ranked = set
                 .selector(*kind, models, policy(&cv, *kind), range)
                 .rank(&config, None);
-            if let Some(p) = pick(kind.name(), ranked) {
-                if *kind == auto_kind {
-                    picks.push(Pick {
-                        selector: "auto".into(),
-                        ..p.clone()
-                    });
+            if *kind == auto_kind {
+                let mut ranked = ranked.clone();
+                if distance == 0.0 {
+                    trained.decide(&config, &mut ranked, policy(&cv, auto.inside).margin);
                 }
-                picks.push(p);
+                picks.extend(pick("auto", ranked));
             }
+            picks.extend(pick(kind.name(), ranked));
         }
         configs.push(ConfigResult {
             config,

@@ -32,6 +32,8 @@ pub mod analytical;
 pub mod hybrid;
 /// Ranking the candidates of a configuration, and when to keep `default`.
 pub mod select;
+/// What the training data measured: `auto`'s decision where it did.
+pub mod measured;
 /// Decision tables for jobs.
 pub mod decision;
 /// Training sets and fitting.

@@ -5,7 +5,9 @@
 //!   the training data;
 //! - `<learner>.json`: that learner's model for every candidate;
 //! - `analytical.json`: the analytical models (the `analytical` selector and
-//!   the hybrid learners' features).
+//!   the hybrid learners' features);
+//! - `measured.json`: the measured best of every trained configuration
+//!   (`auto`'s decision there, see [`crate::measured`]).
 //!
 //! A directory of another format version or feature set is refused.
 
@@ -16,14 +18,16 @@ use crate::error::{Error, InputError, Result};
 use crate::features;
 use crate::hybrid;
 use crate::learn::{LearnerKind, Model};
+use crate::measured::{Entry, Measured};
 use crate::select::{Auto, Range};
 use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 const MANIFEST: &str = "manifest.json";
 const ANALYTICAL: &str = "analytical.json";
+const MEASURED: &str = "measured.json";
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -63,6 +67,7 @@ pub fn save(
     manifest: &Manifest,
     learners: &[LearnerModels],
     analytical: &Fitted,
+    measured: &Measured,
 ) -> Result<()> {
     let tmp = sibling(dir, ".tmp");
     let io = |what: &str, e| Error::io(format!("{what} {}", tmp.display()), e);
@@ -81,6 +86,10 @@ pub fn save(
     write(
         ANALYTICAL,
         serde_json::to_string_pretty(analytical).map_err(json)? + "\n",
+    )?;
+    write(
+        MEASURED,
+        serde_json::to_string(&measured.to_file(&manifest.candidates)).map_err(json)? + "\n",
     )?;
     for l in learners {
         write(
@@ -253,4 +262,20 @@ pub fn parse_analytical(path: &Path, text: &str) -> Result<Fitted, InputError> {
         )
     })?;
     Ok(fitted)
+}
+
+/// The measured configurations, checked against the manifest's candidates.
+pub fn load_measured(dir: &Path, manifest: &Manifest) -> Result<Measured, InputError> {
+    let path = dir.join(MEASURED);
+    let text = read(&path)?;
+    let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| {
+        InputError::new(&path, format!("malformed measured configurations: {e}"))
+            .at(e.line(), e.column())
+    })?;
+    Measured::from_file(&entries, &manifest.candidates).map_err(|why| {
+        InputError::new(
+            &path,
+            format!("{why}; expected the file `bcast-select train` wrote"),
+        )
+    })
 }

@@ -86,7 +86,7 @@ fn train_writes_a_model_that_predict_reads() {
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 6);
+    assert_eq!(manifest["format_version"], 7);
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
     assert_eq!(
         manifest["cv"].as_array().unwrap().len(),
@@ -323,12 +323,12 @@ fn predict_refuses_what_it_cannot_use() {
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        original.replace("\"format_version\": 6", "\"format_version\": 7"),
+        original.replace("\"format_version\": 7", "\"format_version\": 8"),
     )
     .unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
     assert_eq!(c, Some(2));
-    assert!(e.contains("model format version 7"), "{e}");
+    assert!(e.contains("model format version 8"), "{e}");
 
     std::fs::write(&manifest, original.replace("\"ppn\",", "\"cores\",")).unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
@@ -614,4 +614,101 @@ fn max_rows_thins_evenly_and_keeps_the_measured_range() {
         all["training"]["candidates"]
     );
     assert_eq!(thin["range"], all["range"]);
+}
+
+/// At a benchmarked job `auto` decides by what was measured there: the
+/// fastest candidate where it beat `default` by more than the inside
+/// margin, `default` elsewhere. A damaged `measured.json` is refused.
+#[test]
+fn measured_jobs_follow_their_measurements() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    train(&model, &[]);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
+    let inside = manifest["auto"]["inside"].as_str().unwrap();
+    let margin = manifest["cv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["selector"] == inside)
+        .unwrap()["policy"]["margin"]
+        .as_f64()
+        .unwrap();
+    // The measured times of the 1 x 8 job, by size and algorithm.
+    let text = std::fs::read_to_string("data/derin_orfeo_epyc.csv").unwrap();
+    let mut lines = text.lines();
+    let header = cells(lines.next().unwrap());
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut times: std::collections::BTreeMap<u64, Vec<(String, f64)>> = Default::default();
+    for l in lines {
+        let c = cells(l);
+        if c[col("procs")] == "8" && c[col("nodes")] == "1" {
+            times
+                .entry(c[col("msg_bytes")].parse().unwrap())
+                .or_default()
+                .push((
+                    c[col("algorithm")].clone(),
+                    c[col("time_us")].parse().unwrap(),
+                ));
+        }
+    }
+    assert!(times.len() >= 10, "{} sizes", times.len());
+    let sizes: Vec<String> = times.keys().map(|s| s.to_string()).collect();
+    let o = predict(
+        &model,
+        &[
+            "--nodes",
+            "1",
+            "--ppn",
+            "8",
+            "--format",
+            "csv",
+            "--sizes",
+            &sizes.join(","),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (mut switched, mut kept) = (0, 0);
+    for row in csv_rows(&o.stdout) {
+        let measured = &times[&row["msg_bytes"].parse::<u64>().unwrap()];
+        let t_default = measured.iter().find(|(a, _)| a == "default").unwrap().1;
+        let (best, t_best) = measured.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+        let expected = if *t_best < (1.0 - margin) * t_default {
+            switched += 1;
+            best.as_str()
+        } else {
+            kept += 1;
+            "default"
+        };
+        assert_eq!(
+            row["algorithm"], expected,
+            "{} B: {measured:?}",
+            row["msg_bytes"]
+        );
+        assert_eq!(
+            row["predicted_us"].parse::<f64>().unwrap(),
+            measured
+                .iter()
+                .find(|(a, _)| a == &row["algorithm"])
+                .unwrap()
+                .1,
+            "{row:?}"
+        );
+    }
+    assert!(switched > 0 && kept > 0, "{switched} switched, {kept} kept");
+
+    let path = model.join("measured.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    v[0]["times"][0][0] = serde_json::json!(99);
+    std::fs::write(&path, v.to_string()).unwrap();
+    let o = predict(&model, &["--nodes", "1", "--ppn", "8"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("measured.json") && stderr.contains("entry 1"),
+        "{stderr}"
+    );
+    let o = predict(&model, &["--nodes", "1", "--ppn", "8", "--learner", "knn"]);
+    assert!(o.status.success(), "other selectors do not read it");
 }

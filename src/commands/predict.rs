@@ -4,8 +4,9 @@ use crate::data::Placement;
 use crate::decision::{DecisionTable, Job};
 use crate::error::{Error, Result};
 use crate::export::{self, Options};
-use crate::model_dir::{load_analytical, load_learner, load_manifest};
-use crate::select::{Auto, AutoSelector, Predictor, Selector, SelectorKind};
+use crate::measured::Decided;
+use crate::model_dir::{load_analytical, load_learner, load_manifest, load_measured};
+use crate::select::{Auto, AutoSelector, Predictor, Rank, Selector, SelectorKind};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let arrival = crate::cli::arrival(args.imbalance.is_some(), args.late_fraction);
@@ -16,6 +17,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
 /// one output.
 pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
     let manifest = load_manifest(&args.model)?;
+    let is_auto = args.learner.trim().eq_ignore_ascii_case("auto");
     let (choice, label) = match args.learner.trim().to_ascii_lowercase().as_str() {
         "auto" => (manifest.auto, format!("{} (auto)", manifest.auto)),
         name => {
@@ -66,9 +68,24 @@ pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
         policy: policy(&manifest.cv, kind),
         range: manifest.range,
     };
-    let selector = AutoSelector {
+    let both = AutoSelector {
         inside: selector(choice.inside, &inside_models),
         outside: selector(choice.outside, &outside_models),
+    };
+    // `auto` decides measured configurations by their measurement.
+    let measured = if is_auto {
+        Some(load_measured(&args.model, &manifest)?)
+    } else {
+        None
+    };
+    let decided = measured.as_ref().map(|measured| Decided {
+        selector: &both,
+        measured,
+        margin: both.inside.policy.margin,
+    });
+    let selector: &dyn Rank = match &decided {
+        Some(d) => d,
+        None => &both,
     };
     // Every job of one call shares its arrival pattern and mapping.
     let (arrival, mapping) = jobs
@@ -122,7 +139,7 @@ pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
             );
         }
         tables.push(
-            DecisionTable::new(&selector, job, label.clone(), &sizes, allowed.as_deref())
+            DecisionTable::new(selector, job, label.clone(), &sizes, allowed.as_deref())
                 .map_err(Error::Other)?,
         );
     }

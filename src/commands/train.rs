@@ -5,6 +5,7 @@ use crate::data::load::load_files;
 use crate::error::{Error, Result};
 use crate::features;
 use crate::hybrid;
+use crate::measured::Measured;
 use crate::model_dir::{self, LearnerModels, Manifest, FORMAT_VERSION};
 use crate::select::{Range, SelectorKind};
 use crate::summary::Summary;
@@ -89,7 +90,8 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         training_files: args.files.iter().map(|f| f.display().to_string()).collect(),
         training: Summary::of(&data),
     };
-    model_dir::save(&args.out, &manifest, &fitted, &set.analytical)?;
+    let measured = Measured::of(&data, &cs.candidates);
+    model_dir::save(&args.out, &manifest, &fitted, &set.analytical, &measured)?;
 
     println!(
         "trained {} learner(s) on {} measurements ({} candidates, {} configurations)",
