@@ -168,6 +168,10 @@ pub struct Range {
     pub nodes: (u32, u32),
     pub ppn: (u32, u32),
     pub msg_bytes: (u64, u64),
+    /// The procs of the trained jobs across nodes, if any: a job across
+    /// nodes is as far from what was measured as from these, whatever the
+    /// single-node jobs around it.
+    pub across_nodes: Option<(u32, u32)>,
 }
 
 impl Range {
@@ -176,11 +180,13 @@ impl Range {
         let Some(first) = configs.next() else {
             return Range::default();
         };
+        let across = |c: &Config| (c.nodes > 1).then_some((c.procs, c.procs));
         let one = |c: &Config| Range {
             procs: (c.procs, c.procs),
             nodes: (c.nodes, c.nodes),
             ppn: (c.ppn, c.ppn),
             msg_bytes: (c.msg_bytes, c.msg_bytes),
+            across_nodes: across(c),
         };
         configs.fold(one(&first), |r, c| {
             let widen = |(lo, hi): (u32, u32), v: u32| (lo.min(v), hi.max(v));
@@ -192,24 +198,32 @@ impl Range {
                     r.msg_bytes.0.min(c.msg_bytes),
                     r.msg_bytes.1.max(c.msg_bytes),
                 ),
+                across_nodes: match (r.across_nodes, across(&c)) {
+                    (Some(a), Some(_)) => Some(widen(a, c.procs)),
+                    (a, b) => a.or(b),
+                },
             }
         })
     }
 
     /// How far `c` lies outside the range, in doublings: the largest over
-    /// procs, nodes, ranks per node and message size; 0 inside. Infinite
-    /// for a job across nodes when every trained job ran on one node:
-    /// nothing measured the network.
+    /// procs, nodes, ranks per node and message size; 0 inside. A job
+    /// across nodes counts its procs against the trained jobs across nodes
+    /// only (its broadcasts cross the network, theirs did), and is
+    /// infinitely far when every trained job ran on one node: nothing
+    /// measured the network.
     pub fn distance(&self, c: &Config) -> f64 {
-        if c.nodes > 1 && self.nodes.1 <= 1 {
-            return f64::INFINITY;
-        }
+        let procs = match self.across_nodes {
+            _ if c.nodes <= 1 => self.procs,
+            Some(across) => across,
+            None => return f64::INFINITY,
+        };
         let out = |(lo, hi): (u64, u64), v: u64| {
             let (lo, hi, v) = (lo.max(1) as f64, hi.max(1) as f64, v.max(1) as f64);
             (v / hi).log2().max((lo / v).log2()).max(0.0)
         };
         let wide = |(lo, hi): (u32, u32)| (u64::from(lo), u64::from(hi));
-        out(wide(self.procs), c.procs.into())
+        out(wide(procs), c.procs.into())
             .max(out(wide(self.nodes), c.nodes.into()))
             .max(out(wide(self.ppn), c.ppn.into()))
             .max(out(self.msg_bytes, c.msg_bytes))
@@ -406,6 +420,27 @@ mod tests {
         assert!(
             range.distance(&two_nodes).is_infinite(),
             "network never measured"
+        );
+        let mut rows: Vec<_> = [2u32, 8, 32]
+            .iter()
+            .map(|&p| row(p, 64, Algorithm::Default, 1.0))
+            .collect();
+        let mut across = row(64, 64, Algorithm::Default, 1.0);
+        across.config.nodes = 2;
+        rows.push(across);
+        let range = Range::of(&Dataset::from_rows(rows, Provenance::default()));
+        assert_eq!(range.across_nodes, Some((64, 64)));
+        let job = |procs, nodes| {
+            let mut c = config(procs, 64);
+            c.nodes = nodes;
+            c.ppn = procs / nodes;
+            c
+        };
+        assert_eq!(range.distance(&job(16, 1)), 0.0);
+        assert_eq!(
+            range.distance(&job(32, 2)),
+            1.0,
+            "half the only job across nodes"
         );
         let policy = Policy {
             margin: 0.02,
