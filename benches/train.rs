@@ -8,7 +8,7 @@ use bcast_select::cv::cross_validate;
 use bcast_select::data::{Algorithm, Candidate, Dataset, Mapping, Measurement, Provenance};
 use bcast_select::evaluate::{evaluate, split, Split};
 use bcast_select::learn::LearnerKind;
-use bcast_select::select::{Range, SelectorKind};
+use bcast_select::select::SelectorKind;
 use bcast_select::sim::campaign::{run, Campaign};
 use bcast_select::sim::{CostModel, Link};
 use bcast_select::train::TrainingSet;
@@ -92,15 +92,7 @@ fn main() {
         },
     )
     .expect("split");
-    let report = evaluate(
-        &train,
-        Range::of(&train),
-        &test,
-        &LearnerKind::ALL,
-        5,
-        || {},
-    )
-    .expect("evaluate");
+    let report = evaluate(&train, &train, &test, &LearnerKind::ALL, 5, || {}).expect("evaluate");
     println!(
         "evaluate every selector ({} of them; train {} rows, test {} configurations): {:.2} s",
         report.selectors.len(),

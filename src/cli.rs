@@ -347,7 +347,8 @@ pub struct LearningArgs {
     pub folds: u32,
     /// Fit on about this many measurements only (0: all of them). Larger
     /// data is thinned evenly within each job: every job and candidate
-    /// stays, each job keeps an even share of its message sizes. Training
+    /// stays, each job keeps an even share of its message sizes (the
+    /// measured configurations `auto` decides by are all kept). Training
     /// simulates every broadcast it fits on, so its time grows with the
     /// rows: for a quick model of a very large campaign (decisions are
     /// somewhat worse than from all rows; see experiments/benchmarks.md).

@@ -187,11 +187,12 @@ fn names(selectors: &[SelectorKind]) -> Vec<String> {
 }
 
 /// Trains on `train` as `bcast-select train` would and scores every selector
-/// on the comparable configurations of `test`; `range` is the range of the
-/// training data before any thinning (`--max-rows`), as `train` records.
+/// on the comparable configurations of `test`; `measured` is the training
+/// data before any thinning (`--max-rows`): its range and its measured
+/// configurations are what `train` records.
 pub fn evaluate(
     train: &Dataset,
-    range: Range,
+    measured: &Dataset,
     test: &Dataset,
     learners: &[LearnerKind],
     folds: usize,
@@ -241,7 +242,8 @@ pub fn evaluate(
         }),
     };
     let naive = Naive::new(train);
-    let trained = Measured::of(train, &set.cs.candidates);
+    let range = Range::of(measured);
+    let trained = Measured::of(measured, &set.cs.candidates);
     let mut configs = Vec::new();
     for group in test.by_config() {
         let Some(default) = comparable(group) else {

@@ -614,6 +614,9 @@ fn max_rows_thins_evenly_and_keeps_the_measured_range() {
         all["training"]["candidates"]
     );
     assert_eq!(thin["range"], all["range"]);
+    // ... and so do the measured configurations `auto` decides by.
+    let measured = |name: &str| std::fs::read(dir.path().join(name).join("measured.json")).unwrap();
+    assert_eq!(measured("thin"), measured("all"));
 }
 
 /// At a benchmarked job `auto` decides by what was measured there: the

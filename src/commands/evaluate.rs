@@ -5,7 +5,6 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::evaluate::{evaluate as run, pool, small_train, split, Report, Split};
 use crate::report;
-use crate::select::Range;
 use indicatif::ProgressBar;
 
 pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
@@ -35,11 +34,10 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
         if args.small_train {
             train = small_train(&train);
         }
-        let measured = Range::of(&train);
-        let train = super::thin(train, args.learning.max_rows);
+        let thinned = super::thin(&train, args.learning.max_rows);
         reports.push(run(
+            thinned.as_ref().unwrap_or(&train),
             &train,
-            measured,
             &test,
             &learners,
             args.learning.folds as usize,

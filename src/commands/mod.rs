@@ -60,8 +60,9 @@ fn warn_all(warnings: &[String]) {
     }
 }
 
-/// `data` as the learners fit it (`--max-rows`), saying so when thinned.
-fn thin(data: crate::data::Dataset, max_rows: usize) -> crate::data::Dataset {
+/// `data` thinned as the learners fit it (`--max-rows`), saying so; `None`
+/// when all of it is fitted.
+fn thin(data: &crate::data::Dataset, max_rows: usize) -> Option<crate::data::Dataset> {
     /// Above this many rows training takes minutes on a laptop: say how to
     /// make it quicker.
     const MANY_ROWS: usize = 100_000;
@@ -74,7 +75,7 @@ fn thin(data: crate::data::Dataset, max_rows: usize) -> crate::data::Dataset {
         );
     }
     if max_rows == 0 || data.measurements().len() <= max_rows {
-        return data;
+        return None;
     }
     let thinned = data.thinned(max_rows);
     eprintln!(
@@ -83,5 +84,5 @@ fn thin(data: crate::data::Dataset, max_rows: usize) -> crate::data::Dataset {
         thinned.measurements().len(),
         data.measurements().len(),
     );
-    thinned
+    Some(thinned)
 }

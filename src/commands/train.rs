@@ -16,17 +16,19 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     let learners = args.learning.learners();
     let loaded = load_files(&args.files, &args.system.choice())?;
     warn_all(&loaded.warnings);
-    let data = loaded.dataset;
-    if data.duplicate_rows() > 0 {
+    let all = loaded.dataset;
+    if all.duplicate_rows() > 0 {
         eprintln!(
             "combined {} duplicate rows by their median",
-            data.duplicate_rows()
+            all.duplicate_rows()
         );
     }
-    // The range measured: thinning drops sizes between kept ones only.
-    let range = Range::of(&data);
-    let data = super::thin(data, args.learning.max_rows);
-    let folds = held_out_groups(&data, args.learning.folds as usize).len();
+    // What was measured (range and configurations) comes from all rows:
+    // thinning drops sizes between kept ones only.
+    let range = Range::of(&all);
+    let thinned = super::thin(&all, args.learning.max_rows);
+    let data = thinned.as_ref().unwrap_or(&all);
+    let folds = held_out_groups(data, args.learning.folds as usize).len();
     let bar = ProgressBar::new((folds * (learners.len() + 1) + learners.len()) as u64).with_style(
         ProgressStyle::with_template("{msg:>14} [{bar:30}] {pos}/{len} {elapsed} (eta {eta})")
             .map_err(|e| Error::Other(e.to_string()))?
@@ -34,11 +36,11 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     );
     bar.set_message("analytical");
     let hybrid = learners.iter().any(|k| k.is_hybrid());
-    let set = TrainingSet::new(&data, hybrid);
+    let set = TrainingSet::new(data, hybrid);
     let selectors = set.selectors(&learners);
     bar.set_message("cross-validate");
     let cv = cross_validate(
-        &data,
+        data,
         &set.analytical,
         &selectors,
         args.learning.folds as usize,
@@ -88,9 +90,9 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         cv: cv.as_ref().map(|cv| cv.scores.clone()).unwrap_or_default(),
         range,
         training_files: args.files.iter().map(|f| f.display().to_string()).collect(),
-        training: Summary::of(&data),
+        training: Summary::of(data),
     };
-    let measured = Measured::of(&data, &cs.candidates);
+    let measured = Measured::of(&all, &cs.candidates);
     model_dir::save(&args.out, &manifest, &fitted, &set.analytical, &measured)?;
 
     println!(
