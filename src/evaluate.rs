@@ -241,7 +241,7 @@ pub fn evaluate(
                 .flatten()
         }),
     };
-    let naive = Naive::new(train);
+    let naive = Naive::new(measured);
     let range = Range::of(measured);
     let trained = Measured::of(measured, &set.cs.candidates);
     let mut configs = Vec::new();

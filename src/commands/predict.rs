@@ -17,8 +17,9 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
 /// one output.
 pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
     let manifest = load_manifest(&args.model)?;
-    let is_auto = args.learner.trim().eq_ignore_ascii_case("auto");
-    let (choice, label) = match args.learner.trim().to_ascii_lowercase().as_str() {
+    let name = args.learner.trim().to_ascii_lowercase();
+    let is_auto = name == "auto";
+    let (choice, label) = match name.as_str() {
         "auto" => (manifest.auto, format!("{} (auto)", manifest.auto)),
         name => {
             let kind: SelectorKind = name
