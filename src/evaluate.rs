@@ -288,10 +288,9 @@ pub fn evaluate(
                 .selector(*kind, models, policy(&cv, *kind), range)
                 .rank(&config, None);
             if *kind == auto_kind {
+                // As `predict` decides (`measured::Decided`).
                 let mut ranked = ranked.clone();
-                if distance == 0.0 {
-                    trained.decide(&config, &mut ranked, policy(&cv, auto.inside).margin);
-                }
+                trained.decide(&config, &mut ranked, policy(&cv, auto.inside).margin);
                 picks.extend(pick("auto", ranked));
             }
             picks.extend(pick(kind.name(), ranked));

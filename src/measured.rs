@@ -75,11 +75,13 @@ impl Measured {
         prefer_default(ranked, margin);
     }
 
-    /// The table as stored: candidates by their index in `candidates`.
+    /// The table as stored, in configuration order (so that a retraining
+    /// writes the same file): candidates by their index in `candidates`.
     pub fn to_file(&self, candidates: &[Candidate]) -> Vec<Entry> {
-        let mut entries: Vec<Entry> = self
-            .times
-            .iter()
+        let mut configs: Vec<(&Config, &Vec<(Candidate, f64)>)> = self.times.iter().collect();
+        configs.sort_by_key(|(c, _)| **c);
+        configs
+            .into_iter()
             .map(|(c, times)| Entry {
                 procs: c.procs,
                 nodes: c.nodes,
@@ -93,18 +95,7 @@ impl Measured {
                     .filter_map(|(k, t)| Some((candidates.binary_search(k).ok()?, *t)))
                     .collect(),
             })
-            .collect();
-        entries.sort_by(|a, b| {
-            (a.procs, a.nodes, a.ppn, a.mapping, a.msg_bytes, &a.arrival).cmp(&(
-                b.procs,
-                b.nodes,
-                b.ppn,
-                b.mapping,
-                b.msg_bytes,
-                &b.arrival,
-            ))
-        });
-        entries
+            .collect()
     }
 
     /// The table read back, checked: every index among `candidates`, every
@@ -215,9 +206,7 @@ mod tests {
             row(16, 64, Algorithm::Linear, 1.0),
         ];
         let d = Dataset::from_rows(rows, Provenance::default());
-        let mut candidates: Vec<Candidate> = d.measurements().iter().map(|m| m.candidate).collect();
-        candidates.sort();
-        candidates.dedup();
+        let candidates: Vec<Candidate> = d.candidates().into_iter().collect();
         let measured = Measured::of(&d, &candidates);
         assert_eq!(measured.len(), 2, "16 procs has no default row");
         let at = |procs, msg, margin| {

@@ -6,8 +6,8 @@
 //! - `<learner>.json`: that learner's model for every candidate;
 //! - `analytical.json`: the analytical models (the `analytical` selector and
 //!   the hybrid learners' features);
-//! - `measured.json`: the measured best of every trained configuration
-//!   (`auto`'s decision there, see [`crate::measured`]).
+//! - `measured.json`: the times measured at every trained configuration
+//!   (`auto` decides by them there, see [`crate::measured`]).
 //!
 //! A directory of another format version or feature set is refused.
 
