@@ -71,6 +71,7 @@ fn fit(d: &Dataset, along: Option<(&Arc<Paths>, &BTreeSet<u32>)>) -> Fitted {
         measured_net: false,
         summary: Summary::default(),
         memo: Memo::default(),
+        runs: Memo::default(),
         along: None,
     };
     let all = observations(d, &mut fitted);
@@ -310,10 +311,14 @@ fn design(
         .map(|o| o.group)
         .max()
         .map_or(0, |g| g + 1);
+    let memo = Memo::default();
     observations
         .par_iter()
         .map(|o| {
-            let counts = price::price_terms(&o.config, &o.runs, platform, statistic)
+            let counts = price::recipe(&o.config, &o.runs)
+                .and_then(|r| {
+                    r.combine(|run| memo.get_or(run, || price::run_terms(run, platform, statistic)))
+                })
                 .unwrap_or_default()
                 .terms;
             let mut row = counts.to_vec();

@@ -22,6 +22,7 @@
 
 pub mod correct;
 pub mod fit;
+pub mod memo;
 pub mod paths;
 pub mod platform;
 pub mod price;
@@ -29,11 +30,12 @@ pub mod price;
 use crate::data::{Algorithm, Candidate, Config, Impl};
 use crate::library::{DefaultCheck, Library, Regime};
 use crate::metrics::Pairwise;
+use memo::Memo;
+use price::Run;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The fitted platform and per-algorithm terms.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -52,8 +54,13 @@ pub struct Fitted {
     pub measured_shm: bool,
     pub measured_net: bool,
     pub summary: Summary,
+    /// Prices by (configuration, schedule): selection prices the same
+    /// configurations for every learner and size table.
     #[serde(skip)]
-    memo: Memo,
+    memo: Memo<(Config, Candidate), f64>,
+    /// The simulated runs those prices are made of.
+    #[serde(skip)]
+    runs: Memo<Run, f64>,
     /// The fitted rows' paths, where kept (see [`paths`]).
     #[serde(skip)]
     along: Option<Along>,
@@ -116,8 +123,12 @@ impl Fitted {
         let runs = self.runs(config, candidate)?;
         let t = match self.along(config, &runs) {
             Some(t) => t,
-            None => self.memo.get_or(config, &runs, || {
-                price::price(config, &runs, &self.platform, self.statistic)
+            None => self.memo.get_or(&(*config, runs), || {
+                price::recipe(config, &runs)?.combine(|run| {
+                    self.runs.get_or(run, || {
+                        price::simulate_run(run, &self.platform, self.statistic)
+                    })
+                })
             })?,
         };
         // Every coefficient is ≥ 0; the floor keeps ln finite for a
@@ -132,7 +143,7 @@ impl Fitted {
     /// paths).
     pub fn prime<'p>(&self, pairs: impl Iterator<Item = (&'p Config, &'p Candidate)>) {
         let pairs: Vec<_> = pairs.collect();
-        if pairs.len() > Memo::MOST {
+        if pairs.len() > Memo::<(Config, Candidate), f64>::MOST {
             return; // the memo would forget them before they are asked for
         }
         pairs.par_iter().for_each(|(config, candidate)| {
@@ -203,42 +214,5 @@ impl Fitted {
     /// prices are guesses.
     pub fn channels_measured(&self, config: &Config) -> bool {
         (config.nodes <= 1 || self.measured_net) && (config.ppn <= 1 || self.measured_shm)
-    }
-}
-
-/// Prices by (configuration, schedule), remembered: selection prices the
-/// same configurations for every learner and size table. Bounded, so that
-/// a long-lived caller cannot grow it without limit.
-#[derive(Debug, Default)]
-struct Memo(Mutex<FxHashMap<(Config, Candidate), Option<f64>>>);
-
-impl Memo {
-    const MOST: usize = 1 << 18;
-
-    fn get_or(
-        &self,
-        config: &Config,
-        runs: &Candidate,
-        price: impl FnOnce() -> Option<f64>,
-    ) -> Option<f64> {
-        let key = (*config, *runs);
-        if let Some(hit) = self.0.lock().ok().and_then(|m| m.get(&key).copied()) {
-            return hit;
-        }
-        let value = price();
-        if let Ok(mut memo) = self.0.lock() {
-            if memo.len() >= Self::MOST {
-                memo.clear();
-            }
-            memo.insert(key, value);
-        }
-        value
-    }
-}
-
-// A copy starts with an empty memo (prices depend only on the fields).
-impl Clone for Memo {
-    fn clone(&self) -> Memo {
-        Memo::default()
     }
 }

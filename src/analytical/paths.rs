@@ -7,6 +7,7 @@
 //! nearly equally long, so the rows a fold holds out — the ones its scores
 //! come from — are simulated under its own parameters instead.
 
+use super::memo::Memo;
 use super::platform::{Platform, WIDTH};
 use super::price::{self, Statistic};
 use crate::data::{Candidate, Config};
@@ -36,10 +37,13 @@ impl Paths {
         platform: &Platform,
         statistic: Statistic,
     ) -> Paths {
+        let memo = Memo::default();
         let paths = pairs
             .par_iter()
             .filter_map(|(config, runs)| {
-                let priced = price::price_terms(config, runs, platform, statistic)?;
+                let priced = price::recipe(config, runs)?.combine(|run| {
+                    memo.get_or(run, || price::run_terms(run, platform, statistic))
+                })?;
                 let counts = (0..WIDTH)
                     .filter(|&i| priced.terms[i] != 0.0)
                     .map(|i| (i as u8, priced.terms[i]))

@@ -149,6 +149,29 @@ impl Default for Priced {
     }
 }
 
+/// Priced times add and scale term by term (a price combines runs, see
+/// [`super::price::Recipe`]).
+impl Time for Priced {
+    fn zero() -> Priced {
+        Priced::default()
+    }
+    fn value(&self) -> f64 {
+        self.value
+    }
+    fn plus(mut self, other: Priced) -> Priced {
+        self.value += other.value;
+        for (t, o) in self.terms.iter_mut().zip(&other.terms) {
+            *t += o;
+        }
+        self
+    }
+    fn scale(mut self, k: f64) -> Priced {
+        self.value *= k;
+        self.terms.iter_mut().for_each(|t| *t *= k);
+        self
+    }
+}
+
 /// A platform run symbolically: times are [`Traced`] in `trace`.
 pub struct Symbolic<'a> {
     pub platform: &'a Platform,

@@ -26,6 +26,7 @@ use super::platform::{Platform, Priced, Symbolic, Trace};
 use crate::data::{Algorithm, Candidate, Config};
 use crate::schedule::{Schedule, Spec};
 use crate::sim::{simulate, Cost, Time};
+use smallvec::{smallvec, SmallVec};
 
 /// Which time of a broadcast a benchmark reports: our harness times the
 /// slowest rank; OSU's `osu_bcast` reports each rank's own time averaged
@@ -51,6 +52,37 @@ const MOST_RANKS: u32 = 512;
 /// Nodes of the largest job an extrapolation simulates, at least.
 const FEWEST_NODES: u32 = 8;
 
+/// One simulated broadcast a price is made of: `config`'s job and message
+/// (a smaller job, or a shorter message, than the one priced where that is
+/// extrapolated), `candidate`'s schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Run {
+    pub config: Config,
+    pub candidate: Candidate,
+}
+
+/// A price as a weighted sum of simulated [`Run`]s (none: the broadcast
+/// takes no time). Prices of many configurations share runs — every job of
+/// a given ranks per node beyond [`MOST_RANKS`] is extrapolated from the
+/// same few smaller ones, every long pipeline of a segment size from the
+/// same short ones — so callers that price many rows simulate each run
+/// once ([`super::memo::Memo`]).
+#[derive(Debug, Default)]
+pub struct Recipe(SmallVec<[(Run, f64); 4]>);
+
+impl Recipe {
+    pub fn runs(&self) -> impl Iterator<Item = &(Run, f64)> {
+        self.0.iter()
+    }
+
+    /// The weighted sum of the runs' times, `None` if a run has none.
+    pub fn combine<T: Time>(&self, mut time: impl FnMut(&Run) -> Option<T>) -> Option<T> {
+        self.0.iter().try_fold(T::zero(), |sum, (run, w)| {
+            Some(sum.plus(time(run)?.scale(*w)))
+        })
+    }
+}
+
 /// The time of `candidate`'s schedule on `config` under `cost`; `None` for
 /// an algorithm without a schedule or an invalid job.
 pub fn price<C: Cost>(
@@ -59,7 +91,7 @@ pub fn price<C: Cost>(
     cost: &C,
     statistic: Statistic,
 ) -> Option<C::Time> {
-    price_up_to(config, candidate, cost, statistic, MOST_RANKS)
+    recipe(config, candidate)?.combine(|run| simulate_run(run, cost, statistic))
 }
 
 /// [`price`] on `platform`, with the count of each platform parameter the
@@ -70,45 +102,61 @@ pub fn price_terms(
     platform: &Platform,
     statistic: Statistic,
 ) -> Option<Priced> {
+    recipe(config, candidate)?.combine(|run| run_terms(run, platform, statistic))
+}
+
+/// The runs `config`'s price is made of (see [`Recipe`]); `None` for an
+/// algorithm without a schedule or an invalid job.
+pub fn recipe(config: &Config, candidate: &Candidate) -> Option<Recipe> {
+    recipe_up_to(config, candidate, MOST_RANKS)
+}
+
+/// One run simulated under `cost`.
+pub fn simulate_run<C: Cost>(run: &Run, cost: &C, statistic: Statistic) -> Option<C::Time> {
+    let schedule = Schedule::new(spec(&run.config, &run.candidate, run.config.msg_bytes)).ok()?;
+    let outcome = simulate(&schedule, &run.config.placement(), cost).ok()?;
+    Some(match statistic {
+        Statistic::Slowest => outcome.makespan(),
+        Statistic::MeanOverRanks => outcome.mean_completion(),
+    })
+}
+
+/// One run simulated symbolically on `platform`: its time and the count of
+/// each parameter that time sums.
+pub fn run_terms(run: &Run, platform: &Platform, statistic: Statistic) -> Option<Priced> {
     let trace = Trace::default();
     let symbolic = Symbolic {
         platform,
         trace: &trace,
     };
-    let time = price(config, candidate, &symbolic, statistic)?;
+    let time = simulate_run(run, &symbolic, statistic)?;
     Some(trace.priced(time))
 }
 
-/// [`price`], simulating jobs of at most `most_ranks` ranks (or
+/// [`recipe`], simulating jobs of at most `most_ranks` ranks (or
 /// [`FEWEST_NODES`] nodes).
-fn price_up_to<C: Cost>(
-    config: &Config,
-    candidate: &Candidate,
-    cost: &C,
-    statistic: Statistic,
-    most_ranks: u32,
-) -> Option<C::Time> {
+fn recipe_up_to(config: &Config, candidate: &Candidate, most_ranks: u32) -> Option<Recipe> {
     if config.procs <= 1 || config.msg_bytes == 0 {
-        return Some(C::Time::zero()); // MPI_Bcast returns at once
+        return Some(Recipe::default()); // MPI_Bcast returns at once
     }
     let Some([a, b]) = fewer_nodes(config, most_ranks) else {
-        return price_job(config, candidate, cost, statistic);
+        return job_recipe(config, candidate);
     };
     // t = t_b + (x − x_b)·(t_b − t_a)/(x_b − x_a) along the extent x, or
     // along log₂ nodes where the two jobs' extents are equal.
-    let (xa, xb, x) = match (extent(&a, candidate)?, extent(&b, candidate)?) {
-        (xa, xb) if xa < xb => (xa, xb, extent(config, candidate)?),
+    let (xa, xb, x) = match (extent(&a, candidate), extent(&b, candidate)) {
+        (xa, xb) if xa < xb => (xa, xb, extent(config, candidate)),
         _ => {
             let log = |c: &Config| f64::from(c.nodes).log2();
             (log(&a), log(&b), log(config))
         }
     };
     let w = (x - xb) / (xb - xa);
-    let (ta, tb) = (
-        price_job(&a, candidate, cost, statistic)?,
-        price_job(&b, candidate, cost, statistic)?,
-    );
-    Some(tb.scale(1.0 + w).plus(ta.scale(-w)))
+    let (ra, rb) = (job_recipe(&a, candidate)?, job_recipe(&b, candidate)?);
+    let mut runs = SmallVec::new();
+    runs.extend(rb.0.into_iter().map(|(r, k)| (r, k * (1.0 + w))));
+    runs.extend(ra.0.into_iter().map(|(r, k)| (r, k * -w)));
+    Some(Recipe(runs))
 }
 
 /// Two jobs like `config` on fewer nodes (the same ranks per node, mapping
@@ -143,14 +191,12 @@ fn fewer_nodes(config: &Config, most_ranks: u32) -> Option<[Config; 2]> {
 /// the rank count for a flat tree (the root sends to each in turn); log₂
 /// of the ranks for a k-nomial tree, whose depth steps only every k-fold
 /// while its levels' sends grow with how full they are.
-fn extent(config: &Config, candidate: &Candidate) -> Option<f64> {
+fn extent(config: &Config, candidate: &Candidate) -> f64 {
     if candidate.algorithm == Algorithm::Knomial {
-        return Some(f64::from(config.procs).log2());
+        return f64::from(config.procs).log2();
     }
-    let schedule = Schedule::new(spec(config, candidate, config.msg_bytes)).ok()?;
-    Some(f64::from(
-        schedule.tree().map_or(config.procs, |tree| tree.depth()),
-    ))
+    let spec = spec(config, candidate, config.msg_bytes);
+    f64::from(Schedule::tree_depth(&spec).unwrap_or(config.procs))
 }
 
 fn spec(config: &Config, candidate: &Candidate, msg_bytes: u64) -> Spec {
@@ -164,34 +210,29 @@ fn spec(config: &Config, candidate: &Candidate, msg_bytes: u64) -> Spec {
     }
 }
 
-/// The time of one simulated job (long pipelines extrapolated).
-fn price_job<C: Cost>(
-    config: &Config,
-    candidate: &Candidate,
-    cost: &C,
-    statistic: Statistic,
-) -> Option<C::Time> {
+/// The runs of one simulated job: itself, or a long pipeline's two short
+/// runs.
+fn job_recipe(config: &Config, candidate: &Candidate) -> Option<Recipe> {
     let spec = spec(config, candidate, config.msg_bytes);
-    let run = |msg_bytes: u64| {
-        let schedule = Schedule::new(Spec { msg_bytes, ..spec }).ok()?;
-        let outcome = simulate(&schedule, &config.placement(), cost).ok()?;
-        Some(match statistic {
-            Statistic::Slowest => outcome.makespan(),
-            Statistic::MeanOverRanks => outcome.mean_completion(),
-        })
+    let run = |msg_bytes: u64| Run {
+        config: Config {
+            msg_bytes,
+            ..*config
+        },
+        candidate: *candidate,
     };
-    match long_pipeline(&spec) {
-        None => run(spec.msg_bytes),
+    let runs = match long_pipeline(&spec) {
+        None => smallvec![(run(spec.msg_bytes), 1.0)],
         Some((segments, unit)) => {
             // Runs of SHORT_RUN and SHORT_RUN + 2 segments with the same
-            // last segment, then the steady state's cost per segment.
+            // last segment, then the steady state's cost per segment:
+            // a + k·(b − a).
             let short = spec.msg_bytes - (segments - SHORT_RUN) * unit;
-            let (a, b) = (run(short)?, run(short + 2 * unit)?);
             let k = (segments - SHORT_RUN) as f64 / 2.0;
-            // a + k·(b − a)
-            Some(a.plus(b.plus(a.scale(-1.0)).scale(k)))
+            smallvec![(run(short), 1.0 - k), (run(short + 2 * unit), k)]
         }
-    }
+    };
+    Some(Recipe(runs))
 }
 
 /// For a schedule of more than [`MOST_SEGMENTS`] segments: the segment
@@ -362,8 +403,11 @@ mod tests {
             assert_eq!(c.ppn, ppn);
             let candidate = own(algorithm, seg);
             for statistic in [Statistic::Slowest, Statistic::MeanOverRanks] {
-                let full = price_up_to(&c, &candidate, &COST, statistic, u32::MAX).unwrap();
-                let fast = price_up_to(&c, &candidate, &COST, statistic, 128).unwrap();
+                let priced = |most_ranks| {
+                    recipe_up_to(&c, &candidate, most_ranks)?
+                        .combine(|run| simulate_run(run, &COST, statistic))
+                };
+                let (full, fast) = (priced(u32::MAX).unwrap(), priced(128).unwrap());
                 assert!(fewer_nodes(&c, 128).is_some(), "{c} is extrapolated");
                 let key = format!("{algorithm} {mapping} {statistic:?}");
                 errors

@@ -13,7 +13,7 @@ pub mod tree;
 
 use crate::data::Algorithm;
 use std::fmt;
-pub use tree::Tree;
+pub use tree::{Tree, MAX_FANOUT};
 
 /// Bytes [start, end) of the broadcast buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -217,6 +217,32 @@ impl Schedule {
         }
     }
 
+    /// The depth of the tree `Schedule::new(spec)` runs on, without building
+    /// it (pricing a job of thousands of ranks asks for it for every row);
+    /// `None` where the schedule has no tree or `spec` is invalid. The test
+    /// `tree_depth_is_the_built_trees` holds it to the builders.
+    pub fn tree_depth(spec: &Spec) -> Option<u32> {
+        let p = spec.procs;
+        if p == 0 || spec.root >= p || p == 1 || spec.msg_bytes == 0 {
+            return None;
+        }
+        // Binary (level order) and binomial trees: ⌊log₂ p⌋ levels below the
+        // root (the deepest binomial rank has the most set bits below p).
+        let log2 = 31 - p.leading_zeros();
+        let chains = |k: u32| (p - 1).div_ceil(k.clamp(1, MAX_FANOUT).min(p - 1));
+        match spec.algorithm {
+            Algorithm::Chain => Some(chains(spec.fanout.unwrap_or(DEFAULT_FANOUT))),
+            Algorithm::Pipeline => Some(p - 1),
+            Algorithm::Binary | Algorithm::Binomial | Algorithm::Sbbt => Some(log2),
+            Algorithm::SplitBinary => Some(match split_halves(spec.msg_bytes, spec.segsize) {
+                Some(_) => log2,
+                None => p - 1,
+            }),
+            Algorithm::Knomial => Some(Schedule::new(*spec).ok()?.tree()?.depth()),
+            _ => None,
+        }
+    }
+
     /// The tree and segments when the algorithm runs on Open MPI's generic
     /// pipelined executor (see [`pipelined_ops`]).
     pub fn pipelined(&self) -> Option<(&Tree, Segments)> {
@@ -252,6 +278,14 @@ impl Schedule {
 
     /// The operations `rank` performs, in order.
     pub fn ops(&self, rank: u32) -> Vec<Op> {
+        let mut ops = Vec::new();
+        self.ops_into(rank, &mut ops);
+        ops
+    }
+
+    /// [`Schedule::ops`] appended to `ops` (a simulation reuses one buffer
+    /// per rank from run to run).
+    pub fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
         let (p, root) = (self.spec.procs, self.spec.root);
         let all = Span {
             start: 0,
@@ -265,7 +299,7 @@ impl Schedule {
             Plan::SplitBinary { halves, .. } => halves[0].count(),
             _ => 1,
         };
-        let mut ops = Vec::with_capacity(segments as usize * (children + 3) + 4);
+        ops.reserve(segments as usize * (children + 3) + 4);
         match &self.plan {
             Plan::Nothing => {}
             Plan::Linear if rank == root => {
@@ -278,7 +312,7 @@ impl Schedule {
                 peer: root,
                 bytes: all,
             }),
-            Plan::Pipelined { tree, segments } => pipelined_ops(tree, segments, rank, &mut ops),
+            Plan::Pipelined { tree, segments } => pipelined_ops(tree, segments, rank, ops),
             Plan::Blocking { tree } => {
                 if let Some(parent) = tree.parent[rank as usize] {
                     ops.push(Op::Recv {
@@ -290,9 +324,8 @@ impl Schedule {
                     ops.push(Op::Send { peer, bytes: all });
                 }
             }
-            Plan::SplitBinary { tree, halves } => split_binary_ops(tree, halves, rank, &mut ops),
+            Plan::SplitBinary { tree, halves } => split_binary_ops(tree, halves, rank, ops),
         }
-        ops
     }
 }
 
@@ -552,6 +585,30 @@ mod tests {
                 bytes: Span { start: 0, end: 8 }
             }]
         );
+    }
+
+    #[test]
+    fn tree_depth_is_the_built_trees() {
+        for algorithm in SCHEDULED {
+            for procs in (1..=70).chain([127, 128, 129, 1000, 1024, 1025]) {
+                for (msg, seg) in [(0, 0), (1, 0), (1000, 600), (1000, 100), (1 << 20, 8192)] {
+                    for fanout in [None, Some(1), Some(3), Some(40)] {
+                        let spec = Spec {
+                            algorithm,
+                            procs,
+                            root: procs / 3,
+                            msg_bytes: msg,
+                            segsize: seg,
+                            fanout,
+                        };
+                        let built = Schedule::new(spec)
+                            .ok()
+                            .and_then(|s| s.tree().map(Tree::depth));
+                        assert_eq!(Schedule::tree_depth(&spec), built, "{spec:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -31,7 +31,8 @@ pub trait Programs {
     fn procs(&self) -> u32;
     fn root(&self) -> u32;
     fn msg_bytes(&self) -> u64;
-    fn ops(&self, rank: u32) -> Vec<Op>;
+    /// Appends `rank`'s operations to `ops`.
+    fn ops_into(&self, rank: u32, ops: &mut Vec<Op>);
 }
 
 impl Programs for Schedule {
@@ -44,8 +45,8 @@ impl Programs for Schedule {
     fn msg_bytes(&self) -> u64 {
         self.spec.msg_bytes
     }
-    fn ops(&self, rank: u32) -> Vec<Op> {
-        Schedule::ops(self, rank)
+    fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
+        Schedule::ops_into(self, rank, ops)
     }
 }
 /// The arrival algorithm's rounds: the root runs them in turn, each
@@ -60,16 +61,16 @@ impl Programs for crate::schedule::arrival::Rounds {
     fn msg_bytes(&self) -> u64 {
         self.msg_bytes
     }
-    fn ops(&self, rank: u32) -> Vec<Op> {
-        self.groups
-            .iter()
-            .flat_map(|g| g.ops(rank, self.msg_bytes, self.segsize))
-            .collect()
+    fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
+        for g in &self.groups {
+            ops.extend(g.ops(rank, self.msg_bytes, self.segsize));
+        }
     }
 }
 
 use smallvec::SmallVec;
 pub use stages::{stage_structure, Nbft, Stage, StageStructure};
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -418,10 +419,10 @@ struct RankState<T> {
 }
 
 impl<T: Time> RankState<T> {
-    fn new() -> Self {
+    fn new(spare: &mut Spare) -> Self {
         RankState {
             started: false,
-            ops: Vec::new(),
+            ops: spare.ops.pop().unwrap_or_default(),
             pc: 0,
             clock: T::zero(),
             port_free: T::zero(),
@@ -429,7 +430,7 @@ impl<T: Time> RankState<T> {
             slots: Vec::new(),
             pending: Fifo::new(),
             inboxes: SmallVec::new(),
-            held: Intervals::default(),
+            held: Intervals(spare.spans.pop().unwrap_or_default()),
             open_group: None,
             blocked_on: None,
             queued: false,
@@ -452,6 +453,34 @@ impl<T: Time> RankState<T> {
     }
 }
 
+/// Buffers of the ranks of finished simulations, for the next ones on this
+/// thread: pricing simulates millions of broadcasts of up to a thousand
+/// ranks each, and a fresh operation list and byte-range list per rank and
+/// run spent much of a fit in the allocator.
+#[derive(Default)]
+struct Spare {
+    ops: Vec<Vec<Op>>,
+    spans: Vec<Vec<Span>>,
+}
+
+impl Spare {
+    /// Buffers kept at most (of each kind), and the largest kept: a rare
+    /// huge simulation should not pin its memory.
+    const MOST: usize = 1 << 14;
+    const LARGEST: usize = 1 << 12;
+
+    fn keep<T>(pool: &mut Vec<Vec<T>>, mut buffer: Vec<T>) {
+        if pool.len() < Self::MOST && buffer.capacity() <= Self::LARGEST {
+            buffer.clear();
+            pool.push(buffer);
+        }
+    }
+}
+
+thread_local! {
+    static SPARE: RefCell<Spare> = RefCell::new(Spare::default());
+}
+
 struct Simulator<'a, C: Cost> {
     schedule: &'a dyn Programs,
     placement: &'a Placement,
@@ -469,8 +498,11 @@ impl<'a, C: Cost> Simulator<'a, C> {
         cost: &'a C,
         record: bool,
     ) -> Self {
-        let mut ranks: Vec<RankState<C::Time>> =
-            (0..schedule.procs()).map(|_| RankState::new()).collect();
+        let mut ranks: Vec<RankState<C::Time>> = SPARE.with_borrow_mut(|spare| {
+            (0..schedule.procs())
+                .map(|_| RankState::new(spare))
+                .collect()
+        });
         let root = &mut ranks[schedule.root() as usize];
         root.queued = true;
         root.held.insert(Span {
@@ -500,16 +532,17 @@ impl<'a, C: Cost> Simulator<'a, C> {
     fn step(&mut self, rank: u32) -> Result<(), SimError> {
         let r = rank as usize;
         if !self.ranks[r].started {
-            self.ranks[r].started = true;
-            let ops = self.schedule.ops(rank);
+            let s = &mut self.ranks[r];
+            s.started = true;
+            self.schedule.ops_into(rank, &mut s.ops);
             // One slot per receive, allocated once (a long pipeline posts
             // one per segment).
-            let receives = ops
+            let receives = s
+                .ops
                 .iter()
                 .filter(|op| matches!(op, Op::Recv { .. } | Op::Irecv { .. }))
                 .count();
-            self.ranks[r].slots.reserve_exact(receives);
-            self.ranks[r].ops = ops;
+            s.slots.reserve_exact(receives);
         }
         while let Some(&op) = self.ranks[r].ops.get(self.ranks[r].pc) {
             match op {
@@ -681,7 +714,7 @@ impl<'a, C: Cost> Simulator<'a, C> {
             let s = &mut self.ranks[rank as usize];
             if !s.started {
                 // Never reached by any message: fine only if it has nothing to do.
-                s.ops = self.schedule.ops(rank);
+                self.schedule.ops_into(rank, &mut s.ops);
             }
             if let Some(op) = s.ops.get(s.pc) {
                 let peer = match *op {
@@ -720,8 +753,19 @@ impl<'a, C: Cost> Simulator<'a, C> {
         }
         Ok(Outcome {
             completion_us: self.ranks.iter().map(|s| s.clock).collect(),
-            groups: self.groups,
+            groups: std::mem::take(&mut self.groups),
         })
+    }
+}
+
+impl<C: Cost> Drop for Simulator<'_, C> {
+    fn drop(&mut self) {
+        SPARE.with_borrow_mut(|spare| {
+            for s in &mut self.ranks {
+                Spare::keep(&mut spare.ops, std::mem::take(&mut s.ops));
+                Spare::keep(&mut spare.spans, std::mem::take(&mut s.held.0));
+            }
+        });
     }
 }
 

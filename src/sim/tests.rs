@@ -221,8 +221,8 @@ impl Programs for Manual {
     fn msg_bytes(&self) -> u64 {
         self.msg
     }
-    fn ops(&self, rank: u32) -> Vec<Op> {
-        self.ops[rank as usize].clone()
+    fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
+        ops.extend_from_slice(&self.ops[rank as usize]);
     }
 }
 
