@@ -9,6 +9,7 @@ use crate::features::{self, Samples};
 use crate::hybrid::{self, Terms};
 use crate::learn::{LearnerKind, Model};
 use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A candidate needs at least this many measured configurations to be
@@ -70,7 +71,8 @@ pub struct TrainingSet {
 impl TrainingSet {
     /// `hybrid`: whether to build the hybrid samples.
     pub fn new(d: &Dataset, hybrid: bool) -> TrainingSet {
-        TrainingSet::with(d, hybrid, fit_dataset(d))
+        let f = fit_dataset(d);
+        TrainingSet::with(d, hybrid, f)
     }
 
     /// [`TrainingSet::new`] of the rows `full` was fitted on less the procs
@@ -121,9 +123,10 @@ impl TrainingSet {
             )));
         }
         let learner = kind.learner();
+        // Candidates on every core, collected in order.
         self.cs
             .candidates
-            .iter()
+            .par_iter()
             .zip(samples)
             .map(|(c, s)| {
                 learner
