@@ -65,12 +65,12 @@ fn warn_all(warnings: &[String]) {
 fn thin(data: &crate::data::Dataset, max_rows: usize) -> Option<crate::data::Dataset> {
     /// Above this many rows training takes minutes on a laptop: say how to
     /// make it quicker.
-    const MANY_ROWS: usize = 100_000;
+    const MANY_ROWS: usize = 500_000;
     if max_rows == 0 && data.measurements().len() > MANY_ROWS {
         eprintln!(
-            "note: {} measurements; training simulates every one and may take many \
-             minutes. --max-rows 20000 fits on an even share of them, much faster, with \
-             somewhat worse decisions",
+            "note: {} measurements; training prices every one and may take minutes. \
+             --max-rows 20000 fits on an even share of them, faster, with somewhat \
+             worse decisions",
             data.measurements().len()
         );
     }
