@@ -125,7 +125,7 @@ pub fn cross_validate(
     full: &Fitted,
     kinds: &[SelectorKind],
     folds: usize,
-    tick: impl FnMut() + Send,
+    mut tick: impl FnMut(),
 ) -> Result<Option<Cv>> {
     let groups = held_out_groups(d, folds);
     if groups.is_empty() {
@@ -134,17 +134,14 @@ pub fn cross_validate(
     let hybrid = kinds
         .iter()
         .any(|k| matches!(k, SelectorKind::Learner(l) if l.is_hybrid()));
-    // Folds are independent: on every core, as many at once as there are
-    // cores (each holds a copy of most of the data and its own models),
-    // collected in order, so that the figures do not depend on scheduling.
-    let tick = std::sync::Mutex::new(tick);
+    // One fold at a time, each on every core (its rankings and fits are
+    // parallel): folds side by side would each hold a copy of most of the
+    // data and their own models at once.
     let per_fold: Vec<Result<Vec<Vec<HeldOut>>>> = groups
-        .par_iter()
+        .iter()
         .map(|held| {
             let picks = held_out_picks(d, full, held, kinds, hybrid);
-            if let Ok(mut tick) = tick.lock() {
-                kinds.iter().for_each(|_| tick());
-            }
+            kinds.iter().for_each(|_| tick());
             picks
         })
         .collect();
@@ -320,8 +317,7 @@ fn held_out_picks(
         .iter()
         .map(|(kind, models)| set.selector(*kind, models, Policy::NONE, Range::default()))
         .collect();
-    // On every core, within the folds' own parallelism: the extrapolating
-    // fold holds out more than the others, and would finish last alone.
+    // On every core.
     let ranked: Vec<Option<Vec<Vec<Ranked>>>> = tests
         .par_iter()
         .map(|(config, allowed, _)| {

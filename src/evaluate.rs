@@ -196,7 +196,7 @@ pub fn evaluate(
     test: &Dataset,
     learners: &[LearnerKind],
     folds: usize,
-    mut tick: impl FnMut() + Send,
+    mut tick: impl FnMut(),
 ) -> Result<Report> {
     if train.is_empty() {
         return Err(Error::Usage("the training part is empty".into()));
