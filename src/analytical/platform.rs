@@ -15,7 +15,7 @@ use crate::sim::{Cost, Link, Time};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 
-/// Parameters per link, in the order of [`link_to`] (see [`Link`]).
+/// Parameters per link, in the order of `link_to` (see [`Link`]).
 pub const PER_LINK: usize = 5;
 /// Per knot: shared memory, then network.
 pub const PER_KNOT: usize = 2 * PER_LINK;

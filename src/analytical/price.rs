@@ -15,9 +15,9 @@
 //! Nor is a job of thousands of ranks simulated rank by rank: its time is
 //! extrapolated along the node count from two jobs of the same ranks per
 //! node and mapping on ½ᵏ and ½ᵏ⁺¹ of its nodes, linearly in what the
-//! time grows with ([`extent`]: the depth of the schedule's tree, or the
+//! time grows with (`extent`: the depth of the schedule's tree, or the
 //! rank count of a flat tree). Pricing then costs at most about
-//! 1.5 × [`MOST_RANKS`] ranks whatever the job's size. The test
+//! 1.5 × `MOST_RANKS` ranks whatever the job's size. The test
 //! `large_jobs_extrapolate_along_nodes` measures how far this is from
 //! simulating every rank: a few percent at most, k-nomial trees the
 //! farthest.
@@ -63,7 +63,7 @@ pub struct Run {
 
 /// A price as a weighted sum of simulated [`Run`]s (none: the broadcast
 /// takes no time). Prices of many configurations share runs — every job of
-/// a given ranks per node beyond [`MOST_RANKS`] is extrapolated from the
+/// a given ranks per node beyond `MOST_RANKS` (512) is extrapolated from the
 /// same few smaller ones, every long pipeline of a segment size from the
 /// same short ones — so callers that price many rows simulate each run
 /// once ([`super::memo::Memo`]).

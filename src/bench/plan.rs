@@ -15,7 +15,7 @@ pub struct Sweep {
     /// Chain counts / knomial radices; `None` = the library default.
     pub fanouts: Vec<Option<u32>>,
     pub impls: Vec<Impl>,
-    /// How ranks arrive; with `Barrier`, `imbalances` is just [0].
+    /// How ranks arrive; with `Barrier`, `imbalances` is just `[0]`.
     pub arrival: Arrival,
     /// Imbalance factors X to measure.
     pub imbalances: Vec<f64>,

@@ -244,7 +244,7 @@ impl Schedule {
     }
 
     /// The tree and segments when the algorithm runs on Open MPI's generic
-    /// pipelined executor (see [`pipelined_ops`]).
+    /// pipelined executor (see `pipelined_ops`).
     pub fn pipelined(&self) -> Option<(&Tree, Segments)> {
         match &self.plan {
             Plan::Pipelined { tree, segments } => Some((tree, *segments)),
