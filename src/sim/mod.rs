@@ -464,10 +464,11 @@ struct Spare {
 }
 
 impl Spare {
-    /// Buffers kept at most (of each kind), and the largest kept: a rare
-    /// huge simulation should not pin its memory.
-    const MOST: usize = 1 << 14;
-    const LARGEST: usize = 1 << 12;
+    /// Buffers kept at most (of each kind; a priced run has at most about
+    /// 800 ranks), and the largest kept: a rare huge simulation should not
+    /// pin its memory (at most ~50 MB per thread).
+    const MOST: usize = 1 << 11;
+    const LARGEST: usize = 1 << 10;
 
     fn keep<T>(pool: &mut Vec<Vec<T>>, mut buffer: Vec<T>) {
         if pool.len() < Self::MOST && buffer.capacity() <= Self::LARGEST {
