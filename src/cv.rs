@@ -75,13 +75,18 @@ pub fn upper_half(d: &Dataset) -> Option<BTreeSet<u32>> {
     (procs.len() >= 3 && lower >= 2).then(|| procs[lower..].iter().copied().collect())
 }
 
-/// All held-out groups: the interleaved folds, then the extrapolating one.
+/// All held-out groups: the interleaved folds, then the extrapolating one
+/// unless a fold already holds out exactly those values (with three procs
+/// values the largest is both): the same held-out picks twice would count
+/// one job's evidence twice.
 pub fn held_out_groups(d: &Dataset, folds: usize) -> Vec<BTreeSet<u32>> {
     let mut groups = procs_folds(d, folds);
     if groups.len() < 2 {
         return Vec::new();
     }
-    groups.extend(upper_half(d));
+    if let Some(upper) = upper_half(d).filter(|u| !groups.contains(u)) {
+        groups.push(upper);
+    }
     groups
 }
 
@@ -244,19 +249,20 @@ fn within_one_error(losses: &[Vec<f64>], jobs: &[(u32, u32)], options: &[usize])
 }
 
 /// The standard error of the mean `m` of `values`, clustered by `jobs`
-/// (the sandwich estimator with the small-sample factor G/(G−1)); with a
-/// single job, the plain standard error, as nothing else is left.
+/// (the sandwich estimator with the small-sample factor G/(G−1)).
+/// Infinite for a single job: how much a job's result varies from job to
+/// job cannot be told from one job, and its sizes' agreement with each
+/// other says nothing about it; no option is then shown worse than another.
 fn clustered_error(values: &[f64], jobs: &[(u32, u32)], m: f64) -> f64 {
     let n = values.len() as f64;
     let mut sums: BTreeMap<(u32, u32), f64> = BTreeMap::new();
     for (v, job) in values.iter().zip(jobs) {
         *sums.entry(*job).or_default() += v - m;
     }
-    let g = sums.len() as f64;
     if sums.len() < 2 {
-        let var = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-        return (var / n).sqrt();
+        return f64::INFINITY;
     }
+    let g = sums.len() as f64;
     let var = g / (g - 1.0) * sums.values().map(|s| s * s).sum::<f64>() / (n * n);
     var.sqrt()
 }
@@ -457,7 +463,9 @@ mod tests {
     use crate::data::tests::row;
     use crate::data::{Algorithm, Candidate, Provenance};
 
-    fn held(predicted: [f64; 2], times: [f64; 2], distance: f64) -> HeldOut {
+    /// A held-out configuration of default and linear, of the job with
+    /// `procs`.
+    fn held(procs: u32, predicted: [f64; 2], times: [f64; 2], distance: f64) -> HeldOut {
         let ranked = [
             Candidate::DEFAULT,
             Candidate {
@@ -480,7 +488,7 @@ mod tests {
             ranked,
             times: [(0, times[0]), (1, times[1])].into(),
             distance,
-            job: (2, 1),
+            job: (procs, 1),
         }
     }
 
@@ -490,11 +498,11 @@ mod tests {
     #[test]
     fn policy_follows_the_evidence() {
         let mut cases: Vec<HeldOut> = (0..20)
-            .map(|_| held([10.0, 5.0], [10.0, 5.0], 0.0))
+            .map(|i| held(i % 4, [10.0, 5.0], [10.0, 5.0], 0.0))
             .collect();
         cases.extend((0..20).map(|i| {
             let d = 1.0 + f64::from(i % 3);
-            held([10.0, 7.0], [10.0, 15.0], d)
+            held(i % 5, [10.0, 7.0], [10.0, 15.0], d)
         }));
         let policy = choose_policy(&cases);
         assert!(policy.margin_at(1.0) >= 0.3, "{policy:?}");
@@ -509,11 +517,29 @@ mod tests {
     #[test]
     fn ties_keep_the_library_choice() {
         let cases: Vec<HeldOut> = (0..10)
-            .map(|_| held([10.0, 9.0], [10.0, 10.0], 0.0))
+            .map(|i| held(i % 3, [10.0, 9.0], [10.0, 10.0], 0.0))
             .collect();
         let policy = choose_policy(&cases);
         assert_eq!(policy.margin, *MARGINS.last().unwrap());
         assert_eq!(policy.margin_at(0.1), 1.0, "nothing outside: cautious");
+    }
+
+    /// Predictions right on every size of a single held-out job are no
+    /// evidence that they hold on other jobs: the cautious setting stays.
+    /// The same picks on two jobs are.
+    #[test]
+    fn one_job_is_no_evidence() {
+        // Linear predicted 30% faster, measured twice as fast.
+        let right = |procs| held(procs, [10.0, 7.0], [10.0, 5.0], 0.0);
+        let one: Vec<HeldOut> = (0..30).map(|_| right(8)).collect();
+        assert_eq!(choose_policy(&one).margin, *MARGINS.last().unwrap());
+        assert!(clustered_error(&[0.1, 0.2, 0.3], &[(8, 1); 3], 0.2).is_infinite());
+        let two: Vec<HeldOut> = (0..30).map(|i| right(8 + 8 * (i % 2))).collect();
+        assert_eq!(
+            choose_policy(&two).margin,
+            0.2,
+            "the most cautious margin that switches"
+        );
     }
 
     /// One configuration per job: the plain standard error of the mean.
@@ -584,6 +610,11 @@ mod tests {
         assert_eq!(upper_half(&d(&[2, 4])), None);
         let groups = held_out_groups(&d(&[2, 4, 8, 16, 32]), 5);
         assert_eq!(groups.len(), 6);
+        assert_eq!(
+            held_out_groups(&d(&[4, 8, 12]), 5).len(),
+            3,
+            "{{12}} is a fold already"
+        );
         assert!(held_out_groups(&d(&[2]), 5).is_empty());
     }
 }
