@@ -405,7 +405,9 @@ struct RankState<T> {
     clock: T,
     port_free: T,
     sends_done: T,
-    slots: Vec<RecvSlot<T>>,
+    /// Most ranks of most broadcasts post one or two receives: inline, so
+    /// that pricing millions of runs does not allocate one list per rank.
+    slots: SmallVec<[RecvSlot<T>; 2]>,
     /// Posted receives not yet waited for, oldest first (indices into slots).
     pending: Fifo<usize>,
     /// Few per rank: a broadcast receives from one or two peers.
@@ -427,7 +429,7 @@ impl<T: Time> RankState<T> {
             clock: T::zero(),
             port_free: T::zero(),
             sends_done: T::zero(),
-            slots: Vec::new(),
+            slots: SmallVec::new(),
             pending: Fifo::new(),
             inboxes: SmallVec::new(),
             held: Intervals(spare.spans.pop().unwrap_or_default()),
