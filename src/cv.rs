@@ -186,7 +186,7 @@ pub struct Cv {
 /// The `auto` choice among `kinds` on the held-out configurations whose
 /// distance `keep` accepts: of the selectors (each under its policy) whose
 /// mean log slowdown exceeds the best one's by no more than one standard
-/// error of the paired differences, the one that leaves `default` most
+/// error of the paired differences, the one that keeps `default` most
 /// often (then the earlier in `kinds`). Picking the best of several noisy
 /// scores favours the luckiest; among those the data cannot tell apart,
 /// the cautious one is the safe choice.
