@@ -7,16 +7,30 @@
 //! margin cross-validation chose (then `default` stays). A rerun of the
 //! same job sizes — the same machine weeks later, or a user's production
 //! jobs at the benchmarked sizes — is decided by what was measured.
+//!
+//! Where the rows say how much their runs varied (`ci95_us`, or
+//! `time_min_us`/`time_max_us`), the measured best must also beat
+//! `default` by more than that noise: a difference the runs themselves do
+//! not resolve is as likely to reverse in the next campaign.
 
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping};
 use crate::select::{prefer_default, Rank, Ranked};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+/// A candidate's measured time (µs) at a configuration and its noise (a
+/// standard deviation of ln time; 0 where the data gave none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Timed {
+    candidate: Candidate,
+    time_us: f64,
+    noise_ln: f64,
+}
+
 /// Per measured configuration, the time of each candidate measured there.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Measured {
-    times: HashMap<Config, Vec<(Candidate, f64)>>,
+    times: HashMap<Config, Vec<Timed>>,
 }
 
 impl Measured {
@@ -26,12 +40,16 @@ impl Measured {
         let times = d
             .by_config()
             .filter_map(|group| {
-                let offered: Vec<(Candidate, f64)> = group
+                let offered: Vec<Timed> = group
                     .iter()
                     .filter(|m| candidates.binary_search(&m.candidate).is_ok())
-                    .map(|m| (m.candidate, m.time_us))
+                    .map(|m| Timed {
+                        candidate: m.candidate,
+                        time_us: m.time_us,
+                        noise_ln: m.noise_ln().unwrap_or(0.0),
+                    })
                     .collect();
-                let with_default = offered.iter().any(|(c, _)| c.is_default());
+                let with_default = offered.iter().any(|t| t.candidate.is_default());
                 (with_default && offered.len() >= 2).then(|| (group[0].config, offered))
             })
             .collect();
@@ -49,13 +67,14 @@ impl Measured {
     /// At a measured `config`, the candidates of `ranked` measured there
     /// take their measured times and go first, fastest first, then the
     /// others in their order; `default` is moved to the front unless the
-    /// fastest beat it by more than `margin`. Elsewhere `ranked` is left
-    /// alone.
+    /// fastest beat it by more than `margin` and by more than the two
+    /// measurements' noise. Elsewhere `ranked` is left alone.
     pub fn decide(&self, config: &Config, ranked: &mut [Ranked], margin: f64) {
         let Some(times) = self.times.get(config) else {
             return;
         };
-        let measured = |c: &Candidate| times.iter().find(|(t, _)| t == c).map(|&(_, t)| t);
+        let timed = |c: &Candidate| times.iter().find(|t| t.candidate == *c);
+        let measured = |c: &Candidate| timed(c).map(|t| t.time_us);
         let default_measured = ranked
             .iter()
             .any(|r| r.candidate.is_default() && measured(&r.candidate).is_some());
@@ -72,28 +91,40 @@ impl Measured {
             let key = |r: &Ranked| measured(&r.candidate).map_or(f64::INFINITY, |_| r.predicted_us);
             key(a).total_cmp(&key(b))
         });
-        prefer_default(ranked, margin);
+        // ln(t_default / t_best) must exceed the noise of that difference.
+        let noise = |c: &Candidate| timed(c).map_or(0.0, |t| t.noise_ln);
+        let pair = noise(&ranked[0].candidate).hypot(noise(&Candidate::DEFAULT));
+        prefer_default(ranked, margin.max(1.0 - (-pair).exp()));
     }
 
     /// The table as stored, in configuration order (so that a retraining
     /// writes the same file): candidates by their index in `candidates`.
     pub fn to_file(&self, candidates: &[Candidate]) -> Vec<Entry> {
-        let mut configs: Vec<(&Config, &Vec<(Candidate, f64)>)> = self.times.iter().collect();
+        let mut configs: Vec<(&Config, &Vec<Timed>)> = self.times.iter().collect();
         configs.sort_by_key(|(c, _)| **c);
         configs
             .into_iter()
-            .map(|(c, times)| Entry {
-                procs: c.procs,
-                nodes: c.nodes,
-                ppn: c.ppn,
-                mapping: c.mapping,
-                msg_bytes: c.msg_bytes,
-                imbalance: c.imbalance,
-                arrival: c.arrival.to_string(),
-                times: times
+            .map(|(c, times)| {
+                let kept: Vec<(usize, &Timed)> = times
                     .iter()
-                    .filter_map(|(k, t)| Some((candidates.binary_search(k).ok()?, *t)))
-                    .collect(),
+                    .filter_map(|t| Some((candidates.binary_search(&t.candidate).ok()?, t)))
+                    .collect();
+                let noisy = kept.iter().any(|(_, t)| t.noise_ln > 0.0);
+                Entry {
+                    procs: c.procs,
+                    nodes: c.nodes,
+                    ppn: c.ppn,
+                    mapping: c.mapping,
+                    msg_bytes: c.msg_bytes,
+                    imbalance: c.imbalance,
+                    arrival: c.arrival.to_string(),
+                    times: kept.iter().map(|(k, t)| (*k, t.time_us)).collect(),
+                    noise_ln: if noisy {
+                        kept.iter().map(|(_, t)| t.noise_ln).collect()
+                    } else {
+                        Vec::new()
+                    },
+                }
             })
             .collect()
     }
@@ -105,18 +136,29 @@ impl Measured {
         let mut times = HashMap::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
             let bad = |what: &str| format!("entry {}: {what}", i + 1);
+            if !e.noise_ln.is_empty() && e.noise_ln.len() != e.times.len() {
+                return Err(bad("noise_ln does not have one value per time"));
+            }
             let measured = e
                 .times
                 .iter()
-                .map(|&(k, t)| {
-                    let c = *candidates
+                .enumerate()
+                .map(|(j, &(k, t))| {
+                    let candidate = *candidates
                         .get(k)
                         .ok_or_else(|| bad("candidate index out of range"))?;
-                    if t.is_finite() && t > 0.0 {
-                        Ok((c, t))
-                    } else {
-                        Err(bad("time not finite and positive"))
+                    let noise_ln = e.noise_ln.get(j).copied().unwrap_or(0.0);
+                    if !(t.is_finite() && t > 0.0) {
+                        return Err(bad("time not finite and positive"));
                     }
+                    if !(noise_ln.is_finite() && noise_ln >= 0.0) {
+                        return Err(bad("noise not finite and non-negative"));
+                    }
+                    Ok(Timed {
+                        candidate,
+                        time_us: t,
+                        noise_ln,
+                    })
                 })
                 .collect::<Result<Vec<_>, String>>()?;
             if !(e.imbalance.is_finite() && e.imbalance >= 0.0) {
@@ -175,6 +217,10 @@ pub struct Entry {
     /// (index in the model's candidate list, time in µs) of each
     /// candidate measured there.
     pub times: Vec<(usize, f64)>,
+    /// The noise of each time (standard deviation of ln time), in the
+    /// order of `times`; absent where the data gave none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noise_ln: Vec<f64>,
 }
 
 #[cfg(test)]
@@ -241,5 +287,39 @@ mod tests {
         entries[1].times[1].1 = f64::NAN;
         let err = Measured::from_file(&entries, &candidates).unwrap_err();
         assert!(err.starts_with("entry 2:"), "{err}");
+    }
+
+    /// A measured advantage inside the runs' own spread keeps `default`;
+    /// the same advantage from tight runs does not. The noise survives the
+    /// model file.
+    #[test]
+    fn noisy_advantages_keep_default() {
+        let timed = |algorithm, t: f64, spread: f64| {
+            let mut m = row(8, 64, algorithm, t);
+            m.time_min_us = Some(t / spread);
+            m.time_max_us = Some(t * spread);
+            m
+        };
+        let pick = |spread: f64| {
+            let d = Dataset::from_rows(
+                vec![
+                    timed(Algorithm::Default, 10.0, spread),
+                    timed(Algorithm::Linear, 8.0, spread),
+                ],
+                Provenance::default(),
+            );
+            let candidates: Vec<Candidate> = d.candidates().into_iter().collect();
+            let measured = Measured::of(&d, &candidates);
+            let back = Measured::from_file(&measured.to_file(&candidates), &candidates).unwrap();
+            assert_eq!(back, measured);
+            let mut r = ranked(&candidates);
+            measured.decide(&d.measurements()[0].config, &mut r, 0.0);
+            r[0].candidate.algorithm
+        };
+        // 20% faster (ln 0.22); runs spanning x1.1 either way: noise
+        // ln(1.21)/4 = 0.048 each, 0.067 for the pair.
+        assert_eq!(pick(1.1), Algorithm::Linear);
+        // Runs spanning x2 either way: ln(4)/4 = 0.35 each, 0.49 the pair.
+        assert_eq!(pick(2.0), Algorithm::Default);
     }
 }

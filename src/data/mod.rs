@@ -151,6 +151,25 @@ pub struct Measurement {
     pub rows: u32,
 }
 
+impl Measurement {
+    /// How far `time_us` may be off, as a standard deviation of ln(time),
+    /// from what the row says of its runs: a 95% confidence interval gives
+    /// the error of the mean (half-width / 1.96); a min–max range over the
+    /// runs spans about four standard deviations of one run (the number of
+    /// runs is rarely given, so no √n credit). `None` where the row says
+    /// neither.
+    pub fn noise_ln(&self) -> Option<f64> {
+        let t = self.time_us;
+        if let Some(ci) = self.ci95_us.filter(|ci| *ci >= 0.0 && t > 0.0) {
+            return Some(ci / (1.96 * t));
+        }
+        match (self.time_min_us, self.time_max_us) {
+            (Some(lo), Some(hi)) if lo > 0.0 && hi >= lo => Some((hi / lo).ln() / 4.0),
+            _ => None,
+        }
+    }
+}
+
 /// The machine and MPI library a row was measured with (the `machine` and
 /// `mpi` columns; empty when a file has none). It is part of what a
 /// measurement is: rows of two systems are never combined, because a
@@ -444,6 +463,20 @@ pub fn median_sorted(sorted: &[f64]) -> f64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn noise_comes_from_the_confidence_interval_then_the_range() {
+        let mut m = row(8, 64, Algorithm::Linear, 10.0);
+        assert_eq!(m.noise_ln(), None);
+        m.time_min_us = Some(5.0);
+        m.time_max_us = Some(20.0);
+        assert!((m.noise_ln().unwrap() - 4f64.ln() / 4.0).abs() < 1e-12);
+        m.ci95_us = Some(0.196);
+        assert!((m.noise_ln().unwrap() - 0.01).abs() < 1e-12, "the mean's error");
+        m.ci95_us = None;
+        m.time_min_us = Some(0.0);
+        assert_eq!(m.noise_ln(), None, "a zero minimum says nothing");
+    }
 
     pub fn config(procs: u32, msg_bytes: u64) -> Config {
         Config {
