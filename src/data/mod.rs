@@ -472,7 +472,10 @@ pub(crate) mod tests {
         m.time_max_us = Some(20.0);
         assert!((m.noise_ln().unwrap() - 4f64.ln() / 4.0).abs() < 1e-12);
         m.ci95_us = Some(0.196);
-        assert!((m.noise_ln().unwrap() - 0.01).abs() < 1e-12, "the mean's error");
+        assert!(
+            (m.noise_ln().unwrap() - 0.01).abs() < 1e-12,
+            "the mean's error"
+        );
         m.ci95_us = None;
         m.time_min_us = Some(0.0);
         assert_eq!(m.noise_ln(), None, "a zero minimum says nothing");
