@@ -303,7 +303,7 @@ fn held_out_picks(
     let part = d.subset(|m| !held.contains(&m.config.procs));
     let range = Range::of(&part);
     let part = part.thinned(MOST_FITTED);
-    let set = TrainingSet::along(&part, hybrid, full, held);
+    let set = TrainingSet::along(&part, hybrid, full);
     let cs = &set.cs;
     let scored = scored_part(d, held);
     let tests: Vec<(Config, Vec<bool>, BTreeMap<usize, f64>)> = scored

@@ -75,11 +75,11 @@ impl TrainingSet {
         TrainingSet::with(d, hybrid, f)
     }
 
-    /// [`TrainingSet::new`] of the rows `full` was fitted on less the procs
-    /// values `held`, its analytical model fitted along `full`'s paths
-    /// ([`fit_along`]).
-    pub fn along(d: &Dataset, hybrid: bool, full: &Fitted, held: &BTreeSet<u32>) -> TrainingSet {
-        TrainingSet::with(d, hybrid, fit_along(d, full, held))
+    /// [`TrainingSet::new`] of part of the rows `full` was fitted on (a
+    /// cross-validation fold), its analytical model fitted along `full`'s
+    /// paths ([`fit_along`]).
+    pub fn along(d: &Dataset, hybrid: bool, full: &Fitted) -> TrainingSet {
+        TrainingSet::with(d, hybrid, fit_along(d, full))
     }
 
     fn with(d: &Dataset, hybrid: bool, analytical: Fitted) -> TrainingSet {

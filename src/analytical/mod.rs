@@ -34,7 +34,6 @@ use memo::Memo;
 use price::Run;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The fitted platform and per-algorithm terms.
@@ -66,15 +65,16 @@ pub struct Fitted {
     along: Option<Along>,
 }
 
-/// Paths a fit prices its rows along: traced under its own parameters, or
-/// under a fit of more rows (a cross-validation fold's full fit), then
-/// used for the rows this fit was trained on only — not the `held` out.
+/// Paths a fit prices the rows they hold along: traced under its own
+/// parameters (a full fit), or under its full fit's (a cross-validation
+/// fold, which prices along them under its own parameters, its held-out
+/// rows included).
 #[derive(Clone, Debug)]
 struct Along {
     paths: Arc<paths::Paths>,
-    held: Option<BTreeSet<u32>>,
-    /// This fit's parameters, [`platform::Platform::to_vec`] order.
-    theta: Vec<f64>,
+    /// A fold's parameters, [`platform::Platform::to_vec`] order; `None`
+    /// for the fit that traced the paths (their times are its own).
+    theta: Option<Vec<f64>>,
 }
 
 /// A per-broadcast constant of one algorithm and implementation.
@@ -151,20 +151,13 @@ impl Fitted {
         });
     }
 
-    /// The time of a fitted row along its kept path.
+    /// The time of a traced row along its kept path.
     fn along(&self, config: &Config, runs: &Candidate) -> Option<f64> {
         let along = self.along.as_ref()?;
-        if along
-            .held
-            .as_ref()
-            .is_some_and(|h| h.contains(&config.procs))
-        {
-            return None;
-        }
         let path = along.paths.get(config, runs)?;
-        Some(match along.held {
+        Some(match &along.theta {
             None => path.value,
-            Some(_) => path.on(&along.theta),
+            Some(theta) => path.on(theta),
         })
     }
 

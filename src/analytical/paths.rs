@@ -3,9 +3,14 @@
 //! along a fixed path a time is linear in the platform's parameters, so a
 //! fold's time of a row is the row's path counts times the fold's
 //! parameters. The path is the one that is critical under the full fit's
-//! parameters; under a fold's own it could differ where two paths are
-//! nearly equally long, so the rows a fold holds out — the ones its scores
-//! come from — are simulated under its own parameters instead.
+//! parameters; under a fold's own another may be longer where two are
+//! nearly equally long, so a time along the kept path is at most the
+//! fold's simulated one, and close to it (a fold's parameters are fitted
+//! on most of the same rows). The rows a fold holds out are priced the same
+//! way: simulating them under each fold's parameters was most of a large
+//! campaign's cross-validation (3 of every 4 s of a fold of the 1m file of
+//! `experiments/scale.sh`), and its figures moved little (see
+//! `experiments/benchmarks.md`, sixth session).
 
 use super::memo::Memo;
 use super::platform::{Platform, WIDTH};
