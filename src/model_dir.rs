@@ -21,7 +21,9 @@ use crate::learn::{LearnerKind, Model};
 use crate::measured::{Entry, Measured};
 use crate::select::{Auto, Range};
 use crate::summary::Summary;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const FORMAT_VERSION: u32 = 7;
@@ -91,12 +93,15 @@ pub fn save(
         MEASURED,
         serde_json::to_string(&measured.to_file(&manifest.candidates)).map_err(json)? + "\n",
     )?;
-    for l in learners {
-        write(
-            &format!("{}.json", l.learner),
-            serde_json::to_string(l).map_err(json)?,
-        )?;
-    }
+    // Each learner's file streamed to disk, side by side: a KNN model of a
+    // large campaign is hundreds of MB of JSON.
+    learners.par_iter().try_for_each(|l| {
+        let path = tmp.join(format!("{}.json", l.learner));
+        let file = std::fs::File::create(&path).map_err(|e| io("cannot write into", e))?;
+        let mut out = std::io::BufWriter::new(file);
+        serde_json::to_writer(&mut out, l).map_err(json)?;
+        out.flush().map_err(|e| io("cannot write into", e))
+    })?;
     if dir.exists() {
         let old = sibling(dir, ".old");
         let _ = std::fs::remove_dir_all(&old);

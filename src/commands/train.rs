@@ -135,5 +135,9 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         ),
     }
     println!("auto = {auto}; model written to {}", args.out.display());
+    // The process ends here: freeing the data, paths and models one
+    // allocation at a time took 3 s of a million-row campaign's training;
+    // the system reclaims them at once.
+    std::mem::forget((set, fitted, measured, thinned, all));
     Ok(())
 }
