@@ -92,8 +92,9 @@ impl Measured {
             key(a).total_cmp(&key(b))
         });
         // ln(t_default / t_best) must exceed the noise of that difference.
-        let noise = |c: &Candidate| timed(c).map_or(0.0, |t| t.noise_ln);
-        let pair = noise(&ranked[0].candidate).hypot(noise(&Candidate::DEFAULT));
+        let noise = |t: Option<&Timed>| t.map_or(0.0, |t| t.noise_ln);
+        let default = times.iter().find(|t| t.candidate.is_default());
+        let pair = noise(timed(&ranked[0].candidate)).hypot(noise(default));
         prefer_default(ranked, margin.max(1.0 - (-pair).exp()));
     }
 
