@@ -136,16 +136,25 @@ mod tests {
         }
     }
 
+    /// 200 rows each of binary at a level of 0.5 and linear at 0, ±0.05,
+    /// all of `msg_bytes`.
+    fn two_levels(msg_bytes: u64) -> Vec<Residual> {
+        (0..400)
+            .map(|i| {
+                let noise = if i % 4 < 2 { 0.05 } else { -0.05 };
+                match i % 2 {
+                    0 => residual(Algorithm::Binary, msg_bytes, 0.5 + noise),
+                    _ => residual(Algorithm::Linear, msg_bytes, noise),
+                }
+            })
+            .collect()
+    }
+
     /// A level that stands out from the noise is kept (nearly whole, with
     /// many rows); a level of a few noisy rows is shrunk towards 0.
     #[test]
     fn levels_are_believed_as_far_as_the_noise_allows() {
-        let mut rows = Vec::new();
-        for i in 0..200 {
-            let noise = if i % 2 == 0 { 0.05 } else { -0.05 };
-            rows.push(residual(Algorithm::Binary, 16, 0.5 + noise));
-            rows.push(residual(Algorithm::Linear, 16, noise));
-        }
+        let mut rows = two_levels(16);
         rows.push(residual(Algorithm::Chain, 16, 0.3));
         rows.push(residual(Algorithm::Chain, 16, -0.2));
         let c = fit(&rows);
@@ -168,12 +177,7 @@ mod tests {
     /// stands out clearly elsewhere must survive it.
     #[test]
     fn a_sliver_of_a_row_does_not_silence_the_levels() {
-        let mut rows = Vec::new();
-        for i in 0..200 {
-            let noise = if i % 2 == 0 { 0.05 } else { -0.05 };
-            rows.push(residual(Algorithm::Binary, 256, 0.5 + noise));
-            rows.push(residual(Algorithm::Linear, 256, noise));
-        }
+        let mut rows = two_levels(256);
         rows.push(residual(Algorithm::Chain, 257, 0.0));
         let c = fit(&rows);
         let binary = c.iter().find(|c| c.algorithm == Algorithm::Binary).unwrap();
