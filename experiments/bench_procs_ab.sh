@@ -2,9 +2,9 @@
 # Does a size measured as a sub-communicator (`bench --procs`) time like a
 # separate job of that size? On a 2-core machine only the 2-rank size can
 # be compared with every measuring rank on a core of its own: ROUNDS rounds
-# (default 6), each a separate `mpirun -n 2` job and a 4-rank job measuring
-# `--procs 2` (ranks 0 and 1; ranks 2 and 3 wait in the sleeping barrier),
-# in alternating order. Both pin rank i to core i mod 2 (ranks 0 and 1 on
+# (default 6), each a separate `mpirun -n 2` job and a RANKS-rank job
+# (default 4) measuring `--procs 2` (ranks 0 and 1; the others wait in the
+# sleeping barrier), in alternating order. Both pin rank i to core i mod 2 (ranks 0 and 1 on
 # the same two cores in both) and poll without yielding
 # (`mpi_yield_when_idle 0`; an oversubscribed job yields by default, which
 # a job with a core per rank does not). Then experiments/bench_procs_ab.py.
@@ -20,7 +20,7 @@ args=(--sizes 1K,64K,1M --algorithms default,binomial,pipeline --segsizes 0,8K
       --impl own,ompi --min-reps 20 --max-reps 400 --max-seconds 1)
 pin=(--map-by core --bind-to core:overload-allowed --mca mpi_yield_when_idle 0)
 sep() { mpirun -n 2 "${pin[@]}" "$bin" bench --out "$out/sep$1.csv" "${args[@]}" >/dev/null; }
-one() { mpirun -n 4 --oversubscribe "${pin[@]}" "$bin" bench --out "$out/one$1.csv" --procs 2 "${args[@]}" >/dev/null; }
+one() { mpirun -n "${RANKS:-4}" --oversubscribe "${pin[@]}" "$bin" bench --out "$out/one$1.csv" --procs 2 "${args[@]}" >/dev/null; }
 for r in $(seq 1 "${ROUNDS:-6}"); do
   if (( r % 2 )); then sep "$r"; one "$r"; else one "$r"; sep "$r"; fi
   echo "round $r done" >&2
