@@ -418,13 +418,16 @@ pub struct PlanArgs {
     /// has gaps, which resampling alone does not show.
     #[arg(long, value_delimiter = ',', default_value = "gbm,gam", value_parser = parse_learner)]
     pub learners: Vec<LearnerKind>,
-    /// Share of the configurations chosen at random rather than by regret
-    /// (0: by regret only; 1: at random). Points chosen by the models'
-    /// doubt alone crowd where they are unsure and leave other regions to
-    /// guesses; random ones keep every region represented.
+    /// Share of the configurations chosen for coverage rather than by
+    /// regret (0: by regret only; 1: for coverage only). Points chosen by
+    /// the models' doubt alone crowd where they are unsure and leave other
+    /// regions to guesses; coverage takes, in turn, the configuration
+    /// farthest (in log message size) from what its job has measured, a
+    /// job with nothing measured first, ties at random.
     #[arg(long, default_value_t = 0.5)]
     pub explore: f64,
-    /// Seed of the random halves and of the random choices.
+    /// Seed of the random halves and of the ties between equally far
+    /// configurations.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]

@@ -19,7 +19,8 @@
 //! their unmeasured grid points together (one configuration is measured in
 //! one go), until the budget is spent. A candidate measured too rarely to
 //! be modelled cannot be priced: configurations that would measure it come
-//! first.
+//! first. Every other configuration taken (`explore`) is chosen for
+//! coverage instead: the one farthest from what its job has measured.
 
 use crate::data::{Candidate, Config, Dataset};
 use crate::error::{Error, Result};
@@ -38,7 +39,8 @@ pub struct Settings {
     pub members: usize,
     /// The (plain) learners the members fit, in turn.
     pub learners: Vec<LearnerKind>,
-    /// Share of the configurations taken at random instead of by regret.
+    /// Share of the configurations taken for coverage (a space-filling
+    /// order, see [`spaced`]) instead of by regret.
     pub explore: f64,
     pub seed: u64,
 }
@@ -55,8 +57,8 @@ impl Default for Settings {
             learners: vec![LearnerKind::Gbm, LearnerKind::Gam],
             // Half and half: points chosen by a model's doubt alone crowd
             // where that model is unsure and leave the rest of the space
-            // to the learners' guesses (sampling bias); random points keep
-            // every region represented, and cross-validation unbiased.
+            // to the learners' guesses (sampling bias); points spread over
+            // the space keep every region represented.
             explore: 0.5,
             seed: 1,
         }
@@ -125,18 +127,53 @@ pub fn score(
         .collect();
     // Stable: equal regrets keep the grid's configuration order.
     scored.sort_by(|a, b| b.regret.total_cmp(&a.regret));
-    Ok(mix(spread(scored), settings))
+    // Where a choice was measured: configurations with two or more
+    // candidates (`default` alone, cheap and often measured everywhere,
+    // says nothing about the others).
+    let mut sizes: BTreeMap<Config, Vec<f64>> = BTreeMap::new();
+    for c in data
+        .by_config()
+        .filter(|g| g.len() >= 2)
+        .map(|g| g[0].config)
+    {
+        sizes.entry(job(&c)).or_default().push(log_size(&c));
+    }
+    Ok(mix(spread(scored), &sizes, settings))
+}
+
+/// The job (communicator size and placement) of a configuration.
+fn job(c: &Config) -> Config {
+    Config {
+        msg_bytes: 0,
+        imbalance: 0.0,
+        ..*c
+    }
+}
+
+fn log_size(c: &Config) -> f64 {
+    (c.msg_bytes.max(1) as f64).log2()
 }
 
 /// Interleaves the configurations in order of value with the same ones in
-/// random order, so that `settings.explore` of those taken are random.
-fn mix(valued: Vec<Scored>, settings: &Settings) -> Vec<Scored> {
-    let mut random: Vec<usize> = (0..valued.len()).collect();
+/// a space-filling order ([`spaced`]), so that `settings.explore` of those
+/// taken are chosen for coverage.
+fn mix(
+    valued: Vec<Scored>,
+    measured: &BTreeMap<Config, Vec<f64>>,
+    settings: &Settings,
+) -> Vec<Scored> {
     // Unpriceable configurations stay first: nothing else can be judged
     // before they are measured.
     let first = valued.iter().take_while(|s| s.regret.is_infinite()).count();
     // Another random stream than the members' halves of the same seed.
-    random[first..].shuffle(&mut StdRng::seed_from_u64(settings.seed ^ 0x9e37));
+    let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x9e37);
+    let random: Vec<usize> = (0..first)
+        .chain(
+            spaced(&valued[first..], measured, &mut rng)
+                .into_iter()
+                .map(|i| i + first),
+        )
+        .collect();
     let (mut by_value, mut by_chance) = (0..valued.len(), random.into_iter());
     let mut taken = vec![false; valued.len()];
     let mut order = Vec::with_capacity(valued.len());
@@ -158,6 +195,55 @@ fn mix(valued: Vec<Scored>, settings: &Settings) -> Vec<Scored> {
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
+/// The indices of `configs` in a space-filling order: each next one the
+/// farthest, in log message size, from every configuration of its job
+/// measured (`measured`, log sizes per job) or taken before it; a job with
+/// none is infinitely far; ties in random order. Random points cover the
+/// grid only on average — a draw can leave a job or a range of sizes bare
+/// — while a maximin order covers it in every draw (a space-filling
+/// design, as in computer experiments: Johnson, Moore & Ylvisaker 1990).
+fn spaced(
+    configs: &[Scored],
+    measured: &BTreeMap<Config, Vec<f64>>,
+    rng: &mut StdRng,
+) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..configs.len()).collect();
+    order.shuffle(rng);
+    let jobs: Vec<Config> = order.iter().map(|&i| job(&configs[i].config)).collect();
+    let logs: Vec<f64> = order
+        .iter()
+        .map(|&i| log_size(&configs[i].config))
+        .collect();
+    let mut gap: Vec<f64> = (0..order.len())
+        .map(|k| {
+            measured
+                .get(&jobs[k])
+                .into_iter()
+                .flatten()
+                .map(|m| (m - logs[k]).abs())
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let mut taken = Vec::with_capacity(order.len());
+    let mut left: Vec<usize> = (0..order.len()).collect();
+    while !left.is_empty() {
+        // The first of the widest gaps: the shuffle breaks ties.
+        let (at, &k) = left
+            .iter()
+            .enumerate()
+            .max_by(|(a, &x), (b, &y)| gap[x].total_cmp(&gap[y]).then(b.cmp(a)))
+            .expect("not empty");
+        left.remove(at);
+        taken.push(order[k]);
+        for &j in &left {
+            if jobs[j] == jobs[k] {
+                gap[j] = gap[j].min((logs[j] - logs[k]).abs());
+            }
+        }
+    }
+    taken
+}
+
 /// Orders configurations sorted by regret so that every job (communicator
 /// size and placement) gets its most valuable configuration before any
 /// gets its second: a batch spread over the jobs teaches the learners
@@ -168,12 +254,7 @@ fn spread(scored: Vec<Scored>) -> Vec<Scored> {
     let mut ranked: Vec<(usize, Scored)> = scored
         .into_iter()
         .map(|s| {
-            let job = Config {
-                msg_bytes: 0,
-                imbalance: 0.0,
-                ..s.config
-            };
-            let n = seen.entry(job).or_default();
+            let n = seen.entry(job(&s.config)).or_default();
             *n += 1;
             (*n, s)
         })
@@ -365,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn explore_interleaves_random_configurations_after_the_unpriceable() {
+    fn explore_interleaves_spread_configurations_after_the_unpriceable() {
         let s = |regret: f64, procs| Scored {
             config: config(procs, 1),
             regret,
@@ -392,7 +473,7 @@ mod tests {
                 explore,
                 ..Settings::default()
             };
-            let order: Vec<u32> = mix(valued.clone(), &settings)
+            let order: Vec<u32> = mix(valued.clone(), &BTreeMap::new(), &settings)
                 .iter()
                 .map(|s| s.config.procs)
                 .collect();
@@ -410,7 +491,40 @@ mod tests {
         let mut expected = by_value.clone();
         expected.sort_unstable();
         assert_eq!(by_value, expected);
-        assert_ne!(half, none, "random picks change the order");
+        assert_ne!(half, none, "jobs equally far: random ties change the order");
+    }
+
+    /// Exploration fills the widest gaps first: a job never measured, then
+    /// the middle of a job's unmeasured sizes, then the halves around it.
+    #[test]
+    fn exploration_fills_the_widest_gaps_first() {
+        let s = |procs, msg_bytes| Scored {
+            config: config(procs, msg_bytes),
+            regret: 0.0,
+            points: vec![],
+        };
+        // Job 8 measured at 1 B and 1 MiB; job 16 not at all.
+        let measured = BTreeMap::from([(job(&config(8, 1)), vec![0.0, 20.0])]);
+        let configs = [
+            s(8, 1 << 2),
+            s(8, 1 << 5),
+            s(8, 1 << 10),
+            s(8, 1 << 15),
+            s(8, 1 << 18),
+            s(16, 1 << 10),
+        ];
+        for seed in 0..8 {
+            let order = spaced(&configs, &measured, &mut StdRng::seed_from_u64(seed));
+            assert_eq!(order[..2], [5, 2], "seed {seed}: {order:?}");
+            // Then 2^5 and 2^15 (gap 5 each, either first), 2^2 and 2^18
+            // (gap 2 each).
+            let mut next = order[2..4].to_vec();
+            next.sort_unstable();
+            assert_eq!(next, [1, 3], "seed {seed}: {order:?}");
+            let mut last = order[4..].to_vec();
+            last.sort_unstable();
+            assert_eq!(last, [0, 4], "seed {seed}: {order:?}");
+        }
     }
 
     #[test]
