@@ -77,6 +77,7 @@ fn main() {
         let selector = Selector {
             candidates: &manifest.candidates,
             predictor,
+            relative: manifest.relative_targets,
             mappings: &manifest.candidate_mappings,
             policy,
             range: manifest.range,

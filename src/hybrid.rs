@@ -4,7 +4,9 @@
 //! The learner then corrects the model rather than replacing it, so where
 //! the data are sparse — a job size the training data never had, where KNN
 //! and trees can only repeat their neighbours — the model's trend in procs
-//! and message size carries the prediction.
+//! and message size carries the prediction. Where the targets are ratios
+//! to `default` ([`crate::train::candidate_samples`]), the offset is the
+//! model's ratio (the candidate's term minus `default`'s).
 
 use crate::analytical::Fitted;
 use crate::data::{Candidate, Config};

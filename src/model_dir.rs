@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 const MANIFEST: &str = "manifest.json";
 const ANALYTICAL: &str = "analytical.json";
 const MEASURED: &str = "measured.json";
@@ -43,6 +43,9 @@ pub struct Manifest {
     /// Mappings each candidate was measured under (same order).
     pub candidate_mappings: Vec<Vec<Mapping>>,
     pub learners: Vec<LearnerKind>,
+    /// Whether the learners' models of the candidates other than `default`
+    /// predict ln(t / t_default) (see [`crate::train::candidate_samples`]).
+    pub relative_targets: bool,
     /// The selectors `predict` uses unless told otherwise.
     pub auto: Auto,
     /// Cross-validation per selector, with its policy; empty when the data

@@ -285,7 +285,7 @@ struct Ensemble {
 
 impl Ensemble {
     fn fit(data: &Dataset, settings: &Settings) -> Result<Ensemble> {
-        let cs = candidate_samples(data);
+        let cs = candidate_samples(data, false);
         let configs: BTreeSet<Config> = data.configs().collect();
         let mut rng = StdRng::seed_from_u64(settings.seed);
         let halves: Vec<BTreeSet<Config>> = (0..settings.members)

@@ -275,6 +275,9 @@ impl Policy {
 pub struct Selector<'a> {
     pub candidates: &'a [Candidate],
     pub predictor: Predictor<'a>,
+    /// Whether the learners' models of the candidates other than `default`
+    /// predict ln(t / t_default) (see [`crate::train::candidate_samples`]).
+    pub relative: bool,
     pub mappings: &'a [Vec<Mapping>],
     pub policy: Policy,
     pub range: Range,
@@ -293,11 +296,32 @@ impl Selector<'_> {
             Predictor::Hybrid(_, fitted) => Some(Terms::new(fitted, config, self.candidates)),
             _ => None,
         };
-        let predict = |i: usize, candidate: &Candidate| match self.predictor {
-            Predictor::Learned(models) => Some(models[i].predict(&base).exp()),
+        // ln of a candidate's own model's prediction (a hybrid's with its
+        // term added back).
+        let own = |i: usize, candidate: &Candidate| match self.predictor {
+            Predictor::Learned(models) => Some(models[i].predict(&base)),
             Predictor::Hybrid(models, _) => {
                 let term = terms.as_ref()?.of(candidate);
-                Some((models[i].predict(&hybrid::row(config, term)) + term).exp())
+                Some(models[i].predict(&hybrid::row(config, term)) + term)
+            }
+            Predictor::Analytical(_) => None,
+        };
+        // A ratio to `default` becomes a time with `default`'s prediction
+        // added (less `default`'s term, which a hybrid's ratio holds too).
+        let default_at = self
+            .candidates
+            .iter()
+            .position(|c| c.is_default())
+            .filter(|_| self.relative);
+        let reference = default_at.and_then(|d| {
+            let term = terms.as_ref().map_or(0.0, |t| t.of(&Candidate::DEFAULT));
+            Some(own(d, &self.candidates[d])? - term)
+        });
+        let predict = |i: usize, candidate: &Candidate| match self.predictor {
+            Predictor::Learned(_) | Predictor::Hybrid(..) => {
+                let ratio = default_at.is_some_and(|d| d != i);
+                let ln = own(i, candidate)? + if ratio { reference? } else { 0.0 };
+                Some(ln.exp())
             }
             Predictor::Analytical(fitted) => fitted.predict_us(config, candidate),
         };

@@ -26,16 +26,42 @@ pub struct CandidateSamples {
     pub mappings: Vec<Vec<Mapping>>,
     /// Candidates left out for having fewer than [`MIN_ROWS`] rows.
     pub too_rare: Vec<(Candidate, usize)>,
+    /// Whether the targets of the candidates other than `default` are
+    /// ln(t / t_default) at the same configuration (see
+    /// [`candidate_samples`]); `default`'s are ln(t) either way.
+    pub relative: bool,
 }
 
-/// Features and ln(time) of every measurement.
-pub fn candidate_samples(d: &Dataset) -> CandidateSamples {
+/// Features and ln(time) of every measurement, per candidate.
+///
+/// With `relative` (and `default` measured somewhere), a candidate other
+/// than `default` learns ln(t / t_default) at the configurations where
+/// both were measured, its other rows left out. A selection compares
+/// candidates at one configuration: what all of them share there — the
+/// size trend, the job's placement, a slow node or a noisy run of the
+/// campaign — cancels in the ratio, so each model spends its capacity on
+/// what tells the candidates apart, measured against the choice every
+/// decision is judged by. Its absolute prediction is the ratio's plus
+/// `default`'s ([`crate::select::Selector`]).
+pub fn candidate_samples(d: &Dataset, relative: bool) -> CandidateSamples {
     let mut by: BTreeMap<Candidate, (Samples, Vec<Config>)> = BTreeMap::new();
+    let default_ln: BTreeMap<Config, f64> = d
+        .measurements()
+        .iter()
+        .filter(|m| relative && m.candidate.is_default())
+        .map(|m| (m.config, m.time_us.ln()))
+        .collect();
+    let relative = !default_ln.is_empty();
     for m in d.measurements() {
+        let reference = match default_ln.get(&m.config) {
+            _ if m.candidate.is_default() || !relative => 0.0,
+            Some(&d) => d,
+            None => continue,
+        };
         let (samples, configs) = by
             .entry(m.candidate)
             .or_insert_with(|| (Samples::new(features::BASE.len()), Vec::new()));
-        samples.push(&features::base(&m.config), m.time_us.ln());
+        samples.push(&features::base(&m.config), m.time_us.ln() - reference);
         configs.push(m.config);
     }
     let mut out = CandidateSamples {
@@ -44,6 +70,7 @@ pub fn candidate_samples(d: &Dataset) -> CandidateSamples {
         configs: Vec::new(),
         mappings: Vec::new(),
         too_rare: Vec::new(),
+        relative,
     };
     for (c, (s, configs)) in by {
         if s.len() < MIN_ROWS {
@@ -83,7 +110,7 @@ impl TrainingSet {
     }
 
     fn with(d: &Dataset, hybrid: bool, analytical: Fitted) -> TrainingSet {
-        let cs = candidate_samples(d);
+        let cs = candidate_samples(d, true);
         let hybrid = if hybrid {
             hybrid_samples(&cs, &analytical)
         } else {
@@ -147,6 +174,7 @@ impl TrainingSet {
         Selector {
             candidates: &self.cs.candidates,
             predictor: Predictor::of(kind, models, &self.analytical),
+            relative: self.cs.relative,
             mappings: &self.cs.mappings,
             policy,
             range,
@@ -155,7 +183,8 @@ impl TrainingSet {
 }
 
 /// Each candidate's samples with the analytical term appended and taken off
-/// the target (see [`crate::hybrid`]).
+/// the target (the model's ratio to `default` off a ratio; see
+/// [`crate::hybrid`]).
 fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
     let configs: BTreeSet<&Config> = cs.configs.iter().flatten().collect();
     let terms: BTreeMap<&Config, Terms> = configs
@@ -168,8 +197,15 @@ fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
         .map(|(candidate, (samples, configs))| {
             let mut out = Samples::new(hybrid::WIDTH);
             for (config, y) in configs.iter().zip(&samples.y) {
-                let term = terms[config].of(candidate);
-                out.push(&hybrid::row(config, term), y - term);
+                let terms = &terms[config];
+                let term = terms.of(candidate);
+                // A ratio to `default` is offset by the model's ratio.
+                let offset = if cs.relative && !candidate.is_default() {
+                    term - terms.of(&Candidate::DEFAULT)
+                } else {
+                    term
+                };
+                out.push(&hybrid::row(config, term), y - offset);
             }
             out
         })
@@ -179,6 +215,7 @@ fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::tests::row;
     use crate::data::{Algorithm, Provenance};
     use crate::learn::LearnerKind;
     use crate::sim::campaign::{run, Campaign};
@@ -236,6 +273,71 @@ mod tests {
             eprintln!("{hybrid} RMSE {h:.3} vs {plain} {p:.3}");
             assert!(h < 0.6 * p, "{hybrid} RMSE {h:.3} vs {plain} {p:.3}");
         }
+    }
+
+    /// Linear is 20% faster than `default` everywhere; every configuration
+    /// of the campaign is slowed by its own random factor (a noisy run,
+    /// shared by the candidates measured there), linear measured at half of
+    /// them. Learned as ratios to `default` the factor cancels and linear
+    /// wins everywhere else; learned as times, the two models average
+    /// different noisy neighbours and the picks scatter.
+    #[test]
+    fn ratios_to_default_cancel_what_a_configuration_shares() {
+        let mut rows = Vec::new();
+        let mut state = 7u64;
+        let mut unmeasured = Vec::new();
+        for procs in [2u32, 4, 8, 16, 32] {
+            for e in 0..=20 {
+                let msg = 1u64 << e;
+                // xorshift: a reproducible factor exp(±1) per configuration.
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let shared = ((state % 1000) as f64 / 500.0 - 1.0).exp();
+                let t = (1.0 + msg as f64 * 1e-3) * shared;
+                rows.push(row(procs, msg, Algorithm::Default, t));
+                if (e + procs) % 2 == 0 {
+                    rows.push(row(procs, msg, Algorithm::Linear, 0.8 * t));
+                } else {
+                    unmeasured.push(row(procs, msg, Algorithm::Default, t).config);
+                }
+            }
+        }
+        let d = Dataset::from_rows(rows, Provenance::default());
+        let kind = LearnerKind::Knn;
+        let set = TrainingSet::new(&d, false);
+        assert!(set.cs.relative);
+        let models = set.fit(SelectorKind::Learner(kind)).unwrap();
+        let selector = set.selector(
+            SelectorKind::Learner(kind),
+            &models,
+            Policy::NONE,
+            Range::default(),
+        );
+        let picks = |s: &Selector| {
+            unmeasured
+                .iter()
+                .filter(|c| s.rank(c, None)[0].candidate.algorithm == Algorithm::Linear)
+                .count()
+        };
+        assert_eq!(picks(&selector), unmeasured.len());
+        let times = candidate_samples(&d, false);
+        let learner = kind.learner();
+        let models: Vec<Model> = times
+            .samples
+            .iter()
+            .map(|s| learner.fit(s).unwrap())
+            .collect();
+        let absolute = Selector {
+            candidates: &times.candidates,
+            predictor: Predictor::Learned(&models),
+            relative: false,
+            mappings: &times.mappings,
+            policy: Policy::NONE,
+            range: Range::default(),
+        };
+        let right = picks(&absolute);
+        assert!(right < unmeasured.len(), "{right} of {}", unmeasured.len());
     }
 
     #[test]

@@ -86,7 +86,7 @@ fn train_writes_a_model_that_predict_reads() {
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 7);
+    assert_eq!(manifest["format_version"], 8);
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
     assert_eq!(
         manifest["cv"].as_array().unwrap().len(),
@@ -323,12 +323,12 @@ fn predict_refuses_what_it_cannot_use() {
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        original.replace("\"format_version\": 7", "\"format_version\": 8"),
+        original.replace("\"format_version\": 8", "\"format_version\": 9"),
     )
     .unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
     assert_eq!(c, Some(2));
-    assert!(e.contains("model format version 8"), "{e}");
+    assert!(e.contains("model format version 9"), "{e}");
 
     std::fs::write(&manifest, original.replace("\"ppn\",", "\"cores\",")).unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));

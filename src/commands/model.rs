@@ -66,7 +66,7 @@ fn priced_unmeasured(d: &Dataset, fitted: &Fitted) -> Vec<Candidate> {
 }
 
 fn linear_r2(d: &Dataset) -> Vec<(Candidate, f64)> {
-    let cs = candidate_samples(d);
+    let cs = candidate_samples(d, false);
     let learner = LearnerKind::Linear.learner();
     cs.candidates
         .iter()

@@ -65,6 +65,7 @@ pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
     let selector = |kind: SelectorKind, models| Selector {
         candidates: &manifest.candidates,
         predictor: Predictor::of(kind, models, &analytical),
+        relative: manifest.relative_targets,
         mappings: &manifest.candidate_mappings,
         policy: policy(&manifest.cv, kind),
         range: manifest.range,

@@ -86,6 +86,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         candidates: cs.candidates.clone(),
         candidate_mappings: cs.mappings.clone(),
         learners: learners.clone(),
+        relative_targets: cs.relative,
         auto,
         cv: cv.as_ref().map(|cv| cv.scores.clone()).unwrap_or_default(),
         range,
