@@ -4,7 +4,10 @@
 //! The model's uncertainty comes from a committee (query by committee,
 //! Seung et al. 1992): each member is a learner fitted, per candidate, on
 //! a random half of the measured configurations (half-sampling, a
-//! bootstrap that needs no duplicate rows), the learners taken in turn.
+//! bootstrap that needs no duplicate rows), the learners taken in turn,
+//! on the targets `train` fits (ratios to `default`, see
+//! [`crate::train::candidate_samples`]): the members then disagree about
+//! what sets the candidates apart, not about what they share.
 //! Resampling alone leaves gaps without doubt — trees and neighbours all
 //! copy the gap's edge the same way — while learners of different kinds
 //! (trees, splines) disagree exactly there. At a configuration of the grid, the current decision is the
@@ -281,11 +284,14 @@ pub fn choose(scored: &[Scored], budget: usize) -> Vec<usize> {
 struct Ensemble {
     models: BTreeMap<Candidate, Vec<Model>>,
     members: usize,
+    /// Whether the models of the candidates other than `default` predict
+    /// ratios to `default` (as `train`'s do).
+    relative: bool,
 }
 
 impl Ensemble {
     fn fit(data: &Dataset, settings: &Settings) -> Result<Ensemble> {
-        let cs = candidate_samples(data, false);
+        let cs = candidate_samples(data, true);
         let configs: BTreeSet<Config> = data.configs().collect();
         let mut rng = StdRng::seed_from_u64(settings.seed);
         let halves: Vec<BTreeSet<Config>> = (0..settings.members)
@@ -327,6 +333,7 @@ impl Ensemble {
         Ok(Ensemble {
             models,
             members: settings.members,
+            relative: cs.relative,
         })
     }
 
@@ -338,16 +345,42 @@ impl Ensemble {
         measured: &BTreeMap<(Config, Candidate), f64>,
     ) -> f64 {
         let row = features::base(config);
+        // ln(time) of `candidate` per member, its own model's prediction
+        // (a ratio to `default` where the models are relative).
+        let own = |candidate: &Candidate| -> Option<Vec<f64>> {
+            match measured.get(&(*config, *candidate)) {
+                Some(&t) => Some(vec![t; self.members]),
+                None => Some(
+                    self.models
+                        .get(candidate)?
+                        .iter()
+                        .map(|m| m.predict(&row))
+                        .collect(),
+                ),
+            }
+        };
+        let reference = if self.relative {
+            match own(&Candidate::DEFAULT) {
+                Some(d) => Some(d),
+                None => return f64::INFINITY,
+            }
+        } else {
+            None
+        };
         // ln(time) per candidate (rows) and member (columns).
         let mut times = Vec::with_capacity(candidates.len());
         for candidate in candidates {
-            if let Some(&t) = measured.get(&(*config, *candidate)) {
-                times.push(vec![t; self.members]);
-            } else if let Some(models) = self.models.get(candidate) {
-                times.push(models.iter().map(|m| m.predict(&row)).collect());
-            } else {
+            let Some(mut t) = own(candidate) else {
                 return f64::INFINITY;
+            };
+            let predicted = !measured.contains_key(&(*config, *candidate));
+            if let Some(d) = reference
+                .as_ref()
+                .filter(|_| predicted && !candidate.is_default())
+            {
+                t.iter_mut().zip(d).for_each(|(t, d)| *t += d);
             }
+            times.push(t);
         }
         expected_regret(&times)
     }
