@@ -314,8 +314,9 @@ impl Selector<'_> {
             .position(|c| c.is_default())
             .filter(|_| self.relative);
         let reference = default_at.and_then(|d| {
-            let term = terms.as_ref().map_or(0.0, |t| t.of(&Candidate::DEFAULT));
-            Some(own(d, &self.candidates[d])? - term)
+            let default = &self.candidates[d];
+            let term = terms.as_ref().map_or(0.0, |t| t.of(default));
+            Some(own(d, default)? - term)
         });
         let predict = |i: usize, candidate: &Candidate| match self.predictor {
             Predictor::Learned(_) | Predictor::Hybrid(..) => {

@@ -34,9 +34,11 @@ pub struct CandidateSamples {
 
 /// Features and ln(time) of every measurement, per candidate.
 ///
-/// With `relative` (and `default` measured somewhere), a candidate other
-/// than `default` learns ln(t / t_default) at the configurations where
-/// both were measured, its other rows left out. A selection compares
+/// With `relative`, a candidate other than `default` learns
+/// ln(t / t_default) at the configurations where both were measured, its
+/// other rows left out — unless that would leave out most rows (`default`
+/// measured at few of the configurations the others were): then every
+/// candidate learns ln(t), as without `relative`. A selection compares
 /// candidates at one configuration: what all of them share there — the
 /// size trend, the job's placement, a slow node or a noisy run of the
 /// campaign — cancels in the ratio, so each model spends its capacity on
@@ -51,7 +53,14 @@ pub fn candidate_samples(d: &Dataset, relative: bool) -> CandidateSamples {
         .filter(|m| relative && m.candidate.is_default())
         .map(|m| (m.config, m.time_us.ln()))
         .collect();
-    let relative = !default_ln.is_empty();
+    let others = d
+        .measurements()
+        .iter()
+        .filter(|m| !m.candidate.is_default());
+    let (referenced, all) = others.fold((0usize, 0usize), |(r, n), m| {
+        (r + usize::from(default_ln.contains_key(&m.config)), n + 1)
+    });
+    let relative = !default_ln.is_empty() && 2 * referenced >= all;
     for m in d.measurements() {
         let reference = match default_ln.get(&m.config) {
             _ if m.candidate.is_default() || !relative => 0.0,
@@ -191,6 +200,7 @@ fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
         .into_iter()
         .map(|c| (c, Terms::new(analytical, c, &cs.candidates)))
         .collect();
+    let default = cs.candidates.iter().find(|c| c.is_default());
     cs.candidates
         .iter()
         .zip(cs.samples.iter().zip(&cs.configs))
@@ -200,10 +210,9 @@ fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
                 let terms = &terms[config];
                 let term = terms.of(candidate);
                 // A ratio to `default` is offset by the model's ratio.
-                let offset = if cs.relative && !candidate.is_default() {
-                    term - terms.of(&Candidate::DEFAULT)
-                } else {
-                    term
+                let offset = match default {
+                    Some(d) if cs.relative && !candidate.is_default() => term - terms.of(d),
+                    _ => term,
                 };
                 out.push(&hybrid::row(config, term), y - offset);
             }
@@ -338,6 +347,33 @@ mod tests {
         };
         let right = picks(&absolute);
         assert!(right < unmeasured.len(), "{right} of {}", unmeasured.len());
+    }
+
+    /// `default` measured at few of the configurations the others were:
+    /// ratios would leave most rows out, so times are fitted.
+    #[test]
+    fn a_rarely_measured_default_keeps_times() {
+        let linear = |cs: &CandidateSamples| {
+            let i = cs.candidates.iter().position(|c| !c.is_default()).unwrap();
+            cs.samples[i].clone()
+        };
+        let mut rows: Vec<_> = (0..10)
+            .map(|e| row(8, 1 << e, Algorithm::Linear, 2.0))
+            .collect();
+        rows.push(row(8, 1, Algorithm::Default, 1.0));
+        let cs = candidate_samples(
+            &Dataset::from_rows(rows.clone(), Provenance::default()),
+            true,
+        );
+        assert!(!cs.relative);
+        assert_eq!(linear(&cs).len(), 10);
+        assert!((linear(&cs).y[1] - 2f64.ln()).abs() < 1e-12);
+        // Measured at most of them: ratios, ln(2 / 4) at 2 B.
+        rows.extend((1..6).map(|e| row(8, 1 << e, Algorithm::Default, 4.0)));
+        let cs = candidate_samples(&Dataset::from_rows(rows, Provenance::default()), true);
+        assert!(cs.relative);
+        assert_eq!(linear(&cs).len(), 6);
+        assert!((linear(&cs).y[1] - 0.5f64.ln()).abs() < 1e-12);
     }
 
     #[test]
