@@ -87,6 +87,10 @@ fn train_writes_a_model_that_predict_reads() {
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["format_version"], 8);
+    assert_eq!(
+        manifest["relative_targets"], true,
+        "default measured everywhere"
+    );
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
     assert_eq!(
         manifest["cv"].as_array().unwrap().len(),
@@ -381,6 +385,37 @@ fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
         manifest["auto"]["inside"], "analytical",
         "the first selector"
     );
+}
+
+/// `default` measured at one size of five: the learners fit times, and
+/// `train` says so; `predict` reads the model and decides every size.
+#[test]
+fn a_rarely_measured_default_is_said_and_times_are_fitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rare.csv");
+    let mut text = String::from("algorithm,procs,nodes,msg_bytes,time_us\n");
+    for p in [2u32, 4, 8] {
+        for m in [1u64, 8, 64, 512, 4096] {
+            text += &format!("binomial,{p},1,{m},{}\n", 2.0 + m as f64 / 100.0);
+            text += &format!("linear,{p},1,{m},{}\n", 3.0 + m as f64 / 50.0);
+        }
+        text += &format!("default,{p},1,1,1.0\n");
+    }
+    std::fs::write(&csv, text).unwrap();
+    let model = dir.path().join("m");
+    let o = train_file(&csv, &model);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        stderr.contains("`default` measured at only 3 of 15 configurations"),
+        "{stderr}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["relative_targets"], false);
+    let o = predict(&model, &["--nodes", "1", "--ppn", "4", "--format", "csv"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(csv_rows(&o.stdout).len(), 5);
 }
 
 /// Data of a single candidate, over several procs values: nothing to choose

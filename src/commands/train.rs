@@ -60,6 +60,21 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             "no candidate has {MIN_ROWS} or more measurements: nothing to train"
         )));
     }
+    if !cs.relative {
+        let configs = data.by_config().count();
+        let with_default = data
+            .by_config()
+            .filter(|g| g.iter().any(|m| m.candidate.is_default()))
+            .count();
+        if with_default > 0 {
+            bar.suspend(|| {
+                eprintln!(
+                    "warning: `default` measured at only {with_default} of {configs} configurations: \
+                     the learners fit times instead of ratios to `default`"
+                )
+            });
+        }
+    }
     if let [only] = cs.candidates.as_slice() {
         bar.suspend(|| {
             eprintln!(
