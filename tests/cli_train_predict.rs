@@ -28,6 +28,21 @@ fn train_file(csv: &Path, out: &Path) -> std::process::Output {
         .unwrap()
 }
 
+/// Trains on a CSV holding `text`, in a temporary directory (the model is
+/// `m` in it): the directory, stdout, stderr and the manifest.
+fn train_text(text: &str) -> (tempfile::TempDir, String, String, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("data.csv");
+    std::fs::write(&csv, text).unwrap();
+    let o = train_file(&csv, &dir.path().join("m"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest =
+        serde_json::from_slice(&std::fs::read(dir.path().join("m/manifest.json")).unwrap())
+            .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (dir, text(o.stdout), text(o.stderr), manifest)
+}
+
 fn predict(model: &Path, args: &[&str]) -> std::process::Output {
     bin()
         .args(["predict", "--model"])
@@ -357,8 +372,6 @@ fn train_rejects_bad_data_with_exit_2() {
 
 #[test]
 fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("one.csv");
     let mut text = String::from("algorithm,procs,nodes,msg_bytes,time_us\n");
     for m in [1u64, 8, 64, 512, 4096] {
         for (a, base) in [("default", 1.0), ("binomial", 2.0), ("linear", 3.0)] {
@@ -366,19 +379,12 @@ fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
         }
     }
     text += "pipeline,4,1,8,9.0\n";
-    std::fs::write(&csv, text).unwrap();
-    let model = dir.path().join("m");
-    let o = train_file(&csv, &model);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stderr = String::from_utf8(o.stderr).unwrap();
+    let (_dir, stdout, stderr, manifest) = train_text(&text);
     assert!(
         stderr.contains("candidate pipeline has only 1 measurement(s)"),
         "{stderr}"
     );
-    let stdout = String::from_utf8(o.stdout).unwrap();
     assert!(stdout.contains("no cross-validation possible"), "{stdout}");
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 3);
     assert_eq!(manifest["cv"].as_array().unwrap().len(), 0);
     assert_eq!(
@@ -391,8 +397,6 @@ fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
 /// `train` says so; `predict` reads the model and decides every size.
 #[test]
 fn a_rarely_measured_default_is_said_and_times_are_fitted() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("rare.csv");
     let mut text = String::from("algorithm,procs,nodes,msg_bytes,time_us\n");
     for p in [2u32, 4, 8] {
         for m in [1u64, 8, 64, 512, 4096] {
@@ -401,18 +405,13 @@ fn a_rarely_measured_default_is_said_and_times_are_fitted() {
         }
         text += &format!("default,{p},1,1,1.0\n");
     }
-    std::fs::write(&csv, text).unwrap();
-    let model = dir.path().join("m");
-    let o = train_file(&csv, &model);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stderr = String::from_utf8(o.stderr).unwrap();
+    let (dir, _, stderr, manifest) = train_text(&text);
     assert!(
         stderr.contains("`default` measured at only 3 of 15 configurations"),
         "{stderr}"
     );
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["relative_targets"], false);
+    let model = dir.path().join("m");
     let o = predict(&model, &["--nodes", "1", "--ppn", "4", "--format", "csv"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(csv_rows(&o.stdout).len(), 5);
