@@ -170,23 +170,23 @@ fn mix(
     let first = valued.iter().take_while(|s| s.regret.is_infinite()).count();
     // Another random stream than the members' halves of the same seed.
     let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x9e37);
-    let random: Vec<usize> = (0..first)
+    let covering: Vec<usize> = (0..first)
         .chain(
             spaced(&valued[first..], measured, &mut rng)
                 .into_iter()
                 .map(|i| i + first),
         )
         .collect();
-    let (mut by_value, mut by_chance) = (0..valued.len(), random.into_iter());
+    let (mut by_value, mut by_coverage) = (0..valued.len(), covering.into_iter());
     let mut taken = vec![false; valued.len()];
     let mut order = Vec::with_capacity(valued.len());
-    let mut chance = 0usize;
+    let mut covered = 0usize;
     while order.len() < valued.len() {
         let explore = (order.len() >= first)
-            && (chance as f64) < settings.explore * (order.len() - first) as f64;
+            && (covered as f64) < settings.explore * (order.len() - first) as f64;
         let next = if explore {
-            chance += 1;
-            by_chance.find(|&i| !taken[i])
+            covered += 1;
+            by_coverage.find(|&i| !taken[i])
         } else {
             by_value.find(|&i| !taken[i])
         };
@@ -359,8 +359,9 @@ impl Ensemble {
                 ),
             }
         };
+        let default = self.models.keys().find(|c| c.is_default());
         let reference = if self.relative {
-            match own(&Candidate::DEFAULT) {
+            match default.and_then(own) {
                 Some(d) => Some(d),
                 None => return f64::INFINITY,
             }
