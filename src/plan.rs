@@ -561,6 +561,42 @@ mod tests {
         }
     }
 
+    /// Linear is 10% faster than `default` everywhere, under a random
+    /// factor per configuration that both share. Modelled as ratios to
+    /// `default`, as `train` fits them, every member agrees on the 10%, so
+    /// no configuration has doubt; the shared factor is not a reason to
+    /// measure.
+    #[test]
+    fn what_candidates_share_is_no_doubt() {
+        let mut rows = Vec::new();
+        let mut state = 11u64;
+        for procs in [4u32, 8, 16] {
+            for e in 0..=16 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let t = (1.0 + f64::from(e)) * ((state % 1000) as f64 / 500.0 - 1.0).exp();
+                rows.push(row(procs, 1 << e, Algorithm::Default, t));
+                if e % 2 == 0 {
+                    rows.push(row(procs, 1 << e, Algorithm::Linear, 0.9 * t));
+                }
+            }
+        }
+        let data = Dataset::from_rows(rows, Provenance::default());
+        let linear = data
+            .candidates()
+            .into_iter()
+            .find(|c| c.algorithm == Algorithm::Linear)
+            .unwrap();
+        let grid: Vec<(Config, Candidate)> = (1..=16)
+            .step_by(2)
+            .map(|e| (config(8, 1 << e), linear))
+            .collect();
+        let scored = score(&data, &grid, &Settings::default()).unwrap();
+        assert_eq!(scored.len(), 8);
+        assert!(scored.iter().all(|s| s.regret < 1e-9), "{scored:?}");
+    }
+
     #[test]
     fn an_unmodelled_candidate_comes_first() {
         let mut rows = Vec::new();
