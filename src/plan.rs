@@ -413,6 +413,14 @@ mod tests {
     use crate::data::tests::{config, row};
     use crate::data::{Algorithm, Provenance};
 
+    /// The candidate of `data` with `algorithm`.
+    fn candidate(data: &Dataset, algorithm: Algorithm) -> Candidate {
+        data.candidates()
+            .into_iter()
+            .find(|c| c.algorithm == algorithm)
+            .unwrap()
+    }
+
     #[test]
     fn regret_is_zero_when_members_agree_and_grows_with_disagreement() {
         assert_eq!(expected_regret(&[vec![1.0; 4], vec![2.0; 4]]), 0.0);
@@ -456,11 +464,7 @@ mod tests {
             }
         }
         let data = Dataset::from_rows(rows, Provenance::default());
-        let linear = data
-            .candidates()
-            .into_iter()
-            .find(|c| c.algorithm == Algorithm::Linear)
-            .unwrap();
+        let linear = candidate(&data, Algorithm::Linear);
         let grid: Vec<(Config, Candidate)> =
             (0..=20).map(|e| (config(8, 1 << e), linear)).collect();
         let by_regret = Settings {
@@ -583,11 +587,7 @@ mod tests {
             }
         }
         let data = Dataset::from_rows(rows, Provenance::default());
-        let linear = data
-            .candidates()
-            .into_iter()
-            .find(|c| c.algorithm == Algorithm::Linear)
-            .unwrap();
+        let linear = candidate(&data, Algorithm::Linear);
         let grid: Vec<(Config, Candidate)> = (1..=16)
             .step_by(2)
             .map(|e| (config(8, 1 << e), linear))
@@ -605,12 +605,7 @@ mod tests {
         }
         rows.push(row(4, 1, Algorithm::Chain, 5.0));
         let data = Dataset::from_rows(rows, Provenance::default());
-        let of = |a| {
-            data.candidates()
-                .into_iter()
-                .find(|c| c.algorithm == a)
-                .unwrap()
-        };
+        let of = |a| candidate(&data, a);
         let grid = vec![
             (config(4, 16), of(Algorithm::Binomial)),
             (config(4, 32), of(Algorithm::Chain)),
