@@ -28,9 +28,10 @@ pub enum Command {
     /// Analytical cost models derived from the schedules.
     #[command(subcommand)]
     Model(ModelCommand),
-    /// Fit one regressor of ln(time) per candidate for every learner, choose
-    /// the `auto` learner by leave-procs-out cross-validation, and write a
-    /// model directory for `predict`.
+    /// Fit one regressor per candidate for every learner — of ln(time) for
+    /// `default`, of ln(time / default's time) at the same configuration
+    /// for the others — choose the `auto` learner by leave-procs-out
+    /// cross-validation, and write a model directory for `predict`.
     Train(TrainArgs),
     /// Decision table for one job: for each message size the candidate with
     /// the smallest predicted time, the runner-up and the margin. Needs no MPI.
