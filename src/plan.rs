@@ -33,6 +33,7 @@ use crate::train::{candidate_samples, MIN_ROWS};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How `plan` estimates its uncertainty.
@@ -116,8 +117,11 @@ pub fn score(
         .map(|g| (g[0].config, g.iter().map(|m| m.candidate).collect()))
         .collect();
     let ensemble = Ensemble::fit(data, settings)?;
+    // Every member prices every candidate of every configuration: on every
+    // core, in the grid's order.
+    let wanted: Vec<_> = wanted.into_iter().collect();
     let mut scored: Vec<Scored> = wanted
-        .into_iter()
+        .into_par_iter()
         .map(|(config, (points, mut candidates))| {
             candidates.extend(at.get(&config).into_iter().flatten());
             let regret = ensemble.regret(&config, &candidates, &measured);
@@ -304,32 +308,37 @@ impl Ensemble {
             })
             .collect();
         let learners: Vec<_> = settings.learners.iter().map(|k| (k, k.learner())).collect();
-        let mut models = BTreeMap::new();
-        for ((candidate, samples), rows) in cs.candidates.iter().zip(&cs.samples).zip(&cs.configs) {
-            let mut fitted = Vec::with_capacity(settings.members);
-            for (member, half) in halves.iter().enumerate() {
-                let (kind, learner) = &learners[member % learners.len()];
-                let mut part = Samples::new(samples.width);
-                for (i, config) in rows.iter().enumerate() {
-                    if half.contains(config) {
-                        part.push(samples.row(i), samples.y[i]);
+        // Candidates on every core.
+        let fitted: Vec<(Candidate, Vec<Model>)> = cs
+            .candidates
+            .par_iter()
+            .zip(&cs.samples)
+            .zip(&cs.configs)
+            .map(|((candidate, samples), rows)| {
+                let mut fitted = Vec::with_capacity(settings.members);
+                for (member, half) in halves.iter().enumerate() {
+                    let (kind, learner) = &learners[member % learners.len()];
+                    let mut part = Samples::new(samples.width);
+                    for (i, config) in rows.iter().enumerate() {
+                        if half.contains(config) {
+                            part.push(samples.row(i), samples.y[i]);
+                        }
                     }
-                }
-                // A half too small to fit keeps all rows: the candidate
-                // stays priced, with less spread than it deserves.
-                let part = if part.len() < MIN_ROWS {
-                    samples
-                } else {
-                    &part
-                };
-                fitted.push(
-                    learner.fit(part).map_err(|e| {
+                    // A half too small to fit keeps all rows: the candidate
+                    // stays priced, with less spread than it deserves.
+                    let part = if part.len() < MIN_ROWS {
+                        samples
+                    } else {
+                        &part
+                    };
+                    fitted.push(learner.fit(part).map_err(|e| {
                         Error::Other(format!("{kind} could not fit {candidate}: {e}"))
-                    })?,
-                );
-            }
-            models.insert(*candidate, fitted);
-        }
+                    })?);
+                }
+                Ok((*candidate, fitted))
+            })
+            .collect::<Result<_>>()?;
+        let models: BTreeMap<Candidate, Vec<Model>> = fitted.into_iter().collect();
         Ok(Ensemble {
             models,
             members: settings.members,
