@@ -582,13 +582,10 @@ mod tests {
     #[test]
     fn what_candidates_share_is_no_doubt() {
         let mut rows = Vec::new();
-        let mut state = 11u64;
+        let mut rng = StdRng::seed_from_u64(11);
         for procs in [4u32, 8, 16] {
             for e in 0..=16 {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let t = (1.0 + f64::from(e)) * ((state % 1000) as f64 / 500.0 - 1.0).exp();
+                let t = (1.0 + f64::from(e)) * rng.random_range(-1.0..1.0f64).exp();
                 rows.push(row(procs, 1 << e, Algorithm::Default, t));
                 if e % 2 == 0 {
                     rows.push(row(procs, 1 << e, Algorithm::Linear, 0.9 * t));

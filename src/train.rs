@@ -229,6 +229,8 @@ mod tests {
     use crate::learn::LearnerKind;
     use crate::sim::campaign::{run, Campaign};
     use crate::sim::{CostModel, Link};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     fn simulated(procs: Vec<u32>) -> Dataset {
         let rows = run(&Campaign {
@@ -293,16 +295,12 @@ mod tests {
     #[test]
     fn ratios_to_default_cancel_what_a_configuration_shares() {
         let mut rows = Vec::new();
-        let mut state = 7u64;
+        let mut rng = StdRng::seed_from_u64(7);
         let mut unmeasured = Vec::new();
         for procs in [2u32, 4, 8, 16, 32] {
             for e in 0..=20 {
                 let msg = 1u64 << e;
-                // xorshift: a reproducible factor exp(±1) per configuration.
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let shared = ((state % 1000) as f64 / 500.0 - 1.0).exp();
+                let shared = rng.random_range(-1.0..1.0f64).exp();
                 let t = (1.0 + msg as f64 * 1e-3) * shared;
                 rows.push(row(procs, msg, Algorithm::Default, t));
                 if (e + procs) % 2 == 0 {
