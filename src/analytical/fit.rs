@@ -110,8 +110,8 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
         .iter()
         .zip(&modelled)
         .map(|(o, t)| correct::Residual {
+            config: o.config,
             runs: o.runs,
-            msg_bytes: o.config.msg_bytes,
             log_ratio: (o.time_us / t).ln(),
         })
         .collect();

@@ -18,7 +18,8 @@
 //! implementation): a constant per broadcast (set-up, tree building, our
 //! harness's own overhead), fitted with the rest and never negative, and a
 //! factor per message size where the data show the platform misprices the
-//! algorithm beyond their noise ([`correct`]).
+//! algorithm, against the others measured at the same configurations,
+//! beyond their noise ([`correct`]).
 
 pub mod correct;
 pub mod fit;
