@@ -532,7 +532,7 @@ pub enum ModelCommand {
     /// Fit the analytical model (one platform of per-channel latency and
     /// bandwidth shared by every candidate, each candidate priced by
     /// simulating its schedule) to benchmark data; report the parameters,
-    /// per-candidate overheads, how `default` was priced, R² of ln(time) and
+    /// the per-algorithm correction factors, how `default` was priced, R² of ln(time) and
     /// pairwise ranking accuracy. One fit per file and machine/MPI library.
     Fit {
         /// Benchmark CSV files (DESIGN §1 schema).

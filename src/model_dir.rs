@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 const MANIFEST: &str = "manifest.json";
 const ANALYTICAL: &str = "analytical.json";
 const MEASURED: &str = "measured.json";

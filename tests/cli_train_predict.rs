@@ -101,7 +101,7 @@ fn train_writes_a_model_that_predict_reads() {
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 8);
+    assert_eq!(manifest["format_version"], 9);
     assert_eq!(
         manifest["relative_targets"], true,
         "default measured everywhere"
@@ -342,12 +342,12 @@ fn predict_refuses_what_it_cannot_use() {
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(
         &manifest,
-        original.replace("\"format_version\": 8", "\"format_version\": 9"),
+        original.replace("\"format_version\": 9", "\"format_version\": 10"),
     )
     .unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
     assert_eq!(c, Some(2));
-    assert!(e.contains("model format version 9"), "{e}");
+    assert!(e.contains("model format version 10"), "{e}");
 
     std::fs::write(&manifest, original.replace("\"ppn\",", "\"cores\",")).unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));

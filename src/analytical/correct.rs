@@ -21,6 +21,9 @@ pub struct Correction {
     pub implementation: Impl,
     /// ln of the factor at each knot.
     pub log_factor: Vec<f64>,
+    /// Fitted rows of this algorithm and implementation.
+    #[serde(default)]
+    pub rows: usize,
 }
 
 impl Correction {
@@ -71,8 +74,12 @@ pub fn fit(residuals: &[Residual]) -> Vec<Correction> {
     let rows: Vec<&Residual> = groups.values().flatten().map(|&i| &residuals[i]).collect();
     let keys: BTreeSet<Key> = residuals.iter().map(key).collect();
     let mut levels: BTreeMap<Key, [f64; KNOTS]> = keys.iter().map(|&k| (k, [0.0; KNOTS])).collect();
+    let counts = residuals.iter().fold(BTreeMap::new(), |mut n, r| {
+        *n.entry(key(r)).or_insert(0) += 1;
+        n
+    });
     if rows.is_empty() {
-        return corrections(levels);
+        return corrections(levels, &counts);
     }
     let values = clipped(&rows, key);
     let at = |levels: &BTreeMap<Key, [f64; KNOTS]>, r: &Residual| -> f64 {
@@ -112,16 +119,20 @@ pub fn fit(residuals: &[Residual]) -> Vec<Correction> {
             break;
         }
     }
-    corrections(levels)
+    corrections(levels, &counts)
 }
 
-fn corrections(levels: BTreeMap<Key, [f64; KNOTS]>) -> Vec<Correction> {
+fn corrections(
+    levels: BTreeMap<Key, [f64; KNOTS]>,
+    rows: &BTreeMap<Key, usize>,
+) -> Vec<Correction> {
     levels
         .into_iter()
-        .map(|((algorithm, implementation), l)| Correction {
-            algorithm,
-            implementation,
+        .map(|(key, l)| Correction {
+            algorithm: key.0,
+            implementation: key.1,
             log_factor: l.to_vec(),
+            rows: rows[&key],
         })
         .collect()
 }

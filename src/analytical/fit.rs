@@ -1,6 +1,6 @@
 //! Fitting the analytical model from benchmark rows alone. Along a fixed
-//! critical path a row's time is linear in the platform parameters and its
-//! algorithm's overhead, so each row is one linear equation, and all rows
+//! critical path a row's time is linear in the platform parameters, so
+//! each row is one linear equation, and all rows
 //! of all candidates are solved together: a robust Huber regression on
 //! relative residuals (small messages count as much as large ones) with
 //! non-negative coefficients (no negative latency or bandwidth cost). Which
@@ -12,7 +12,7 @@
 use super::paths::Paths;
 use super::platform::{knot_weights, Platform, KNOTS, PER_KNOT, PER_LINK, WIDTH};
 use super::price::{self, Statistic};
-use super::{correct, Along, Fitted, Memo, Overhead, Summary};
+use super::{correct, Along, Fitted, Memo, Summary};
 use crate::data::{Arrival, Candidate, Config, Dataset};
 use crate::library::{self, Library};
 use crate::metrics::pairwise_accuracy;
@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// Alternations of (critical paths, parameters) at most.
 const ROUNDS: usize = 8;
 const HUBER_ROUNDS: usize = 8;
-/// Rows fitted at most: eight parameters and a few overheads need no more,
+/// Rows fitted at most: the platform's parameters need no more,
 /// and a campaign of a million rows would otherwise spend minutes here.
 const MOST_ROWS: usize = 4000;
 /// Rows of the sample that decides which time the data hold.
@@ -36,12 +36,10 @@ const SAMPLE_ROWS: usize = 1000;
 struct Observation {
     config: Config,
     runs: Candidate,
-    /// Index of its (algorithm, implementation) overhead.
-    group: usize,
     time_us: f64,
 }
 
-/// Fits the platform and overheads on the barrier-start rows of `d` that a
+/// Fits the platform and corrections on the barrier-start rows of `d` that a
 /// schedule describes (the model prices a broadcast every rank starts
 /// together, timed to its slowest rank), and keeps the rows' paths.
 pub fn fit_dataset(d: &Dataset) -> Fitted {
@@ -63,7 +61,6 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
     let mut fitted = Fitted {
         platform: Platform::uniform(Link::default(), Link::default()),
         statistic: Statistic::default(),
-        overheads: Vec::new(),
         corrections: Vec::new(),
         library,
         default_checks: library::check(d, library),
@@ -103,9 +100,6 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
     fitted.statistic = statistic;
     fill_unmeasured(&mut theta, &used, &fitted);
     fitted.platform = Platform::from_slice(&theta);
-    for (o, us) in fitted.overheads.iter_mut().zip(&theta[WIDTH..]) {
-        o.us = *us;
-    }
     let residuals: Vec<correct::Residual> = observations
         .iter()
         .zip(&modelled)
@@ -207,7 +201,7 @@ fn thin<O: std::borrow::Borrow<Observation>>(observations: &[O], most: usize) ->
 }
 
 /// The rows a schedule describes, sorted by schedule; registers the
-/// overheads and channels they use in `fitted`.
+/// channels they use in `fitted`.
 fn observations(d: &Dataset, fitted: &mut Fitted) -> Vec<Observation> {
     let mut all: Vec<Observation> = Vec::new();
     for m in d.measurements() {
@@ -217,30 +211,11 @@ fn observations(d: &Dataset, fitted: &mut Fitted) -> Vec<Observation> {
         let Some(runs) = fitted.runs(&m.config, &m.candidate) else {
             continue;
         };
-        let key = (runs.algorithm, runs.implementation);
-        let group = match fitted
-            .overheads
-            .iter()
-            .position(|o| (o.algorithm, o.implementation) == key)
-        {
-            Some(i) => i,
-            None => {
-                fitted.overheads.push(Overhead {
-                    algorithm: key.0,
-                    implementation: key.1,
-                    us: 0.0,
-                    rows: 0,
-                });
-                fitted.overheads.len() - 1
-            }
-        };
-        fitted.overheads[group].rows += 1;
         fitted.measured_net |= m.config.nodes > 1;
         fitted.measured_shm |= m.config.ppn > 1;
         all.push(Observation {
             config: m.config,
             runs,
-            group,
             time_us: m.time_us,
         });
     }
@@ -266,8 +241,7 @@ fn start() -> Platform {
 }
 
 /// Which coefficients the rows can determine: the parameters of the
-/// channels they used at the knots their message sizes reach, and every
-/// overhead.
+/// channels they used at the knots their message sizes reach.
 fn used_columns(observations: &[&Observation], fitted: &Fitted) -> Vec<bool> {
     let mut knots = [false; KNOTS];
     for o in observations {
@@ -282,7 +256,7 @@ fn used_columns(observations: &[&Observation], fitted: &Fitted) -> Vec<bool> {
             }
         }
     }
-    let mut used: Vec<bool> = knots
+    knots
         .iter()
         .flat_map(|&k| {
             [
@@ -292,23 +266,16 @@ fn used_columns(observations: &[&Observation], fitted: &Fitted) -> Vec<bool> {
             .into_iter()
             .flat_map(move |(measured, n)| std::iter::repeat_n(k && measured, n))
         })
-        .collect();
-    used.extend(vec![true; fitted.overheads.len()]);
-    used
+        .collect()
 }
 
-/// Each row's coefficients along its critical path under `platform`, then
-/// its overhead indicator. Simulations run on every core.
+/// Each row's coefficients along its critical path under `platform`.
+/// Simulations run on every core.
 fn design(
     observations: &[&Observation],
     platform: &Platform,
     statistic: Statistic,
 ) -> Vec<Vec<f64>> {
-    let groups = observations
-        .iter()
-        .map(|o| o.group)
-        .max()
-        .map_or(0, |g| g + 1);
     let memo = Memo::default();
     observations
         .par_iter()
@@ -319,10 +286,7 @@ fn design(
                 })
                 .unwrap_or_default()
                 .terms;
-            let mut row = counts.to_vec();
-            row.resize(WIDTH + groups, 0.0);
-            row[WIDTH + o.group] = 1.0;
-            row
+            counts.to_vec()
         })
         .collect()
 }
@@ -488,7 +452,7 @@ fn weighted_nnls(x: &[Vec<f64>], z: &[f64], weights: &[f64], used: &[bool]) -> V
 fn nnls(a: &Array2<f64>, b: &Array1<f64>, used: &[bool]) -> Vec<f64> {
     let n = b.len();
     // A tiny ridge keeps the solves defined when columns are collinear
-    // (e.g. latency and per-message overhead on one-hop jobs).
+    // (e.g. latency in flight and the sender's per message on one-hop jobs).
     let ridge = 1e-10 * (0..n).map(|i| a[[i, i]]).sum::<f64>().max(1e-300);
     let mut x = vec![0.0; n];
     let mut passive = vec![false; n];
@@ -763,7 +727,6 @@ mod tests {
                 "{}: {theta:?}",
                 file.display()
             );
-            assert!(fitted.overheads.iter().all(|o| o.us >= 0.0));
             for m in d.measurements() {
                 if let Some(t) = fitted.predict_us(&m.config, &m.candidate) {
                     assert!(t > 0.0 && t.is_finite(), "{}: {t}", file.display());

@@ -14,12 +14,16 @@
 //! them together — `default` rows included, as runs of the algorithm the
 //! library chose ([`crate::library`]). An algorithm that was never forced
 //! (knomial, a segmented variant) is then priced from the same platform.
-//! What a schedule cannot explain gets terms per (algorithm,
-//! implementation): a constant per broadcast (set-up, tree building, our
-//! harness's own overhead), fitted with the rest and never negative, and a
-//! factor per message size where the data show the platform misprices the
-//! algorithm, against the others measured at the same configurations,
-//! beyond their noise ([`correct`]).
+//! What a schedule cannot explain gets a factor per (algorithm,
+//! implementation) and message size where the data show the platform
+//! misprices the algorithm, against the others measured at the same
+//! configurations, beyond their noise ([`correct`]). There is no free
+//! constant per broadcast and algorithm: nothing holds it back where an
+//! algorithm has few rows. Fitted with the platform (until 2026-11-25), it
+//! reached 12-2,034 µs for algorithms with one row on the shared data
+//! (split-binary or pipeline run by `default` at a single configuration)
+//! and 3.2 µs for binomial from 23 rows of one training part, pricing
+//! every small broadcast of `default` by those few rows.
 
 pub mod correct;
 pub mod fit;
@@ -28,7 +32,7 @@ pub mod paths;
 pub mod platform;
 pub mod price;
 
-use crate::data::{Algorithm, Candidate, Config, Impl};
+use crate::data::{Candidate, Config};
 use crate::library::{DefaultCheck, Library, Regime};
 use crate::metrics::Pairwise;
 use memo::Memo;
@@ -43,7 +47,6 @@ pub struct Fitted {
     pub platform: platform::Platform,
     /// Which time of a broadcast the data hold.
     pub statistic: price::Statistic,
-    pub overheads: Vec<Overhead>,
     /// Per algorithm, what the platform leaves unexplained.
     pub corrections: Vec<correct::Correction>,
     pub library: Library,
@@ -76,17 +79,6 @@ struct Along {
     /// A fold's parameters, [`platform::Platform::to_vec`] order; `None`
     /// for the fit that traced the paths (their times are its own).
     theta: Option<Vec<f64>>,
-}
-
-/// A per-broadcast constant of one algorithm and implementation.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Overhead {
-    pub algorithm: Algorithm,
-    #[serde(rename = "impl")]
-    pub implementation: Impl,
-    pub us: f64,
-    /// Fitted rows of this algorithm and implementation.
-    pub rows: usize,
 }
 
 /// How well the model explains the rows it was fitted on.
@@ -135,7 +127,7 @@ impl Fitted {
         // Every coefficient is ≥ 0; the floor keeps ln finite for a
         // broadcast that sends nothing.
         let factor = self.correction(&runs, config.msg_bytes).exp();
-        Some(((t + self.overhead_us(&runs)) * factor).max(1e-3))
+        Some((t * factor).max(1e-3))
     }
 
     /// Prices `pairs` on every core, so that the calls that follow find
@@ -181,7 +173,6 @@ impl Fitted {
             .platform
             .to_vec()
             .into_iter()
-            .chain(self.overheads.iter().map(|o| o.us))
             .find(|v| !(v.is_finite() && *v >= 0.0));
         if let Some(v) = bad {
             return Err(format!("a cost parameter is {v}"));
@@ -195,13 +186,6 @@ impl Fitted {
             return Err("a correction factor is not finite".into());
         }
         Ok(())
-    }
-
-    fn overhead_us(&self, runs: &Candidate) -> f64 {
-        self.overheads
-            .iter()
-            .find(|o| o.algorithm == runs.algorithm && o.implementation == runs.implementation)
-            .map_or(0.0, |o| o.us)
     }
 
     /// Whether the channels `config` uses were measured: without, its

@@ -135,18 +135,33 @@ fn table(f: &FileFit) -> String {
             );
         }
     }
+    let knots: Vec<String> = p
+        .knot_bytes
+        .iter()
+        .map(|b| format!("{:>7}", format_bytes(*b)))
+        .collect();
     let _ = writeln!(
         t,
-        "  per-broadcast overhead (what the schedules do not explain)"
+        "  per algorithm, the factor on the platform's price (what the schedules do not explain, \
+         against the other algorithms at the same configurations)\n    {:<20} {:<4} {:>6}  {}",
+        "",
+        "",
+        "rows",
+        knots.join(" ")
     );
-    for o in &fit.overheads {
+    for c in &fit.corrections {
+        let factors: Vec<String> = c
+            .log_factor
+            .iter()
+            .map(|f| format!("{:>7.3}", f.exp()))
+            .collect();
         let _ = writeln!(
             t,
-            "    {:<20} {:<4} {:>9.3}us  ({} rows)",
-            o.algorithm.name(),
-            o.implementation,
-            o.us,
-            o.rows
+            "    {:<20} {:<4} {:>6}  {}",
+            c.algorithm.name(),
+            c.implementation,
+            c.rows,
+            factors.join(" ")
         );
     }
     for c in &fit.default_checks {
