@@ -1,0 +1,69 @@
+//! `model fit` through the real binary: what it reports of the analytical
+//! model's per-algorithm terms.
+
+use assert_cmd::Command;
+
+fn model_fit(format: &str) -> String {
+    let out = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args([
+            "model",
+            "fit",
+            "data/derin_orfeo_epyc.csv",
+            "--format",
+            format,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every fitted row belongs to one algorithm's correction, each factor is
+/// finite and positive, and no free per-algorithm constant is reported.
+#[test]
+fn corrections_account_for_every_fitted_row() {
+    let fits: serde_json::Value = serde_json::from_str(&model_fit("json")).unwrap();
+    let fit = &fits[0];
+    let corrections = fit["corrections"].as_array().unwrap();
+    assert!(corrections.len() >= 2, "{corrections:?}");
+    let rows: u64 = corrections
+        .iter()
+        .map(|c| c["rows"].as_u64().unwrap())
+        .sum();
+    assert_eq!(rows, fit["summary"]["rows"].as_u64().unwrap());
+    for c in corrections {
+        for f in c["log_factor"].as_array().unwrap() {
+            assert!(f.as_f64().unwrap().is_finite(), "{c}");
+        }
+    }
+    assert!(fit.get("overheads").is_none());
+}
+
+/// The text report lists each algorithm with its rows and one factor per
+/// message-size knot.
+#[test]
+fn the_report_lists_each_algorithms_factors() {
+    let json: serde_json::Value = serde_json::from_str(&model_fit("json")).unwrap();
+    let text = model_fit("text");
+    for c in json[0]["corrections"].as_array().unwrap() {
+        let name = c["algorithm"].as_str().unwrap();
+        let rows = c["rows"].as_u64().unwrap().to_string();
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"));
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields[2], rows, "{line}");
+        let knots = c["log_factor"].as_array().unwrap().len();
+        assert_eq!(fields.len(), 3 + knots, "{line}");
+        for (f, l) in fields[3..].iter().zip(c["log_factor"].as_array().unwrap()) {
+            let factor: f64 = f.parse().unwrap();
+            assert!((factor - l.as_f64().unwrap().exp()).abs() < 1e-3, "{line}");
+        }
+    }
+}
