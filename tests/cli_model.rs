@@ -4,7 +4,7 @@
 use assert_cmd::Command;
 
 fn model_fit(format: &str) -> String {
-    let out = Command::cargo_bin("bcast-select")
+    let done = Command::cargo_bin("bcast-select")
         .unwrap()
         .args([
             "model",
@@ -13,14 +13,9 @@ fn model_fit(format: &str) -> String {
             "--format",
             format,
         ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+        .assert()
+        .success();
+    String::from_utf8(done.get_output().stdout.clone()).unwrap()
 }
 
 /// Every fitted row belongs to one algorithm's correction, each factor is

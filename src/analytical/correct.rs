@@ -248,22 +248,14 @@ fn shrunk_cell_means(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{Arrival, Mapping};
+    use crate::data::tests::config;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
     /// A row of `algorithm` in a job of `procs` ranks.
     fn residual(algorithm: Algorithm, procs: u32, msg_bytes: u64, log_ratio: f64) -> Residual {
         Residual {
-            config: Config {
-                procs,
-                nodes: 1,
-                ppn: procs,
-                mapping: Mapping::Core,
-                msg_bytes,
-                imbalance: 0.0,
-                arrival: Arrival::Barrier,
-            },
+            config: config(procs, msg_bytes),
             runs: Candidate {
                 algorithm,
                 ..Candidate::DEFAULT
