@@ -18,7 +18,7 @@ def load(path):
     out = {}
     for r in csv.DictReader(open(path)):
         key = (r["algorithm"], r.get("segsize_bytes", ""), r.get("impl", ""), int(r["msg_bytes"]))
-        assert r["procs"] == "2", f"{path}: procs {r['procs']}"
+        assert r["procs"] == os.environ.get("SIZE", "2"), f"{path}: procs {r['procs']}"
         out[key] = float(r["time_us"])
     return out
 
@@ -51,7 +51,8 @@ def main():
     print(f"{n} rounds, {len(method[0])} points each (ratio of time_us: geometric mean, 95% interval over rounds, range over points)\n")
     print("| comparison | ratio |")
     print("|---|---|")
-    print(f"| one job (--procs 2 of a larger job) / separate 2-rank job, same round | {summary(method)} |")
+    size = os.environ.get("SIZE", "2")
+    print(f"| one job (--procs {size} of a larger job) / separate {size}-rank job, same round | {summary(method)} |")
     print(f"| separate / separate, next round (noise) | {summary([paired(sep[i + 1], sep[i]) for i in range(n - 1)])} |")
     print(f"| one job / one job, next round (noise) | {summary([paired(one[i + 1], one[i]) for i in range(n - 1)])} |")
     by_size = collections.defaultdict(list)
