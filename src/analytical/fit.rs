@@ -1,7 +1,7 @@
 //! Fitting the analytical model from benchmark rows alone. Along a fixed
 //! critical path a row's time is linear in the platform parameters, so
-//! each row is one linear equation, and all rows
-//! of all candidates are solved together: a robust Huber regression on
+//! each row is one linear equation, and all rows of all candidates are
+//! solved together: a robust Huber regression on
 //! relative residuals (small messages count as much as large ones) with
 //! non-negative coefficients (no negative latency or bandwidth cost). Which
 //! path is critical depends on the parameters, so the fit alternates the
@@ -10,7 +10,7 @@
 //! fit explains the rows best wins.
 
 use super::paths::Paths;
-use super::platform::{knot_weights, Platform, KNOTS, PER_KNOT, PER_LINK, WIDTH};
+use super::platform::{knot_weights, Platform, KNOTS, PER_KNOT, PER_LINK};
 use super::price::{self, Statistic};
 use super::{correct, Along, Fitted, Memo, Summary};
 use crate::data::{Arrival, Candidate, Config, Dataset};
@@ -111,7 +111,6 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
         .collect();
     fitted.corrections = correct::fit(&residuals);
     fitted.summary.rows = observations.len();
-    theta.truncate(WIDTH);
     fitted.along = match along {
         None => {
             let pairs: BTreeSet<(Config, Candidate)> =
@@ -152,7 +151,6 @@ struct PlatformFit {
 /// and the best is kept; rounds stop after two without improvement.
 fn fit_platform(observations: &[&Observation], used: &[bool], statistic: Statistic) -> PlatformFit {
     let mut theta: Vec<f64> = start().to_vec();
-    theta.resize(used.len(), 0.0);
     let mut best: Option<PlatformFit> = None;
     let mut stale = 0;
     for _ in 0..ROUNDS {
