@@ -17,6 +17,7 @@ oracle's), mean over seeds; the last column is the 30% plan cell minus the
 100% one in points, from the unrounded figures.
 
 Usage: plan_replay.py BIN OUTDIR SEEDS FILE.csv...
+(PLAN_ARGS in the environment: extra `plan` arguments, for variants.)
 """
 import csv, json, os, random, subprocess, sys
 
@@ -70,7 +71,8 @@ def replay(binp, out, name, header, grid, test, seed, arm):
         if budget > 0 and arm == "plan":
             nxt = f"{out}/{name}.s{seed}.next.csv"
             p = subprocess.run([binp, "plan", "--data", cur, "--grid", gridfile, "--budget", str(budget),
-                                "--seed", str(seed), "--out", nxt], capture_output=True, text=True)
+                                "--seed", str(seed), "--out", nxt] + os.environ.get("PLAN_ARGS", "").split(),
+                               capture_output=True, text=True)
             if p.returncode:
                 raise SystemExit(f"plan: {p.stderr}")
             measured += list(csv.DictReader(open(nxt)))
