@@ -62,3 +62,28 @@ fn the_report_lists_each_algorithms_factors() {
         }
     }
 }
+
+/// One row fits, and what it cannot say (R², ranking) is shown as `-`,
+/// not NaN.
+#[test]
+fn one_row_is_fitted_and_says_what_it_cannot_tell() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("one.csv");
+    std::fs::write(
+        &csv,
+        "algorithm,procs,msg_bytes,time_us\ndefault,4,1024,3.5\n",
+    )
+    .unwrap();
+    let done = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args(["model", "fit"])
+        .arg(&csv)
+        .assert()
+        .success();
+    let text = String::from_utf8(done.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("R2 of ln(time) -; pairwise ranking accuracy -"),
+        "{text}"
+    );
+    assert!(!text.contains("NaN"), "{text}");
+}

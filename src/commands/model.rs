@@ -101,10 +101,15 @@ fn table(f: &FileFit) -> String {
     let pairwise = fit.summary.pairwise.map_or("-".into(), |p| {
         format!("{:.1}% of {} pairs", 100.0 * p.accuracy, p.pairs)
     });
+    // Undefined (NaN) where the fitted times do not vary: one row.
+    let r2 = if fit.summary.r2_log.is_finite() {
+        format!("{:.3}", fit.summary.r2_log)
+    } else {
+        "-".into()
+    };
     let _ = writeln!(
         t,
-        "  R2 of ln(time) {:.3}; pairwise ranking accuracy {pairwise}",
-        fit.summary.r2_log
+        "  R2 of ln(time) {r2}; pairwise ranking accuracy {pairwise}"
     );
     let _ = writeln!(
         t,
