@@ -85,5 +85,9 @@ fn one_row_is_fitted_and_says_what_it_cannot_tell() {
         text.contains("R2 of ln(time) -; pairwise ranking accuracy -"),
         "{text}"
     );
+    assert!(
+        text.contains("linear baseline R2 per candidate: -"),
+        "{text}"
+    );
     assert!(!text.contains("NaN"), "{text}");
 }

@@ -198,10 +198,11 @@ fn table(f: &FileFit) -> String {
         .iter()
         .map(|(c, r)| format!("{c} {r:.3}"))
         .collect();
-    let _ = writeln!(
-        t,
-        "  linear baseline R2 per candidate: {}\n",
+    let linear = if linear.is_empty() {
+        "-".to_string()
+    } else {
         linear.join(", ")
-    );
+    };
+    let _ = writeln!(t, "  linear baseline R2 per candidate: {linear}\n");
     t
 }
