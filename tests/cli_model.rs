@@ -2,27 +2,27 @@
 //! model's per-algorithm terms.
 
 use assert_cmd::Command;
+use std::path::Path;
 
-fn model_fit(format: &str) -> String {
+fn model_fit(file: &Path, format: &str) -> String {
     let done = Command::cargo_bin("bcast-select")
         .unwrap()
-        .args([
-            "model",
-            "fit",
-            "data/derin_orfeo_epyc.csv",
-            "--format",
-            format,
-        ])
+        .args(["model", "fit"])
+        .arg(file)
+        .args(["--format", format])
         .assert()
         .success();
     String::from_utf8(done.get_output().stdout.clone()).unwrap()
 }
 
+const DERIN: &str = "data/derin_orfeo_epyc.csv";
+
 /// Every fitted row belongs to one algorithm's correction, each factor is
 /// finite and positive, and no free per-algorithm constant is reported.
 #[test]
 fn corrections_account_for_every_fitted_row() {
-    let fits: serde_json::Value = serde_json::from_str(&model_fit("json")).unwrap();
+    let fits: serde_json::Value =
+        serde_json::from_str(&model_fit(Path::new(DERIN), "json")).unwrap();
     let fit = &fits[0];
     let corrections = fit["corrections"].as_array().unwrap();
     assert!(corrections.len() >= 2, "{corrections:?}");
@@ -43,8 +43,9 @@ fn corrections_account_for_every_fitted_row() {
 /// message-size knot.
 #[test]
 fn the_report_lists_each_algorithms_factors() {
-    let json: serde_json::Value = serde_json::from_str(&model_fit("json")).unwrap();
-    let text = model_fit("text");
+    let json: serde_json::Value =
+        serde_json::from_str(&model_fit(Path::new(DERIN), "json")).unwrap();
+    let text = model_fit(Path::new(DERIN), "text");
     for c in json[0]["corrections"].as_array().unwrap() {
         let name = c["algorithm"].as_str().unwrap();
         let rows = c["rows"].as_u64().unwrap().to_string();
@@ -74,13 +75,7 @@ fn one_row_is_fitted_and_says_what_it_cannot_tell() {
         "algorithm,procs,msg_bytes,time_us\ndefault,4,1024,3.5\n",
     )
     .unwrap();
-    let done = Command::cargo_bin("bcast-select")
-        .unwrap()
-        .args(["model", "fit"])
-        .arg(&csv)
-        .assert()
-        .success();
-    let text = String::from_utf8(done.get_output().stdout.clone()).unwrap();
+    let text = model_fit(&csv, "text");
     assert!(
         text.contains("R2 of ln(time) -; pairwise ranking accuracy -"),
         "{text}"
