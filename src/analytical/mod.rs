@@ -20,7 +20,7 @@
 //! configurations, beyond their noise ([`correct`]). There is no free
 //! constant per broadcast and algorithm: nothing holds it back where an
 //! algorithm has few rows. Fitted with the platform (until 2026-11-25), it
-//! reached 12-2,034 µs for algorithms with one row on the shared data
+//! reached 3.5-2,034 µs for algorithms with one row on the shared data
 //! (split-binary or pipeline run by `default` at a single configuration)
 //! and 3.2 µs for binomial from 23 rows of one training part, pricing
 //! every small broadcast of `default` by those few rows.
