@@ -354,24 +354,26 @@ impl Ensemble {
         measured: &BTreeMap<(Config, Candidate), f64>,
     ) -> f64 {
         let row = features::base(config);
-        // ln(time) of `candidate` per member, its own model's prediction
-        // (a ratio to `default` where the models are relative).
-        let own = |candidate: &Candidate| -> Option<Vec<f64>> {
+        // ln(time) of `candidate` per member — measured, or its own
+        // model's prediction (a ratio to `default` where the models are
+        // relative) — and whether it was predicted.
+        let own = |candidate: &Candidate| -> Option<(Vec<f64>, bool)> {
             match measured.get(&(*config, *candidate)) {
-                Some(&t) => Some(vec![t; self.members]),
-                None => Some(
+                Some(&t) => Some((vec![t; self.members], false)),
+                None => Some((
                     self.models
                         .get(candidate)?
                         .iter()
                         .map(|m| m.predict(&row))
                         .collect(),
-                ),
+                    true,
+                )),
             }
         };
         let default = self.models.keys().find(|c| c.is_default());
         let reference = if self.relative {
             match default.and_then(own) {
-                Some(d) => Some(d),
+                Some((d, _)) => Some(d),
                 None => return f64::INFINITY,
             }
         } else {
@@ -380,10 +382,9 @@ impl Ensemble {
         // ln(time) per candidate (rows) and member (columns).
         let mut times = Vec::with_capacity(candidates.len());
         for candidate in candidates {
-            let Some(mut t) = own(candidate) else {
+            let Some((mut t, predicted)) = own(candidate) else {
                 return f64::INFINITY;
             };
-            let predicted = !measured.contains_key(&(*config, *candidate));
             if let Some(d) = reference
                 .as_ref()
                 .filter(|_| predicted && !candidate.is_default())

@@ -37,6 +37,12 @@ fn corrections_account_for_every_fitted_row() {
         }
     }
     assert!(fit.get("overheads").is_none());
+    // The estimate behind the shrinkage is reported: a variance each.
+    let shrinkage = &fit["summary"]["shrinkage"];
+    for v in ["noise", "signal"] {
+        let x = shrinkage[v].as_f64().unwrap();
+        assert!(x.is_finite() && x >= 0.0, "{v}: {shrinkage}");
+    }
 }
 
 /// The text report lists each algorithm with its rows and one factor per

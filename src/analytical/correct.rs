@@ -45,8 +45,19 @@ pub struct Residual {
 
 type Key = (Algorithm, Impl);
 
-/// Backfitting rounds at most; the estimates settle to 1e-9 within 22
-/// rounds on every shipped and shared data file (`model fit`).
+/// The empirical-Bayes estimate behind the corrections, in ln²: the
+/// variance of a row's residual around its cell mean (noise) and of the
+/// cell means beyond what that noise explains (signal). A cell of weight w
+/// keeps signal / (signal + noise / w) of its mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shrinkage {
+    pub noise: f64,
+    pub signal: f64,
+}
+
+/// Backfitting rounds at most; the estimates settled to 1e-9 within 22
+/// rounds on every shipped and shared data file (counted with a temporary
+/// print over `model fit` of each).
 const ROUNDS: usize = 200;
 
 /// The corrections the residuals support.
@@ -60,7 +71,7 @@ const ROUNDS: usize = 200;
 /// configuration + algorithm × size), and a configuration with a single
 /// algorithm measured teaches nothing. The level common to all algorithms
 /// at a size is the platform's: the corrections are centred per knot.
-pub fn fit(residuals: &[Residual]) -> Vec<Correction> {
+pub fn fit(residuals: &[Residual]) -> (Vec<Correction>, Shrinkage) {
     let key = |r: &Residual| (r.runs.algorithm, r.runs.implementation);
     // Configurations where two or more algorithms were measured.
     let mut groups: BTreeMap<Config, Vec<usize>> = BTreeMap::new();
@@ -78,8 +89,9 @@ pub fn fit(residuals: &[Residual]) -> Vec<Correction> {
         *n.entry(key(r)).or_insert(0) += 1;
         n
     });
+    let mut shrinkage = Shrinkage::default();
     if rows.is_empty() {
-        return corrections(levels, &counts);
+        return (corrections(levels, &counts), shrinkage);
     }
     let values = clipped(&rows, key);
     let at = |levels: &BTreeMap<Key, [f64; KNOTS]>, r: &Residual| -> f64 {
@@ -104,7 +116,8 @@ pub fn fit(residuals: &[Residual]) -> Vec<Correction> {
             start += g.len();
         }
         // ... then the corrections given the levels.
-        let next = shrunk_cell_means(&rows, &values, &shared, groups.len(), key);
+        let (next, now) = shrunk_cell_means(&rows, &values, &shared, groups.len(), key);
+        shrinkage = now;
         let change = next
             .iter()
             .map(|(k, l)| {
@@ -119,7 +132,7 @@ pub fn fit(residuals: &[Residual]) -> Vec<Correction> {
             break;
         }
     }
-    corrections(levels, &counts)
+    (corrections(levels, &counts), shrinkage)
 }
 
 fn corrections(
@@ -175,15 +188,15 @@ fn clipped(rows: &[&Residual], key: impl Fn(&Residual) -> Key) -> Vec<f64> {
 
 /// Per (algorithm, implementation) and knot, the weighted mean of
 /// `values − shared`, shrunk towards 0 by empirical Bayes and centred per
-/// knot. `configurations` levels were fitted besides (degrees of freedom
-/// the noise lost).
+/// knot, with the estimate that shrank them. `configurations` levels were
+/// fitted besides (degrees of freedom the noise lost).
 fn shrunk_cell_means(
     rows: &[&Residual],
     values: &[f64],
     shared: &[f64],
     configurations: usize,
     key: impl Fn(&Residual) -> Key,
-) -> BTreeMap<Key, [f64; KNOTS]> {
+) -> (BTreeMap<Key, [f64; KNOTS]>, Shrinkage) {
     let mut cells: BTreeMap<Key, [(f64, f64, f64); KNOTS]> = BTreeMap::new();
     for ((r, v), s) in rows.iter().zip(values).zip(shared) {
         let cell = cells.entry(key(r)).or_insert([(0.0, 0.0, 0.0); KNOTS]);
@@ -242,7 +255,7 @@ fn shrunk_cell_means(
             }
         }
     }
-    levels
+    (levels, Shrinkage { noise, signal })
 }
 
 #[cfg(test)]
@@ -286,7 +299,7 @@ mod tests {
     /// with many rows.
     #[test]
     fn levels_are_believed_as_far_as_the_noise_allows() {
-        let c = fit(&two_levels(16));
+        let (c, _) = fit(&two_levels(16));
         let gap = level(&c, Algorithm::Binary, 16) - level(&c, Algorithm::Linear, 16);
         assert!((gap - 0.5).abs() < 0.02, "{gap}");
     }
@@ -307,7 +320,7 @@ mod tests {
             .collect();
         rows.push(residual(Algorithm::Chain, 2, 16, 0.3));
         rows.push(residual(Algorithm::Chain, 3, 16, 0.3));
-        let c = fit(&rows);
+        let (c, _) = fit(&rows);
         let chain = level(&c, Algorithm::Chain, 16) - level(&c, Algorithm::Linear, 16);
         assert!(chain.abs() < 0.1, "two rows of 0.3: shrunk, {chain}");
     }
@@ -319,7 +332,7 @@ mod tests {
     fn a_sliver_of_a_row_does_not_silence_the_levels() {
         let mut rows = two_levels(256);
         rows.push(residual(Algorithm::Chain, 2, 257, 0.0));
-        let c = fit(&rows);
+        let (c, _) = fit(&rows);
         let gap = level(&c, Algorithm::Binary, 256) - level(&c, Algorithm::Linear, 256);
         assert!((gap - 0.5).abs() < 0.02, "{c:?}");
     }
@@ -341,7 +354,7 @@ mod tests {
                 ]
             })
             .collect();
-        let c = fit(&rows);
+        let (c, _) = fit(&rows);
         for bytes in [1, 64, 4096, 1 << 19] {
             let gap = level(&c, Algorithm::Binary, bytes) - level(&c, Algorithm::Linear, bytes);
             assert!((gap - 0.1).abs() < 0.01, "{bytes} B: {gap}");
@@ -354,7 +367,7 @@ mod tests {
     fn an_algorithm_never_measured_beside_another_keeps_the_platforms_price() {
         let mut rows = two_levels(16);
         rows.extend((0..50).map(|i| residual(Algorithm::Chain, 500 + i, 16, 0.7)));
-        let c = fit(&rows);
+        let (c, _) = fit(&rows);
         assert_eq!(level(&c, Algorithm::Chain, 16), 0.0);
     }
 
@@ -373,7 +386,7 @@ mod tests {
                 ]
             })
             .collect();
-        for c in fit(&rows) {
+        for c in fit(&rows).0 {
             assert!(c.log_factor.iter().all(|f| f.abs() < 0.05), "{c:?}");
         }
     }

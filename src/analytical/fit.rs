@@ -109,7 +109,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
             log_ratio: (o.time_us / t).ln(),
         })
         .collect();
-    fitted.corrections = correct::fit(&residuals);
+    (fitted.corrections, fitted.summary.shrinkage) = correct::fit(&residuals);
     fitted.summary.rows = observations.len();
     fitted.along = match along {
         None => {

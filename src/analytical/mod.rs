@@ -90,6 +90,9 @@ pub struct Summary {
     /// Pairwise ranking accuracy over the measured candidates of each
     /// configuration (see [`crate::metrics::pairwise_accuracy`]).
     pub pairwise: Option<Pairwise>,
+    /// How far the per-algorithm corrections stood out from the noise.
+    #[serde(default)]
+    pub shrinkage: correct::Shrinkage,
 }
 
 impl Fitted {

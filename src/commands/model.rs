@@ -148,7 +148,11 @@ fn table(f: &FileFit) -> String {
     let _ = writeln!(
         t,
         "  per algorithm, the factor on the platform's price (what the schedules do not explain, \
-         against the other algorithms at the same configurations)\n    {:<20} {:<4} {:>6}  {}",
+         against the other algorithms at the same configurations; in ln², residual noise {:.4}, \
+         signal {:.4}: a level of w rows keeps signal / (signal + noise / w) of its mean)\n    \
+         {:<20} {:<4} {:>6}  {}",
+        fit.summary.shrinkage.noise,
+        fit.summary.shrinkage.signal,
         "",
         "",
         "rows",
