@@ -4,13 +4,13 @@
 //! Prints figures; asserts nothing. Run: cargo bench --bench predict
 
 use bcast_select::analytical::price::price;
-use bcast_select::cv::policy;
 use bcast_select::data::Mapping;
-use bcast_select::decision::{DecisionTable, Job};
-use bcast_select::features;
+use bcast_select::learn::features;
 use bcast_select::learn::LearnerKind;
-use bcast_select::model_dir::{load_analytical, load_learner, load_manifest};
+use bcast_select::select::decision::{DecisionTable, Job};
 use bcast_select::select::{Policy, Predictor, Selector, SelectorKind};
+use bcast_select::train::cv::policy;
+use bcast_select::train::store::{load_analytical, load_learner, load_manifest};
 use std::path::Path;
 use std::time::Instant;
 
@@ -115,9 +115,9 @@ fn main() {
 /// configurations: the analytical price computed cold (a simulation of the
 /// schedule) and one KNN query.
 fn per_candidate(
-    manifest: &bcast_select::model_dir::Manifest,
+    manifest: &bcast_select::train::store::Manifest,
     analytical: &bcast_select::analytical::Fitted,
-    learners: &[(LearnerKind, bcast_select::model_dir::LearnerModels)],
+    learners: &[(LearnerKind, bcast_select::train::store::LearnerModels)],
     job: impl Fn(u32) -> Job,
 ) {
     let configs: Vec<_> = (1..=64)

@@ -4,14 +4,14 @@
 //! plus `default` (a copy of binomial's rows).
 //! Prints figures; asserts nothing. Run: cargo bench --bench train
 
-use bcast_select::cv::cross_validate;
 use bcast_select::data::{Algorithm, Candidate, Dataset, Mapping, Measurement, Provenance};
 use bcast_select::evaluate::{evaluate, split, Split};
 use bcast_select::learn::LearnerKind;
 use bcast_select::select::SelectorKind;
 use bcast_select::sim::campaign::{run, Campaign};
 use bcast_select::sim::{CostModel, Link};
-use bcast_select::train::TrainingSet;
+use bcast_select::train::cv::cross_validate;
+use bcast_select::train::samples::TrainingSet;
 use std::time::Instant;
 
 fn main() {

@@ -1,6 +1,9 @@
-//! `src/lib.rs` lists the modules in the order they build on each other;
-//! this keeps the list true: outside comments and test modules, a module
-//! names only modules listed above it (so imports run one way, no cycles).
+//! `src/lib.rs` lists the modules in the order they build on each other,
+//! one folder per stage of the pipeline; this keeps the list true: outside
+//! comments and test modules, a module names only modules listed above it
+//! (so imports run one way, no cycles), and `src/` holds a folder per
+//! stage, with loose files only for the crate's entry points and the
+//! foundations every stage shares.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -113,6 +116,30 @@ fn every_module_names_only_modules_listed_above_it() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The files that may sit directly in `src/`: entry points, the command
+/// line, and what every stage uses (errors, units).
+const LOOSE: [&str; 5] = ["lib.rs", "main.rs", "cli.rs", "error.rs", "units.rs"];
+
+#[test]
+fn every_stage_is_a_folder() {
+    let mut loose = vec![];
+    for e in std::fs::read_dir("src").unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_file() && !LOOSE.contains(&name.as_str()) {
+            loose.push(name);
+        }
+    }
+    assert!(loose.is_empty(), "loose files in src/: {loose:?}");
+    for stage in stages() {
+        let file = format!("{stage}.rs");
+        assert!(
+            LOOSE.contains(&file.as_str()) || Path::new("src").join(&stage).is_dir(),
+            "stage {stage} is not a folder"
+        );
+    }
 }
 
 #[test]

@@ -5,10 +5,10 @@
 #![no_main]
 
 use bcast_select::data::{Arrival, Config, Mapping};
-use bcast_select::features;
-use bcast_select::hybrid;
+use bcast_select::learn::features;
+use bcast_select::learn::hybrid;
 use bcast_select::learn::LearnerKind;
-use bcast_select::model_dir::{parse_analytical, parse_learner, LearnerModels};
+use bcast_select::train::store::{parse_analytical, parse_learner, LearnerModels};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

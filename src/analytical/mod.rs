@@ -32,9 +32,9 @@ pub mod paths;
 pub mod platform;
 pub mod price;
 
+use crate::data::metrics::Pairwise;
 use crate::data::{Candidate, Config};
 use crate::library::{DefaultCheck, Library, Regime};
-use crate::metrics::Pairwise;
 use memo::Memo;
 use price::Run;
 use rayon::prelude::*;
@@ -88,7 +88,7 @@ pub struct Summary {
     /// R² of ln(time).
     pub r2_log: f64,
     /// Pairwise ranking accuracy over the measured candidates of each
-    /// configuration (see [`crate::metrics::pairwise_accuracy`]).
+    /// configuration (see [`crate::data::metrics::pairwise_accuracy`]).
     pub pairwise: Option<Pairwise>,
     /// How far the per-algorithm corrections stood out from the noise.
     #[serde(default)]

@@ -13,15 +13,15 @@
 //! skips what the file holds.
 
 #[cfg(feature = "mpi")]
-pub mod arrival;
-#[cfg(feature = "mpi")]
 pub mod control;
 #[cfg(feature = "mpi")]
 pub mod delay;
 #[cfg(feature = "mpi")]
 pub mod exec;
+#[cfg(feature = "mpi")]
+pub mod exec_arrival;
 pub mod payload;
-pub mod plan;
+pub mod points;
 #[cfg(feature = "mpi")]
 mod run;
 pub mod stats;
@@ -29,7 +29,7 @@ pub mod stats;
 pub mod topology;
 
 use crate::data::{Arrival, Config, Mapping};
-use plan::Point;
+use points::Point;
 #[cfg(feature = "mpi")]
 pub use run::{run, Session};
 use std::path::PathBuf;

@@ -1,9 +1,9 @@
 //! The harness itself: MPI start-up, the campaign loop, timing and
 //! verification of each point (see the module docs of [`super`]).
 
-use super::plan::Point;
+use super::points::Point;
 use super::stats::Samples;
-use super::{arrival, control, delay, exec, payload, plan, topology};
+use super::{control, delay, exec, exec_arrival, payload, points, topology};
 use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Config, Dataset, Impl, Measurement};
@@ -293,7 +293,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             part.arrival,
         );
         if let Some(w) = writer.as_mut() {
-            let row = measurement(&plan::config(&job, part.arrival, &point), &point, &timing);
+            let row = measurement(&points::config(&job, part.arrival, &point), &point, &timing);
             if let Err(e) = w.write(&row, &meta) {
                 eprintln!("error: {e}; stopping the campaign");
                 world.abort(1);
@@ -342,7 +342,7 @@ fn prepare_output(
         Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => load::load_file(out)?.dataset,
         _ => Dataset::default(),
     };
-    Ok((writer, plan::already_measured(points, job, &existing)))
+    Ok((writer, points::already_measured(points, job, &existing)))
 }
 
 fn row_meta(opts: &Options) -> RowMeta {
@@ -428,7 +428,9 @@ impl Runner {
         match self {
             Runner::Own { comm, ops } => exec::run(comm, &ops[root_index], buf),
             Runner::Library { comm } => comm.process_at_rank(root as i32).broadcast_into(buf),
-            Runner::Arrival { comm, segsize } => return arrival::run(comm, root, buf, *segsize),
+            Runner::Arrival { comm, segsize } => {
+                return exec_arrival::run(comm, root, buf, *segsize)
+            }
         }
         Ok(())
     }

@@ -1,5 +1,5 @@
 use super::warn_all;
-use crate::bench::{self, plan, plan::Sweep, Options, Part};
+use crate::bench::{self, points, points::Sweep, Options, Part};
 use crate::cli::{BenchArgs, TimingArgs};
 use crate::data::load::load_grid;
 use crate::error::{Error, Result};
@@ -11,7 +11,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         Some(file) => {
             let grid = load_grid(file)?;
             warn_all(&grid.warnings);
-            plan::listed(&grid.pairs())
+            points::listed(&grid.pairs())
         }
         None => swept(args)?,
     };

@@ -1,9 +1,9 @@
 use super::warn_all;
 use crate::cli::SummaryFormat;
 use crate::data::load::{load_files, load_systems, Choice};
+use crate::data::summary::Summary;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::summary::Summary;
 use std::path::{Path, PathBuf};
 
 /// One summary per file and machine/MPI library: headroom only makes sense
@@ -37,13 +37,13 @@ pub fn summary(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
 pub fn arrival(files: &[PathBuf], plots: Option<&Path>) -> Result<()> {
     let loaded = load_files(files, &Choice::default())?;
     warn_all(&loaded.warnings);
-    let panels = crate::report::arrival::panels(&loaded.dataset);
+    let panels = crate::report::imbalance::panels(&loaded.dataset);
     if panels.is_empty() {
         return Err(Error::Usage(
             "no configuration with an arrival pattern: measure with `bench --imbalance`".into(),
         ));
     }
-    print!("{}", crate::report::arrival::markdown(&panels));
+    print!("{}", crate::report::imbalance::markdown(&panels));
     if let Some(dir) = plots {
         for f in crate::report::plots::write_arrival(&panels, dir)? {
             eprintln!("wrote {}", f.display());

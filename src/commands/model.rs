@@ -4,7 +4,7 @@ use crate::cli::SummaryFormat;
 use crate::data::{Candidate, Dataset};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
-use crate::train::candidate_samples;
+use crate::train::samples::candidate_samples;
 use crate::units::format_bytes;
 use serde::Serialize;
 use std::fmt::Write;

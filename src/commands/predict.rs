@@ -1,12 +1,12 @@
 use crate::cli::PredictArgs;
-use crate::cv::policy;
 use crate::data::Placement;
-use crate::decision::{DecisionTable, Job};
 use crate::error::{Error, Result};
 use crate::export::{self, Options};
-use crate::measured::Decided;
-use crate::model_dir::{load_analytical, load_learner, load_manifest, load_measured};
+use crate::select::decision::{DecisionTable, Job};
+use crate::select::measured::Decided;
 use crate::select::{Auto, AutoSelector, Predictor, Rank, Selector, SelectorKind};
+use crate::train::cv::policy;
+use crate::train::store::{load_analytical, load_learner, load_manifest, load_measured};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let arrival = crate::cli::arrival(args.imbalance.is_some(), args.late_fraction);

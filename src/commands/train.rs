@@ -1,15 +1,15 @@
 use super::warn_all;
 use crate::cli::TrainArgs;
-use crate::cv::{choose_auto, cross_validate, held_out_groups};
 use crate::data::load::load_files;
+use crate::data::summary::Summary;
 use crate::error::{Error, Result};
-use crate::features;
-use crate::hybrid;
-use crate::measured::Measured;
-use crate::model_dir::{self, LearnerModels, Manifest, FORMAT_VERSION};
+use crate::learn::features;
+use crate::learn::hybrid;
+use crate::select::measured::Measured;
 use crate::select::{Range, SelectorKind};
-use crate::summary::Summary;
-use crate::train::{TrainingSet, MIN_ROWS};
+use crate::train::cv::{choose_auto, cross_validate, held_out_groups};
+use crate::train::samples::{TrainingSet, MIN_ROWS};
+use crate::train::store::{self, LearnerModels, Manifest, FORMAT_VERSION};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn train(args: &TrainArgs) -> Result<()> {
@@ -109,7 +109,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         training: Summary::of(data),
     };
     let measured = Measured::of(&all, &cs.candidates);
-    model_dir::save(&args.out, &manifest, &fitted, &set.analytical, &measured)?;
+    store::save(&args.out, &manifest, &fitted, &set.analytical, &measured)?;
 
     println!(
         "trained {} learner(s) on {} measurements ({} candidates, {} configurations)",

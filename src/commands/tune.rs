@@ -1,14 +1,14 @@
 //! `tune`: seed grid, then plan -> bench rounds in one MPI job, then train,
 //! rules and report (rank 0).
 
-use crate::bench::plan::{self as points, Sweep};
+use crate::bench::points::{self as points, Sweep};
 use crate::bench::{Part, Session};
 use crate::cli::{Cli, TuneArgs};
 use crate::data::load::load_file;
 use crate::data::{Algorithm, Arrival, Candidate, Config, Impl};
-use crate::decision::Job;
 use crate::error::{Error, Result};
 use crate::plan::{choose, score, Settings};
+use crate::select::decision::Job;
 use clap::Parser;
 use std::path::Path;
 use std::time::{Duration, Instant};

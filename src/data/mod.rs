@@ -4,8 +4,10 @@
 pub mod algorithm;
 pub mod arrival;
 pub mod load;
+pub mod metrics;
 pub mod osu;
 pub mod placement;
+pub mod summary;
 pub mod write;
 
 pub use algorithm::{Algorithm, Impl};

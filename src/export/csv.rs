@@ -1,7 +1,7 @@
 use crate::data::write::quote;
 use crate::data::Candidate;
 use crate::data::System;
-use crate::decision::DecisionTable;
+use crate::select::decision::DecisionTable;
 use std::fmt::Write;
 
 pub fn render(tables: &[DecisionTable], system: &System) -> String {

@@ -1,6 +1,6 @@
 use crate::data::System;
-use crate::decision::DecisionTable;
 use crate::error::{Error, Result};
+use crate::select::decision::DecisionTable;
 
 /// One table as an object; several (one per job size) as an array.
 pub fn render(tables: &[DecisionTable], system: &System) -> Result<String> {

@@ -9,8 +9,8 @@ mod ompi_rules;
 mod table;
 
 use crate::data::{Algorithm, Candidate};
-use crate::decision::DecisionTable;
 use crate::error::{Error, Result};
+use crate::select::decision::DecisionTable;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -139,7 +139,7 @@ fn radix_notes(tables: &[DecisionTable]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::data::{Impl, Mapping};
-    use crate::decision::{Choice, Decision, Job};
+    use crate::select::decision::{Choice, Decision, Job};
 
     fn cand(algorithm: Algorithm, segsize: Option<u64>, fanout: Option<u32>) -> Candidate {
         Candidate {

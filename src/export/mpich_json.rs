@@ -14,8 +14,8 @@
 //! `MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0`); see the README.
 
 use crate::data::{Algorithm, Candidate};
-use crate::decision::DecisionTable;
 use crate::error::{Error, InputError, Result};
+use crate::select::decision::DecisionTable;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use std::fmt::Write;
 use std::path::Path;

@@ -4,8 +4,8 @@
 
 use super::ompi_rule;
 use crate::data::Algorithm;
-use crate::decision::DecisionTable;
 use crate::error::{Error, Result};
+use crate::select::decision::DecisionTable;
 use serde_json::{json, Value};
 
 pub fn render(tables: &[DecisionTable]) -> Result<String> {

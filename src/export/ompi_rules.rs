@@ -8,8 +8,8 @@
 //! job size the file is portable for any communicator size.
 
 use super::{ompi_rule, radix_notes, Options};
-use crate::decision::DecisionTable;
 use crate::error::{Error, Result};
+use crate::select::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::fmt::Write;
 

@@ -1,5 +1,5 @@
 use crate::data::System;
-use crate::decision::DecisionTable;
+use crate::select::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::fmt::Write;
 

@@ -12,7 +12,7 @@
 //! needs a GPU stack).
 
 use super::{Learner, Model};
-use crate::features::{Samples, LOG2_MSG, LOG2_PROCS, PROCS};
+use crate::learn::features::{Samples, LOG2_MSG, LOG2_PROCS, PROCS};
 use linfa_linalg::cholesky::InverseC;
 use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 //! shallower (depth 5), as benchmark datasets are small.
 
 use super::{Learner, Model};
-use crate::features::Samples;
+use crate::learn::features::Samples;
 use forust_ml::data::Matrix;
 use forust_ml::gradientbooster::GradientBooster;
 use forust_ml::objective::ObjectiveType;

@@ -6,7 +6,7 @@
 
 use super::kdtree::{KdTree, MOST};
 use super::{Learner, Model, Scaler};
-use crate::features::Samples;
+use crate::learn::features::Samples;
 use serde::{Deserialize, Serialize};
 
 pub struct Knn {

@@ -8,7 +8,7 @@
 //! prediction is interpolated in log2 size; beyond them the nearest is used.
 
 use super::{Learner, Model};
-use crate::features::{Samples, LOG2_MSG, NODES, PROCS};
+use crate::learn::features::{Samples, LOG2_MSG, NODES, PROCS};
 use linfa::traits::Fit;
 use linfa::Dataset;
 use linfa_linear::LinearRegression;
@@ -241,7 +241,7 @@ impl LinearModel {
 mod tests {
     use super::super::tests::synthetic;
     use super::*;
-    use crate::features::BASE;
+    use crate::learn::features::BASE;
 
     #[test]
     fn recovers_a_two_segment_line_per_size() {

@@ -2,13 +2,15 @@
 //! its own module, fitting a [`Model`] that predicts one row at a time.
 //! Selection only sees these two types.
 
+pub mod features;
 pub mod gam;
 pub mod gbm;
+pub mod hybrid;
 mod kdtree;
 pub mod knn;
 pub mod linear;
 
-use crate::features::Samples;
+use crate::learn::features::Samples;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -55,7 +57,7 @@ impl Model {
 }
 
 /// The learners `train` knows. A `hybrid-*` learner is its base learner fed
-/// the analytical model's prediction too (see [`crate::hybrid`]).
+/// the analytical model's prediction too (see [`crate::learn::hybrid`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LearnerKind {
@@ -171,7 +173,7 @@ impl Scaler {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::features::BASE;
+    use crate::learn::features::BASE;
 
     /// A smooth, known ln-time surface over (log2 msg, log2 procs), with a
     /// mapping effect: what every learner should reproduce closely.

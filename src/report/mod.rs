@@ -1,7 +1,7 @@
 //! Evaluation reports: one module per format.
 
-pub mod arrival;
 mod csv;
+pub mod imbalance;
 mod json;
 mod markdown;
 pub mod plots;

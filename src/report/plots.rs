@@ -10,7 +10,7 @@
 use crate::data::{Algorithm, Mapping};
 use crate::error::{Error, Result};
 use crate::evaluate::{ConfigResult, Report};
-use crate::report::arrival::{Panel, Series};
+use crate::report::imbalance::{Panel, Series};
 use crate::units::format_bytes;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::{CoordTranslate, Shift};

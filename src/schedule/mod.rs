@@ -8,7 +8,7 @@
 //! pipeline, binary, binomial, knomial), split-binary with its blocking sends
 //! and half exchange, linear with p − 1 outstanding sends, plus `sbbt`.
 
-pub mod arrival;
+pub mod arrival_aware;
 pub mod tree;
 
 use crate::data::Algorithm;

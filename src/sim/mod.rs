@@ -51,7 +51,7 @@ impl Programs for Schedule {
 }
 /// The arrival algorithm's rounds: the root runs them in turn, each
 /// receiver only its own.
-impl Programs for crate::schedule::arrival::Rounds {
+impl Programs for crate::schedule::arrival_aware::Rounds {
     fn procs(&self) -> u32 {
         self.procs
     }

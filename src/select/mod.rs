@@ -2,10 +2,13 @@
 //! them; the fastest predicted is the choice — unless the evidence for
 //! leaving the library's choice is too weak ([`Policy`]).
 
+pub mod decision;
+pub mod measured;
+
 use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Dataset, Mapping};
-use crate::features;
-use crate::hybrid::{self, Terms};
+use crate::learn::features;
+use crate::learn::hybrid::{self, Terms};
 use crate::learn::{LearnerKind, Model};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -141,7 +144,7 @@ pub enum Predictor<'a> {
     /// One regressor per candidate on the base features.
     Learned(&'a [Model]),
     /// One regressor per candidate on the hybrid features (see
-    /// [`crate::hybrid`]), predicting ln time relative to the model.
+    /// [`crate::learn::hybrid`]), predicting ln time relative to the model.
     Hybrid(&'a [Model], &'a Fitted),
     /// The analytical model alone; candidates it cannot price are not
     /// offered.
@@ -235,7 +238,7 @@ impl Range {
 /// `per_doubling` for every doubling the configuration lies outside the
 /// trained range; never where that reaches 1, nor farther out than
 /// cross-validation tested the selector (`validated_doublings`). All three
-/// come from cross-validation ([`crate::cv`]).
+/// come from cross-validation ([`crate::train::cv`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Policy {
     pub margin: f64,
@@ -276,7 +279,7 @@ pub struct Selector<'a> {
     pub candidates: &'a [Candidate],
     pub predictor: Predictor<'a>,
     /// Whether the learners' models of the candidates other than `default`
-    /// predict ln(t / t_default) (see [`crate::train::candidate_samples`]).
+    /// predict ln(t / t_default) (see [`crate::train::samples::candidate_samples`]).
     pub relative: bool,
     pub mappings: &'a [Vec<Mapping>],
     pub policy: Policy,

@@ -18,11 +18,11 @@
 //! thereby keeps the library's choice.
 
 use crate::analytical::Fitted;
+use crate::data::metrics::Tally;
 use crate::data::{Config, Dataset};
 use crate::error::Result;
-use crate::metrics::Tally;
 use crate::select::{prefer_default, Auto, Policy, Range, Ranked, SelectorKind};
-use crate::train::TrainingSet;
+use crate::train::samples::TrainingSet;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

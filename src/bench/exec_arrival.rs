@@ -1,10 +1,10 @@
-//! Runs the `arrival` broadcast (see [`crate::schedule::arrival`]) over MPI:
+//! Runs the `arrival` broadcast (see [`crate::schedule::arrival_aware`]) over MPI:
 //! receivers announce themselves to the root on a control tag and wait for a
 //! header on another; the root serves whoever has announced, round after
 //! round, each round a pipelined chain run by [`super::exec`].
 
 use super::exec;
-use crate::schedule::arrival::{Group, Waiting};
+use crate::schedule::arrival_aware::{Group, Waiting};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Tag;

@@ -2,15 +2,15 @@
 //! (DESIGN §3): speed-up over the library default, slowdown against the best
 //! measured candidate, hit rates.
 
-use crate::cv::{choose_auto, cross_validate, policy, CvScore};
+use crate::data::metrics::{pairwise_accuracy, Pairwise, Tally};
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
 use crate::error::{Error, Result};
 use crate::learn::LearnerKind;
-use crate::measured::Measured;
-use crate::metrics::{pairwise_accuracy, Pairwise, Tally};
-use crate::ompi_fixed;
+use crate::library::ompi_fixed;
+use crate::select::measured::Measured;
 use crate::select::{Auto, Range, Ranked, SelectorKind};
-use crate::train::TrainingSet;
+use crate::train::cv::{choose_auto, cross_validate, policy, CvScore};
+use crate::train::samples::TrainingSet;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

@@ -5,12 +5,12 @@
 //! the data are sparse — a job size the training data never had, where KNN
 //! and trees can only repeat their neighbours — the model's trend in procs
 //! and message size carries the prediction. Where the targets are ratios
-//! to `default` ([`crate::train::candidate_samples`]), the offset is the
+//! to `default` ([`crate::train::samples::candidate_samples`]), the offset is the
 //! model's ratio (the candidate's term minus `default`'s).
 
 use crate::analytical::Fitted;
 use crate::data::{Candidate, Config};
-use crate::features;
+use crate::learn::features;
 
 /// Name of the extra column, stored in model files.
 pub const FEATURE: &str = "ln_analytical_us";

@@ -1,6 +1,6 @@
 //! What `default` runs: the MPI library's own choice of broadcast, as far as
 //! it is one of the schedules we price. Open MPI's coll/tuned runs its fixed
-//! decision table ([`crate::ompi_fixed`]) unless another component takes
+//! decision table ([`crate::library::ompi_fixed`]) unless another component takes
 //! the call; from 5.0 on coll/han does so on communicators that span nodes
 //! (reference notes §1e), where neither `default` nor a forced tuned
 //! algorithm runs a flat schedule over all ranks. MPICH's choice is not
@@ -11,8 +11,9 @@
 //! fixed table names were measured on the same configuration, the two must
 //! agree within noise ([`check`]).
 
+pub mod ompi_fixed;
+
 use crate::data::{Algorithm, Candidate, Config, Dataset, Impl};
-use crate::ompi_fixed;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -143,7 +144,7 @@ const SIGN_TEST_LEVEL: f64 = 0.01;
 /// says it runs, per regime. The belief is refuted where the differences
 /// lean to one side beyond chance (two-sided sign test at 1%) *and* their
 /// median exceeds both their own spread (median absolute deviation) and
-/// [`crate::metrics::NEAR`]: a systematic difference larger than the noise
+/// [`crate::data::metrics::NEAR`]: a systematic difference larger than the noise
 /// and large enough to matter, not a small bias that many pairs make
 /// significant.
 pub fn check(d: &Dataset, library: Library) -> Vec<DefaultCheck> {
@@ -178,7 +179,7 @@ pub fn check(d: &Dataset, library: Library) -> Vec<DefaultCheck> {
             let faster = ratios.iter().filter(|&&r| r < 0.0).count();
             let refuted = ratios.len() >= MIN_PAIRS
                 && sign_test(slower, faster) < SIGN_TEST_LEVEL
-                && median.abs() > mad.max(crate::metrics::NEAR.ln_1p());
+                && median.abs() > mad.max(crate::data::metrics::NEAR.ln_1p());
             DefaultCheck {
                 regime,
                 pairs: ratios.len(),

@@ -6,7 +6,7 @@
 //! a random half of the measured configurations (half-sampling, a
 //! bootstrap that needs no duplicate rows), the learners taken in turn,
 //! on the targets `train` fits (ratios to `default`, see
-//! [`crate::train::candidate_samples`]): the members then disagree about
+//! [`crate::train::samples::candidate_samples`]): the members then disagree about
 //! what sets the candidates apart, not about what they share.
 //! Resampling alone leaves gaps without doubt — trees and neighbours all
 //! copy the gap's edge the same way — while learners of different kinds
@@ -27,9 +27,9 @@
 
 use crate::data::{Candidate, Config, Dataset};
 use crate::error::{Error, Result};
-use crate::features::{self, Samples};
+use crate::learn::features::{self, Samples};
 use crate::learn::{LearnerKind, Model};
-use crate::train::{candidate_samples, MIN_ROWS};
+use crate::train::samples::{candidate_samples, MIN_ROWS};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -7,20 +7,20 @@
 //! - `analytical.json`: the analytical models (the `analytical` selector and
 //!   the hybrid learners' features);
 //! - `measured.json`: the times measured at every trained configuration
-//!   (`auto` decides by them there, see [`crate::measured`]).
+//!   (`auto` decides by them there, see [`crate::select::measured`]).
 //!
 //! A directory of another format version or feature set is refused.
 
 use crate::analytical::Fitted;
-use crate::cv::CvScore;
+use crate::data::summary::Summary;
 use crate::data::{Candidate, Mapping};
 use crate::error::{Error, InputError, Result};
-use crate::features;
-use crate::hybrid;
+use crate::learn::features;
+use crate::learn::hybrid;
 use crate::learn::{LearnerKind, Model};
-use crate::measured::{Entry, Measured};
+use crate::select::measured::{Entry, Measured};
 use crate::select::{Auto, Range};
-use crate::summary::Summary;
+use crate::train::cv::CvScore;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -44,7 +44,7 @@ pub struct Manifest {
     pub candidate_mappings: Vec<Vec<Mapping>>,
     pub learners: Vec<LearnerKind>,
     /// Whether the learners' models of the candidates other than `default`
-    /// predict ln(t / t_default) (see [`crate::train::candidate_samples`]).
+    /// predict ln(t / t_default) (see [`crate::train::samples::candidate_samples`]).
     pub relative_targets: bool,
     /// The selectors `predict` uses unless told otherwise.
     pub auto: Auto,

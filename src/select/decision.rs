@@ -1,8 +1,8 @@
 //! A decision table: for one job and each message size, the candidate with
 //! the smallest predicted time, the runner-up and the margin between them.
 
+use crate::data::metrics::NEAR;
 use crate::data::{Arrival, Candidate, Config, Mapping};
-use crate::metrics::NEAR;
 use crate::select::{Rank, Ranked};
 use serde::Serialize;
 

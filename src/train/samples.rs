@@ -1,12 +1,12 @@
 //! Training: features and targets per candidate, the analytical model, and
-//! one model per candidate and learner (cross-validation is [`crate::cv`]).
+//! one model per candidate and learner (cross-validation is [`crate::train::cv`]).
 
 use crate::analytical::fit::{fit_along, fit_dataset};
 use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::error::{Error, Result};
-use crate::features::{self, Samples};
-use crate::hybrid::{self, Terms};
+use crate::learn::features::{self, Samples};
+use crate::learn::hybrid::{self, Terms};
 use crate::learn::{LearnerKind, Model};
 use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
 use rayon::prelude::*;
@@ -193,7 +193,7 @@ impl TrainingSet {
 
 /// Each candidate's samples with the analytical term appended and taken off
 /// the target (the model's ratio to `default` off a ratio; see
-/// [`crate::hybrid`]).
+/// [`crate::learn::hybrid`]).
 fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
     let configs: BTreeSet<&Config> = cs.configs.iter().flatten().collect();
     let terms: BTreeMap<&Config, Terms> = configs

@@ -9,7 +9,7 @@
 //! on when ranks arrive. This module holds what is fixed once they are
 //! known — the root's grouping rule, the header, every rank's data
 //! operations (Open MPI's pipeline over the group's chain) — so the
-//! simulator can prove delivery for any arrival order; `bench::arrival`
+//! simulator can prove delivery for any arrival order; `bench::exec_arrival`
 //! runs it over MPI.
 
 use super::{Op, Schedule, Spec};

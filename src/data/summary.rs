@@ -1,7 +1,7 @@
 //! What a dataset holds and how much a selector could gain on it.
 
+use crate::data::metrics::Tally;
 use crate::data::{Arrival, Dataset, Measurement, System};
-use crate::metrics::Tally;
 use crate::units::format_bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -35,7 +35,7 @@ pub struct Headroom {
     /// Share of those where some other candidate is strictly faster.
     pub default_not_best_rate: f64,
     /// Share where the best is faster than default by more than
-    /// [`crate::metrics::NEAR`].
+    /// [`crate::data::metrics::NEAR`].
     pub default_beaten_5pct_rate: f64,
     /// Geometric mean of t_default / t_best.
     pub geomean_default_over_best: f64,
