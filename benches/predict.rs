@@ -77,7 +77,7 @@ fn main() {
         let selector = Selector {
             candidates: &manifest.candidates,
             predictor,
-            relative: manifest.relative_targets,
+            target: manifest.target,
             mappings: &manifest.candidate_mappings,
             policy,
             range: manifest.range,
@@ -132,7 +132,8 @@ fn per_candidate(
             .iter()
             .filter_map(|c| analytical.runs(c, candidate).map(|runs| (c, runs)))
             .filter(|(c, runs)| {
-                price(c, runs, &analytical.platform, analytical.statistic).is_some()
+                let platform = analytical.platform.as_ref();
+                platform.is_some_and(|p| price(c, runs, p, analytical.statistic).is_some())
             })
             .count();
         let shape = start.elapsed().as_secs_f64() * 1e6 / configs.len() as f64;

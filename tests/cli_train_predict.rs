@@ -101,9 +101,12 @@ fn train_writes_a_model_that_predict_reads() {
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 9);
     assert_eq!(
-        manifest["relative_targets"], true,
+        manifest["format_version"],
+        bcast_select::train::store::FORMAT_VERSION
+    );
+    assert_eq!(
+        manifest["target"], "ratio_to_default",
         "default measured everywhere"
     );
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
@@ -340,14 +343,21 @@ fn predict_refuses_what_it_cannot_use() {
 
     let manifest = model.join("manifest.json");
     let original = std::fs::read_to_string(&manifest).unwrap();
+    let version = bcast_select::train::store::FORMAT_VERSION;
     std::fs::write(
         &manifest,
-        original.replace("\"format_version\": 9", "\"format_version\": 10"),
+        original.replace(
+            &format!("\"format_version\": {version}"),
+            &format!("\"format_version\": {}", version + 1),
+        ),
     )
     .unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
     assert_eq!(c, Some(2));
-    assert!(e.contains("model format version 10"), "{e}");
+    assert!(
+        e.contains(&format!("model format version {}", version + 1)),
+        "{e}"
+    );
 
     std::fs::write(&manifest, original.replace("\"ppn\",", "\"cores\",")).unwrap();
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "4"]));
@@ -410,7 +420,7 @@ fn a_rarely_measured_default_is_said_and_times_are_fitted() {
         stderr.contains("`default` measured at only 3 of 15 configurations"),
         "{stderr}"
     );
-    assert_eq!(manifest["relative_targets"], false);
+    assert_eq!(manifest["target"], "time");
     let model = dir.path().join("m");
     let o = predict(&model, &["--nodes", "1", "--ppn", "4", "--format", "csv"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -60,11 +60,11 @@ fuzz_target!(|data: &[u8]| {
         None => {
             if let Ok(fitted) = parse_analytical(Path::new("analytical.json"), text) {
                 for config in configs() {
-                    for candidate in fitted.overheads.iter().map(|o| bcast_select::data::Candidate {
-                        algorithm: o.algorithm,
+                    for candidate in fitted.corrections.iter().map(|c| bcast_select::data::Candidate {
+                        algorithm: c.algorithm,
                         segsize: Some(0),
                         fanout: None,
-                        implementation: o.implementation,
+                        implementation: c.implementation,
                     }) {
                         let _ = fitted.predict_us(&config, &candidate);
                     }

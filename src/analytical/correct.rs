@@ -9,6 +9,7 @@
 //! platform systematically misprices gets its own level.
 
 use super::platform::{knot_weights, KNOTS};
+use super::{HUBER_K, MAD_TO_SD};
 use crate::data::{Algorithm, Candidate, Config, Impl};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -151,7 +152,7 @@ fn corrections(
 }
 
 /// The residuals with outliers (a cold first call) clipped at Huber's
-/// k = 1.345 robust standard deviations from their algorithm's median, so
+/// k = [`HUBER_K`] robust standard deviations from their algorithm's median, so
 /// that one run cannot move a level.
 fn clipped(rows: &[&Residual], key: impl Fn(&Residual) -> Key) -> Vec<f64> {
     let mut by: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
@@ -174,7 +175,7 @@ fn clipped(rows: &[&Residual], key: impl Fn(&Residual) -> Key) -> Vec<f64> {
     // outlier can be told apart, and clipping at 0 would erase everything.
     let mad = crate::data::median_sorted(&abs);
     let k = if mad > 0.0 {
-        1.345 * 1.4826 * mad
+        HUBER_K * MAD_TO_SD * mad
     } else {
         f64::INFINITY
     };

@@ -12,7 +12,7 @@
 use super::paths::Paths;
 use super::platform::{knot_weights, Platform, KNOTS, PER_KNOT, PER_LINK};
 use super::price::{self, Statistic};
-use super::{correct, Along, Fitted, Memo, Summary};
+use super::{correct, Along, Fitted, Memo, Summary, HUBER_K, MAD_TO_SD};
 use crate::data::metrics::pairwise_accuracy;
 use crate::data::{Arrival, Candidate, Config, Dataset};
 use crate::library::{self, Library};
@@ -59,7 +59,7 @@ pub fn fit_along(d: &Dataset, full: &Fitted) -> Fitted {
 fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
     let library = Library::detect(&d.provenance.mpis);
     let mut fitted = Fitted {
-        platform: Platform::uniform(Link::default(), Link::default()),
+        platform: None,
         statistic: Statistic::default(),
         corrections: Vec::new(),
         library,
@@ -99,7 +99,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
     } = fit_platform(&observations, &used, statistic);
     fitted.statistic = statistic;
     fill_unmeasured(&mut theta, &used, &fitted);
-    fitted.platform = Platform::from_slice(&theta);
+    let platform = Platform::from_slice(&theta);
     let residuals: Vec<correct::Residual> = observations
         .iter()
         .zip(&modelled)
@@ -117,7 +117,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
                 all.iter().map(|o| (o.config, o.runs)).collect();
             let pairs: Vec<_> = pairs.into_iter().collect();
             Some(Along {
-                paths: Arc::new(Paths::trace(&pairs, &fitted.platform, statistic)),
+                paths: Arc::new(Paths::trace(&pairs, &platform, statistic)),
                 theta: None,
             })
         }
@@ -126,6 +126,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
             theta: Some(theta),
         }),
     };
+    fitted.platform = Some(platform);
     // How well the model fits is reported for a full fit (`model fit`,
     // `train`); a fold's figures would be computed for nobody.
     if along.is_none() {
@@ -345,7 +346,7 @@ fn fill_unmeasured(theta: &mut [f64], used: &[bool], fitted: &Fitted) {
 /// are not, so each step solves the problem linearized at the current
 /// prediction t̂ (Gauss–Newton: ln(a·θ) ≈ ln t̂ − 1 + a·θ / t̂), starting
 /// from the fit of relative residuals (linearized at the measured times).
-/// Huber's weights (k = 1.345 robust standard deviations) on the log
+/// Huber's weights (k = [`HUBER_K`] robust standard deviations) on the log
 /// residuals keep outliers (a cold first call, a noisy single run) from
 /// pulling the platform.
 fn huber_nnls(rows: &[Vec<f64>], observations: &[&Observation], used: &[bool]) -> Vec<f64> {
@@ -391,8 +392,8 @@ fn huber_nnls(rows: &[Vec<f64>], observations: &[&Observation], used: &[bool]) -
             .collect();
         let mut abs: Vec<f64> = residuals.iter().map(|r| r.abs()).collect();
         abs.sort_by(f64::total_cmp);
-        let sigma = (1.4826 * crate::data::median_sorted(&abs)).max(1e-9);
-        let k = 1.345 * sigma;
+        let sigma = (MAD_TO_SD * crate::data::median_sorted(&abs)).max(1e-9);
+        let k = HUBER_K * sigma;
         for (w, r) in weights.iter_mut().zip(&residuals) {
             *w = if r.abs() <= k { 1.0 } else { k / r.abs() };
         }
@@ -691,7 +692,8 @@ mod tests {
             .filter_map(|m| Some((m.config, full.runs(&m.config, &m.candidate)?)))
             .collect();
         let other = Statistic::MeanOverRanks;
-        full.along.as_mut().unwrap().paths = Arc::new(Paths::trace(&pairs, &full.platform, other));
+        full.along.as_mut().unwrap().paths =
+            Arc::new(Paths::trace(&pairs, full.platform.as_ref().unwrap(), other));
         let held = BTreeSet::from([5, 11]);
         let part = d.subset(|m| !held.contains(&m.config.procs));
         let fold = fit_along(&part, &full);
@@ -719,7 +721,7 @@ mod tests {
         for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
             let d = load_file(&file).unwrap().dataset;
             let fitted = fit_dataset(&d);
-            let theta = fitted.platform.to_vec();
+            let theta = fitted.platform.as_ref().unwrap().to_vec();
             assert!(
                 theta.iter().all(|v| *v >= 0.0),
                 "{}: {theta:?}",

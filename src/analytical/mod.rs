@@ -19,11 +19,8 @@
 //! misprices the algorithm, against the others measured at the same
 //! configurations, beyond their noise ([`correct`]). There is no free
 //! constant per broadcast and algorithm: nothing holds it back where an
-//! algorithm has few rows. Fitted with the platform (until 2026-11-25), it
-//! reached 3.5-2,034 µs for algorithms with one row on the shared data
-//! (split-binary or pipeline run by `default` at a single configuration)
-//! and 3.2 µs for binomial from 23 rows of one training part, pricing
-//! every small broadcast of `default` by those few rows.
+//! algorithm has few rows, so a handful of rows would set it at will
+//! (`experiments/analytical.md` measures what it did).
 
 pub mod correct;
 pub mod fit;
@@ -41,10 +38,20 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Huber's threshold, in robust standard deviations (95% efficiency when
+/// the residuals are normal): the fit's weights and the corrections'
+/// clipping both stop outliers there.
+const HUBER_K: f64 = 1.345;
+/// A median absolute deviation times this estimates the standard
+/// deviation of normal residuals.
+const MAD_TO_SD: f64 = 1.4826;
+
 /// The fitted platform and per-algorithm terms.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Fitted {
-    pub platform: platform::Platform,
+    /// The platform's costs; `None` where no row could be fitted (no
+    /// measured algorithm has a schedule): nothing is priced then.
+    pub platform: Option<platform::Platform>,
     /// Which time of a broadcast the data hold.
     pub statistic: price::Statistic,
     /// Per algorithm, what the platform leaves unexplained.
@@ -113,17 +120,14 @@ impl Fitted {
     /// Predicted time (µs) of `candidate` on `config`; `None` where the
     /// model cannot price it.
     pub fn predict_us(&self, config: &Config, candidate: &Candidate) -> Option<f64> {
-        if self.summary.rows == 0 {
-            return None; // nothing was fitted
-        }
+        let platform = self.platform.as_ref()?;
         let runs = self.runs(config, candidate)?;
         let t = match self.along(config, &runs) {
             Some(t) => t,
             None => self.memo.get_or(&(*config, runs), || {
                 price::recipe(config, &runs)?.combine(|run| {
-                    self.runs.get_or(run, || {
-                        price::simulate_run(run, &self.platform, self.statistic)
-                    })
+                    self.runs
+                        .get_or(run, || price::simulate_run(run, platform, self.statistic))
                 })
             })?,
         };
@@ -169,11 +173,13 @@ impl Fitted {
     /// channel, every cost parameter finite and non-negative, finite
     /// corrections.
     pub fn check(&self) -> Result<(), String> {
-        if !self.platform.is_complete() {
+        let Some(platform) = &self.platform else {
+            return Ok(()); // prices nothing
+        };
+        if !platform.is_complete() {
             return Err("the platform lacks links at some message sizes".into());
         }
-        let bad = self
-            .platform
+        let bad = platform
             .to_vec()
             .into_iter()
             .find(|v| !(v.is_finite() && *v >= 0.0));

@@ -7,10 +7,10 @@
 //! nearly equally long, so a time along the kept path is at most the
 //! fold's simulated one, and close to it (a fold's parameters are fitted
 //! on most of the same rows). The rows a fold holds out are priced the same
-//! way: simulating them under each fold's parameters was most of a large
-//! campaign's cross-validation (3 of every 4 s of a fold of the 1m file of
-//! `experiments/scale.sh`), and its figures moved little (see
-//! `experiments/benchmarks.md`, sixth session).
+//! way: simulating them under each fold's parameters would be most of a
+//! large campaign's cross-validation (3 of every 4 s of a fold of the 1m
+//! file of `experiments/scale.sh`) and moves its figures little
+//! (`experiments/benchmarks.md`).
 
 use super::memo::Memo;
 use super::platform::{Platform, WIDTH};

@@ -35,7 +35,7 @@ pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
     let analytical = load_analytical(&args.model)?;
     let models = |kind: SelectorKind| match kind {
         SelectorKind::Learner(learner) => Ok(load_learner(&args.model, &manifest, learner)?.models),
-        SelectorKind::Analytical if analytical.summary.rows == 0 => Err(Error::Usage(
+        SelectorKind::Analytical if analytical.platform.is_none() => Err(Error::Usage(
             "the analytical model was fitted on no rows: the training data has no \
              algorithm with a schedule"
                 .into(),
@@ -65,7 +65,7 @@ pub(super) fn predict_jobs(args: &PredictArgs, jobs: Vec<Job>) -> Result<()> {
     let selector = |kind: SelectorKind, models| Selector {
         candidates: &manifest.candidates,
         predictor: Predictor::of(kind, models, &analytical),
-        relative: manifest.relative_targets,
+        target: manifest.target,
         mappings: &manifest.candidate_mappings,
         policy: policy(&manifest.cv, kind),
         range: manifest.range,

@@ -5,6 +5,7 @@ use crate::data::summary::Summary;
 use crate::error::{Error, Result};
 use crate::learn::features;
 use crate::learn::hybrid;
+use crate::learn::target::Target;
 use crate::select::measured::Measured;
 use crate::select::{Range, SelectorKind};
 use crate::train::cv::{choose_auto, cross_validate, held_out_groups};
@@ -60,7 +61,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             "no candidate has {MIN_ROWS} or more measurements: nothing to train"
         )));
     }
-    if !cs.relative {
+    if cs.target == Target::Time {
         let configs = data.by_config().count();
         let with_default = data
             .by_config()
@@ -101,7 +102,7 @@ pub fn train(args: &TrainArgs) -> Result<()> {
         candidates: cs.candidates.clone(),
         candidate_mappings: cs.mappings.clone(),
         learners: learners.clone(),
-        relative_targets: cs.relative,
+        target: cs.target,
         auto,
         cv: cv.as_ref().map(|cv| cv.scores.clone()).unwrap_or_default(),
         range,

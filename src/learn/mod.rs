@@ -9,6 +9,7 @@ pub mod hybrid;
 mod kdtree;
 pub mod knn;
 pub mod linear;
+pub mod target;
 
 use crate::learn::features::Samples;
 use serde::{Deserialize, Serialize};

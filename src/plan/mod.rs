@@ -28,6 +28,7 @@
 use crate::data::{Candidate, Config, Dataset};
 use crate::error::{Error, Result};
 use crate::learn::features::{self, Samples};
+use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
 use crate::train::samples::{candidate_samples, MIN_ROWS};
 use rand::rngs::StdRng;
@@ -288,14 +289,13 @@ pub fn choose(scored: &[Scored], budget: usize) -> Vec<usize> {
 struct Ensemble {
     models: BTreeMap<Candidate, Vec<Model>>,
     members: usize,
-    /// Whether the models of the candidates other than `default` predict
-    /// ratios to `default` (as `train`'s do).
-    relative: bool,
+    /// What the models predict (as `train`'s do).
+    target: Target,
 }
 
 impl Ensemble {
     fn fit(data: &Dataset, settings: &Settings) -> Result<Ensemble> {
-        let cs = candidate_samples(data, true);
+        let cs = candidate_samples(data, Target::RatioToDefault);
         let configs: BTreeSet<Config> = data.configs().collect();
         let mut rng = StdRng::seed_from_u64(settings.seed);
         let halves: Vec<BTreeSet<Config>> = (0..settings.members)
@@ -342,7 +342,7 @@ impl Ensemble {
         Ok(Ensemble {
             models,
             members: settings.members,
-            relative: cs.relative,
+            target: cs.target,
         })
     }
 
@@ -355,8 +355,7 @@ impl Ensemble {
     ) -> f64 {
         let row = features::base(config);
         // ln(time) of `candidate` per member — measured, or its own
-        // model's prediction (a ratio to `default` where the models are
-        // relative) — and whether it was predicted.
+        // model's prediction — and whether it was predicted.
         let own = |candidate: &Candidate| -> Option<(Vec<f64>, bool)> {
             match measured.get(&(*config, *candidate)) {
                 Some(&t) => Some((vec![t; self.members], false)),
@@ -370,27 +369,33 @@ impl Ensemble {
                 )),
             }
         };
-        let default = self.models.keys().find(|c| c.is_default());
-        let reference = if self.relative {
-            match default.and_then(own) {
-                Some((d, _)) => Some(d),
-                None => return f64::INFINITY,
-            }
-        } else {
-            None
+        // `default`'s ln(time) per member, for the ratios to it.
+        let once = std::cell::OnceCell::new();
+        let ln_default = |member: usize| {
+            once.get_or_init(|| {
+                let default = self.models.keys().find(|c| c.is_default())?;
+                own(default).map(|(t, _)| t)
+            })
+            .as_ref()
+            .map(|t| t[member])
         };
         // ln(time) per candidate (rows) and member (columns).
         let mut times = Vec::with_capacity(candidates.len());
         for candidate in candidates {
-            let Some((mut t, predicted)) = own(candidate) else {
+            let Some((t, predicted)) = own(candidate) else {
                 return f64::INFINITY;
             };
-            if let Some(d) = reference
-                .as_ref()
-                .filter(|_| predicted && !candidate.is_default())
-            {
-                t.iter_mut().zip(d).for_each(|(t, d)| *t += d);
-            }
+            let t = if predicted {
+                let decode = |(member, &y): (usize, &f64)| {
+                    self.target.decode(candidate, y, || ln_default(member))
+                };
+                t.iter().enumerate().map(decode).collect()
+            } else {
+                Some(t)
+            };
+            let Some(t) = t else {
+                return f64::INFINITY;
+            };
             times.push(t);
         }
         expected_regret(&times)

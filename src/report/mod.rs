@@ -2,8 +2,9 @@
 
 mod csv;
 pub mod imbalance;
-mod json;
 mod markdown;
+pub mod model_fit;
+mod json;
 pub mod plots;
 
 use crate::error::Result;

@@ -9,6 +9,7 @@ use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::learn::features;
 use crate::learn::hybrid::{self, Terms};
+use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -278,9 +279,8 @@ impl Policy {
 pub struct Selector<'a> {
     pub candidates: &'a [Candidate],
     pub predictor: Predictor<'a>,
-    /// Whether the learners' models of the candidates other than `default`
-    /// predict ln(t / t_default) (see [`crate::train::samples::candidate_samples`]).
-    pub relative: bool,
+    /// What the learners' models predict.
+    pub target: Target,
     pub mappings: &'a [Vec<Mapping>],
     pub policy: Policy,
     pub range: Range,
@@ -309,22 +309,22 @@ impl Selector<'_> {
             }
             Predictor::Analytical(_) => None,
         };
-        // A ratio to `default` becomes a time with `default`'s prediction
-        // added (less `default`'s term, which a hybrid's ratio holds too).
-        let default_at = self
-            .candidates
-            .iter()
-            .position(|c| c.is_default())
-            .filter(|_| self.relative);
-        let reference = default_at.and_then(|d| {
-            let default = &self.candidates[d];
-            let term = terms.as_ref().map_or(0.0, |t| t.of(default));
-            Some(own(d, default)? - term)
-        });
+        // `default`'s ln time, for the ratios to it (a hybrid's ratio holds
+        // `default`'s term too, taken off here).
+        let once = std::cell::OnceCell::new();
+        let ln_default = || {
+            *once.get_or_init(|| {
+                let d = self.candidates.iter().position(|c| c.is_default())?;
+                let default = &self.candidates[d];
+                let term = terms.as_ref().map_or(0.0, |t| t.of(default));
+                Some(own(d, default)? - term)
+            })
+        };
         let predict = |i: usize, candidate: &Candidate| match self.predictor {
             Predictor::Learned(_) | Predictor::Hybrid(..) => {
-                let ratio = default_at.is_some_and(|d| d != i);
-                let ln = own(i, candidate)? + if ratio { reference? } else { 0.0 };
+                let ln = self
+                    .target
+                    .decode(candidate, own(i, candidate)?, ln_default)?;
                 Some(ln.exp())
             }
             Predictor::Analytical(fitted) => fitted.predict_us(config, candidate),

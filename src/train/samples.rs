@@ -7,6 +7,7 @@ use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::error::{Error, Result};
 use crate::learn::features::{self, Samples};
 use crate::learn::hybrid::{self, Terms};
+use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
 use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
 use rayon::prelude::*;
@@ -26,31 +27,20 @@ pub struct CandidateSamples {
     pub mappings: Vec<Vec<Mapping>>,
     /// Candidates left out for having fewer than [`MIN_ROWS`] rows.
     pub too_rare: Vec<(Candidate, usize)>,
-    /// Whether the targets of the candidates other than `default` are
-    /// ln(t / t_default) at the same configuration (see
-    /// [`candidate_samples`]); `default`'s are ln(t) either way.
-    pub relative: bool,
+    /// What the samples' targets are.
+    pub target: Target,
 }
 
-/// Features and ln(time) of every measurement, per candidate.
-///
-/// With `relative`, a candidate other than `default` learns
-/// ln(t / t_default) at the configurations where both were measured, its
-/// other rows left out — unless that would leave out most rows (`default`
-/// measured at few of the configurations the others were): then every
-/// candidate learns ln(t), as without `relative`. A selection compares
-/// candidates at one configuration: what all of them share there — the
-/// size trend, the job's placement, a slow node or a noisy run of the
-/// campaign — cancels in the ratio, so each model spends its capacity on
-/// what tells the candidates apart, measured against the choice every
-/// decision is judged by. Its absolute prediction is the ratio's plus
-/// `default`'s ([`crate::select::Selector`]).
-pub fn candidate_samples(d: &Dataset, relative: bool) -> CandidateSamples {
+/// Features and target of every measurement, per candidate. `wanted`
+/// [`Target::RatioToDefault`] gives ratios where the data allow
+/// ([`Target::for_coverage`]; rows of a candidate with no `default` row at
+/// their configuration are then left out), times elsewhere.
+pub fn candidate_samples(d: &Dataset, wanted: Target) -> CandidateSamples {
     let mut by: BTreeMap<Candidate, (Samples, Vec<Config>)> = BTreeMap::new();
     let default_ln: BTreeMap<Config, f64> = d
         .measurements()
         .iter()
-        .filter(|m| relative && m.candidate.is_default())
+        .filter(|m| wanted == Target::RatioToDefault && m.candidate.is_default())
         .map(|m| (m.config, m.time_us.ln()))
         .collect();
     let others = d
@@ -60,17 +50,16 @@ pub fn candidate_samples(d: &Dataset, relative: bool) -> CandidateSamples {
     let (referenced, all) = others.fold((0usize, 0usize), |(r, n), m| {
         (r + usize::from(default_ln.contains_key(&m.config)), n + 1)
     });
-    let relative = !default_ln.is_empty() && 2 * referenced >= all;
+    let target = Target::for_coverage(default_ln.len(), referenced, all);
     for m in d.measurements() {
-        let reference = match default_ln.get(&m.config) {
-            _ if m.candidate.is_default() || !relative => 0.0,
-            Some(&d) => d,
-            None => continue,
+        let ln_default = || default_ln.get(&m.config).copied();
+        let Some(y) = target.encode(&m.candidate, m.time_us.ln(), ln_default) else {
+            continue;
         };
         let (samples, configs) = by
             .entry(m.candidate)
             .or_insert_with(|| (Samples::new(features::BASE.len()), Vec::new()));
-        samples.push(&features::base(&m.config), m.time_us.ln() - reference);
+        samples.push(&features::base(&m.config), y);
         configs.push(m.config);
     }
     let mut out = CandidateSamples {
@@ -79,7 +68,7 @@ pub fn candidate_samples(d: &Dataset, relative: bool) -> CandidateSamples {
         configs: Vec::new(),
         mappings: Vec::new(),
         too_rare: Vec::new(),
-        relative,
+        target,
     };
     for (c, (s, configs)) in by {
         if s.len() < MIN_ROWS {
@@ -119,7 +108,7 @@ impl TrainingSet {
     }
 
     fn with(d: &Dataset, hybrid: bool, analytical: Fitted) -> TrainingSet {
-        let cs = candidate_samples(d, true);
+        let cs = candidate_samples(d, Target::RatioToDefault);
         let hybrid = if hybrid {
             hybrid_samples(&cs, &analytical)
         } else {
@@ -136,7 +125,7 @@ impl TrainingSet {
     /// fitted on some rows, then `learners`.
     pub fn selectors(&self, learners: &[LearnerKind]) -> Vec<SelectorKind> {
         let mut kinds = SelectorKind::all(learners);
-        if self.analytical.summary.rows == 0 {
+        if self.analytical.platform.is_none() {
             kinds.retain(|k| *k != SelectorKind::Analytical);
         }
         kinds
@@ -183,7 +172,7 @@ impl TrainingSet {
         Selector {
             candidates: &self.cs.candidates,
             predictor: Predictor::of(kind, models, &self.analytical),
-            relative: self.cs.relative,
+            target: self.cs.target,
             mappings: &self.cs.mappings,
             policy,
             range,
@@ -193,7 +182,7 @@ impl TrainingSet {
 
 /// Each candidate's samples with the analytical term appended and taken off
 /// the target (the model's ratio to `default` off a ratio; see
-/// [`crate::learn::hybrid`]).
+/// [`crate::learn::hybrid`]): the term encoded as the target is.
 fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
     let configs: BTreeSet<&Config> = cs.configs.iter().flatten().collect();
     let terms: BTreeMap<&Config, Terms> = configs
@@ -209,11 +198,10 @@ fn hybrid_samples(cs: &CandidateSamples, analytical: &Fitted) -> Vec<Samples> {
             for (config, y) in configs.iter().zip(&samples.y) {
                 let terms = &terms[config];
                 let term = terms.of(candidate);
-                // A ratio to `default` is offset by the model's ratio.
-                let offset = match default {
-                    Some(d) if cs.relative && !candidate.is_default() => term - terms.of(d),
-                    _ => term,
-                };
+                let offset = cs
+                    .target
+                    .encode(candidate, term, || default.map(|d| terms.of(d)))
+                    .unwrap_or(term);
                 out.push(&hybrid::row(config, term), y - offset);
             }
             out
@@ -313,7 +301,7 @@ mod tests {
         let d = Dataset::from_rows(rows, Provenance::default());
         let kind = LearnerKind::Knn;
         let set = TrainingSet::new(&d, false);
-        assert!(set.cs.relative);
+        assert_eq!(set.cs.target, Target::RatioToDefault);
         let models = set.fit(SelectorKind::Learner(kind)).unwrap();
         let selector = set.selector(
             SelectorKind::Learner(kind),
@@ -328,7 +316,7 @@ mod tests {
                 .count()
         };
         assert_eq!(picks(&selector), unmeasured.len());
-        let times = candidate_samples(&d, false);
+        let times = candidate_samples(&d, Target::Time);
         let learner = kind.learner();
         let models: Vec<Model> = times
             .samples
@@ -338,7 +326,7 @@ mod tests {
         let absolute = Selector {
             candidates: &times.candidates,
             predictor: Predictor::Learned(&models),
-            relative: false,
+            target: Target::Time,
             mappings: &times.mappings,
             policy: Policy::NONE,
             range: Range::default(),
@@ -361,15 +349,18 @@ mod tests {
         rows.push(row(8, 1, Algorithm::Default, 1.0));
         let cs = candidate_samples(
             &Dataset::from_rows(rows.clone(), Provenance::default()),
-            true,
+            Target::RatioToDefault,
         );
-        assert!(!cs.relative);
+        assert_eq!(cs.target, Target::Time);
         assert_eq!(linear(&cs).len(), 10);
         assert!((linear(&cs).y[1] - 2f64.ln()).abs() < 1e-12);
         // Measured at most of them: ratios, ln(2 / 4) at 2 B.
         rows.extend((1..6).map(|e| row(8, 1 << e, Algorithm::Default, 4.0)));
-        let cs = candidate_samples(&Dataset::from_rows(rows, Provenance::default()), true);
-        assert!(cs.relative);
+        let cs = candidate_samples(
+            &Dataset::from_rows(rows, Provenance::default()),
+            Target::RatioToDefault,
+        );
+        assert_eq!(cs.target, Target::RatioToDefault);
         assert_eq!(linear(&cs).len(), 6);
         assert!((linear(&cs).y[1] - 0.5f64.ln()).abs() < 1e-12);
     }

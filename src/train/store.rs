@@ -17,6 +17,7 @@ use crate::data::{Candidate, Mapping};
 use crate::error::{Error, InputError, Result};
 use crate::learn::features;
 use crate::learn::hybrid;
+use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
 use crate::select::measured::{Entry, Measured};
 use crate::select::{Auto, Range};
@@ -26,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 const MANIFEST: &str = "manifest.json";
 const ANALYTICAL: &str = "analytical.json";
 const MEASURED: &str = "measured.json";
@@ -43,9 +44,8 @@ pub struct Manifest {
     /// Mappings each candidate was measured under (same order).
     pub candidate_mappings: Vec<Vec<Mapping>>,
     pub learners: Vec<LearnerKind>,
-    /// Whether the learners' models of the candidates other than `default`
-    /// predict ln(t / t_default) (see [`crate::train::samples::candidate_samples`]).
-    pub relative_targets: bool,
+    /// What the learners' models predict.
+    pub target: Target,
     /// The selectors `predict` uses unless told otherwise.
     pub auto: Auto,
     /// Cross-validation per selector, with its policy; empty when the data
