@@ -8,9 +8,9 @@ use bcast_select::data::Mapping;
 use bcast_select::learn::features;
 use bcast_select::learn::LearnerKind;
 use bcast_select::select::decision::{DecisionTable, Job};
-use bcast_select::select::{Policy, Predictor, Selector, SelectorKind};
-use bcast_select::train::cv::policy;
-use bcast_select::train::store::{load_analytical, load_learner, load_manifest};
+use bcast_select::select::SelectorKind;
+use bcast_select::train::store::{load, load_manifest};
+use bcast_select::train::{Choice, Trained};
 use std::path::Path;
 use std::time::Instant;
 
@@ -19,48 +19,15 @@ fn main() {
     let dir = std::env::var("MODEL").unwrap_or_else(|_| "trained/default".into());
     let dir = Path::new(&dir);
     let start = Instant::now();
-    let manifest = load_manifest(dir).expect("trained/default must load");
-    let analytical = load_analytical(dir).expect("analytical models must load");
-    let learners: Vec<_> = manifest
-        .learners
-        .iter()
-        .map(|&k| {
-            (
-                k,
-                load_learner(dir, &manifest, k).expect("learner must load"),
-            )
-        })
-        .collect();
+    let all = load_manifest(dir).expect("the model must load");
     println!(
-        "load {} ({} learners, {} candidates; auto = {}): {:.1} ms",
+        "load {} manifest ({} learners, {} candidates; auto = {}): {:.1} ms",
         dir.display(),
-        learners.len(),
-        manifest.candidates.len(),
-        manifest.auto,
+        all.learners.len(),
+        all.candidates.len(),
+        all.auto,
         start.elapsed().as_secs_f64() * 1e3
     );
-    // Each selector prices with a fresh copy of the analytical model, whose
-    // memo of prices starts empty: its first table is cold.
-    let copies: Vec<_> = (0..=learners.len()).map(|_| analytical.clone()).collect();
-    let mut selectors: Vec<(String, Predictor, Policy)> = vec![(
-        "analytical".to_string(),
-        Predictor::Analytical(&copies[0]),
-        policy(&manifest.cv, SelectorKind::Analytical),
-    )];
-    for ((kind, models), analytical) in learners.iter().zip(&copies[1..]) {
-        let kind = SelectorKind::Learner(*kind);
-        let predictor = Predictor::of(kind, &models.models, analytical);
-        let auto = if kind == manifest.auto.inside {
-            " (auto)"
-        } else {
-            ""
-        };
-        selectors.push((
-            format!("{kind}{auto}"),
-            predictor,
-            policy(&manifest.cv, kind),
-        ));
-    }
     let job = |ppn: u32| Job {
         nodes: 2,
         ppn,
@@ -73,19 +40,22 @@ fn main() {
         "selector           one config (us)  30-size table (ms): cold  warm median\n\
          (cold: first table, analytical prices not yet computed; they are remembered)"
     );
-    for (name, predictor, policy) in selectors {
-        let selector = Selector {
-            candidates: &manifest.candidates,
-            predictor,
-            target: manifest.target,
-            mappings: &manifest.candidate_mappings,
-            policy,
-            range: manifest.range,
-        };
+    let mut choices = vec![Choice::Auto, Choice::One(SelectorKind::Analytical)];
+    choices.extend(
+        all.learners
+            .iter()
+            .map(|&k| Choice::One(SelectorKind::Learner(k))),
+    );
+    for choice in choices {
+        // Each selector loads its own model, whose memo of analytical
+        // prices starts empty: its first table is cold.
+        let trained = load(dir, choice).expect("the model must load");
+        let decider = trained.decider(choice).expect("a selector");
+        let name = trained.label(choice);
         let sizes: Vec<u64> = (0..30).map(|i| 1u64 << (i % 23) | i).collect();
         let table = || {
             let start = Instant::now();
-            let t = DecisionTable::new(&selector, job(24), name.clone(), &sizes, None)
+            let t = DecisionTable::new(&decider, job(24), name.clone(), &sizes, None)
                 .expect("every size decided");
             assert_eq!(t.decisions.len(), 30);
             start.elapsed().as_secs_f64() * 1e3
@@ -100,7 +70,7 @@ fn main() {
         let mut checksum = 0.0;
         for i in 0..n {
             let config = job(1 + (i % 64) as u32).config(1 << (i % 21));
-            checksum += selector.rank(&config, None)[0].predicted_us;
+            checksum += decider.rank(&config, None)[0].predicted_us;
         }
         let per = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
         println!(
@@ -108,23 +78,20 @@ fn main() {
             warm[5]
         );
     }
-    per_candidate(&manifest, &analytical, &learners, job);
+    let knn = Choice::One(SelectorKind::Learner(LearnerKind::Knn));
+    per_candidate(&load(dir, knn).expect("the model must load"), job);
 }
 
 /// Where a selection's time goes, per candidate over the same 1,344
 /// configurations: the analytical price computed cold (a simulation of the
 /// schedule) and one KNN query.
-fn per_candidate(
-    manifest: &bcast_select::train::store::Manifest,
-    analytical: &bcast_select::analytical::Fitted,
-    learners: &[(LearnerKind, bcast_select::train::store::LearnerModels)],
-    job: impl Fn(u32) -> Job,
-) {
+fn per_candidate(trained: &Trained, job: impl Fn(u32) -> Job) {
+    let (manifest, analytical) = (&trained.manifest, &trained.analytical);
     let configs: Vec<_> = (1..=64)
         .flat_map(|ppn| (0..21).map(move |e| (ppn, 1u64 << e)))
         .map(|(ppn, m)| job(ppn).config(m))
         .collect();
-    let knn = learners.iter().find(|(k, _)| *k == LearnerKind::Knn);
+    let knn = trained.learners.first();
     println!("\ncandidate                     cold price (us)  knn query (us)");
     for (i, candidate) in manifest.candidates.iter().enumerate() {
         let start = Instant::now();
@@ -137,7 +104,7 @@ fn per_candidate(
             })
             .count();
         let shape = start.elapsed().as_secs_f64() * 1e6 / configs.len() as f64;
-        let query = knn.map_or(f64::NAN, |(_, models)| {
+        let query = knn.map_or(f64::NAN, |models| {
             let start = Instant::now();
             let sum: f64 = configs
                 .iter()

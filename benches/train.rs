@@ -12,6 +12,7 @@ use bcast_select::sim::campaign::{run, Campaign};
 use bcast_select::sim::{CostModel, Link};
 use bcast_select::train::cv::cross_validate;
 use bcast_select::train::samples::TrainingSet;
+use bcast_select::train::Options;
 use std::time::Instant;
 
 fn main() {
@@ -92,7 +93,12 @@ fn main() {
         },
     )
     .expect("split");
-    let report = evaluate(&train, &train, &test, &LearnerKind::ALL, 5, || {}).expect("evaluate");
+    let options = Options {
+        learners: LearnerKind::ALL.to_vec(),
+        folds: 5,
+        max_rows: 0,
+    };
+    let report = evaluate(&train, &test, &options, || {}).expect("evaluate");
     println!(
         "evaluate every selector ({} of them; train {} rows, test {} configurations): {:.2} s",
         report.selectors.len(),

@@ -2,6 +2,7 @@
 
 use crate::data::{Algorithm, Impl, Mapping};
 use crate::learn::LearnerKind;
+use crate::select::decision::Job;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -127,6 +128,8 @@ pub struct TuneArgs {
     /// Machine name written in each row [default: the MPI processor name].
     #[arg(long)]
     pub machine: Option<String>,
+    #[command(flatten)]
+    pub learning: LearningArgs,
 }
 
 #[derive(Debug, Args)]
@@ -358,15 +361,20 @@ pub struct LearningArgs {
 }
 
 impl LearningArgs {
-    /// The learners asked for, each once, in the order first named.
-    pub fn learners(&self) -> Vec<LearnerKind> {
-        let mut out: Vec<LearnerKind> = Vec::new();
+    /// How to train: the learners asked for, each once, in the order first
+    /// named.
+    pub fn options(&self) -> crate::train::Options {
+        let mut learners: Vec<LearnerKind> = Vec::new();
         for &k in &self.learners {
-            if !out.contains(&k) {
-                out.push(k);
+            if !learners.contains(&k) {
+                learners.push(k);
             }
         }
-        out
+        crate::train::Options {
+            learners,
+            folds: self.folds as usize,
+            max_rows: self.max_rows,
+        }
     }
 }
 
@@ -488,6 +496,76 @@ pub struct PredictArgs {
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+impl PredictArgs {
+    /// The job, or one job per `--procs` value spread over `--nodes`
+    /// nodes, for ranks arriving as `--imbalance` says.
+    pub fn jobs(&self) -> crate::Result<Vec<Job>> {
+        let args = self;
+        let arrival = arrival(args.imbalance.is_some(), args.late_fraction);
+        let mut shapes: Vec<(u32, u32, u32)> = match (&args.procs, args.ppn) {
+            (Some(list), _) => list
+                .0
+                .iter()
+                .map(|&p| {
+                    let procs = u32::try_from(p)
+                        .map_err(|_| crate::Error::Usage(format!("--procs {p} is too large")))?;
+                    let nodes = args.nodes.min(procs);
+                    Ok((procs, nodes, procs.div_ceil(nodes.max(1))))
+                })
+                .collect::<crate::Result<_>>()?,
+            (None, Some(ppn)) => {
+                let procs = args
+                    .nodes
+                    .checked_mul(ppn)
+                    .ok_or_else(|| crate::Error::Usage("--nodes x --ppn is too large".into()))?;
+                vec![(procs, args.nodes, ppn)]
+            }
+            (None, None) => return Err(crate::Error::Usage("give --ppn or --procs".into())),
+        };
+        // A 1-rank broadcast sends nothing: left out of a list, refused alone.
+        if shapes.iter().all(|&(procs, ..)| procs == 1) {
+            return Err(crate::Error::Usage(
+                "a job of 1 rank: its broadcast sends nothing, so there is nothing to decide; \
+             give 2 ranks or more"
+                    .into(),
+            ));
+        }
+        if shapes.iter().any(|&(procs, ..)| procs == 1) {
+            eprintln!("note: --procs 1 left out: a 1-rank broadcast sends nothing");
+            shapes.retain(|&(procs, ..)| procs > 1);
+        }
+        shapes
+            .into_iter()
+            .map(|(procs, nodes, ppn)| {
+                crate::data::Placement::new(procs, nodes, ppn, args.mapping.node_order())
+                    .map_err(|why| crate::Error::Usage(format!("job of {procs} ranks: {why}")))?;
+                Ok(Job {
+                    nodes,
+                    ppn,
+                    procs,
+                    mapping: args.mapping,
+                    imbalance: args.imbalance.unwrap_or(0.0),
+                    arrival,
+                })
+            })
+            .collect()
+    }
+
+    /// `--sizes`, or the sizes `trained` on: MPI_Bcast of no data returns
+    /// at once in Open MPI and MPICH, so there is nothing to decide there.
+    pub fn sizes(&self, trained: &[u64]) -> crate::Result<Vec<u64>> {
+        match &self.sizes {
+            Some(list) if list.0.contains(&0) => Err(crate::Error::Usage(
+                "--sizes has 0 B: a broadcast of no data returns without \
+                 communicating, so there is nothing to decide; give sizes of 1 byte or more"
+                    .into(),
+            )),
+            Some(list) => Ok(list.0.clone()),
+            None => Ok(trained.iter().copied().filter(|&m| m > 0).collect()),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,7 +5,7 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::evaluate::{evaluate as run, pool, small_train, split, Report, Split};
 use crate::report;
-use indicatif::ProgressBar;
+use crate::train;
 
 pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
     if !(0.0..1.0).contains(&args.test_fraction) || args.test_fraction == 0.0 {
@@ -26,23 +26,24 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
     } else {
         split_each_system(args)?
     };
-    let learners = args.learning.learners();
-    let steps_per_run = (learners.len() + 1) * (args.learning.folds as usize + 2);
-    let bar = ProgressBar::new((runs.len() * steps_per_run) as u64);
+    let options = args.learning.options();
+    let runs: Vec<(Dataset, Dataset)> = runs
+        .into_iter()
+        .map(|(train, test)| match args.small_train {
+            true => (small_train(&train), test),
+            false => (train, test),
+        })
+        .collect();
+    let steps = runs
+        .iter()
+        .map(|(train, _)| train::steps(train, &options))
+        .sum();
+    let bar = super::progress(steps)?;
+    bar.set_message("evaluating");
     let mut reports: Vec<Report> = Vec::with_capacity(runs.len());
-    for (mut train, test) in runs {
-        if args.small_train {
-            train = small_train(&train);
-        }
-        let thinned = super::thin(&train, args.learning.max_rows);
-        reports.push(run(
-            thinned.as_ref().unwrap_or(&train),
-            &train,
-            &test,
-            &learners,
-            args.learning.folds as usize,
-            || bar.inc(1),
-        )?);
+    for (train, test) in &runs {
+        super::note_size(train, options.max_rows);
+        reports.push(run(train, test, &options, || bar.inc(1))?);
     }
     bar.finish_and_clear();
     let report = pool(reports).ok_or_else(|| Error::Usage("nothing to evaluate".into()))?;

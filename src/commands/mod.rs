@@ -60,11 +60,10 @@ fn warn_all(warnings: &[String]) {
     }
 }
 
-/// `data` thinned as the learners fit it (`--max-rows`), saying so; `None`
-/// when all of it is fitted.
-fn thin(data: &crate::data::Dataset, max_rows: usize) -> Option<crate::data::Dataset> {
-    /// Above this many rows training takes minutes on a laptop: say how to
-    /// make it quicker.
+/// Says, before training starts, that a very large campaign takes a while
+/// and how to make it quicker.
+fn note_size(data: &crate::data::Dataset, max_rows: usize) {
+    /// Above this many rows training takes minutes on a laptop.
     const MANY_ROWS: usize = 500_000;
     if max_rows == 0 && data.measurements().len() > MANY_ROWS {
         eprintln!(
@@ -74,15 +73,14 @@ fn thin(data: &crate::data::Dataset, max_rows: usize) -> Option<crate::data::Dat
             data.measurements().len()
         );
     }
-    if max_rows == 0 || data.measurements().len() <= max_rows {
-        return None;
-    }
-    let thinned = data.thinned(max_rows);
-    eprintln!(
-        "fitting on {} of the {} measurements (--max-rows {max_rows}: an even share of \
-         each job's message sizes, every job and candidate kept)",
-        thinned.measurements().len(),
-        data.measurements().len(),
-    );
-    Some(thinned)
+}
+
+/// A progress bar of `len` steps, on standard error.
+fn progress(len: u64) -> Result<indicatif::ProgressBar> {
+    let style = indicatif::ProgressStyle::with_template(
+        "{msg:>14} [{bar:30}] {pos}/{len} {elapsed} (eta {eta})",
+    )
+    .map_err(|e| crate::error::Error::Other(e.to_string()))?
+    .progress_chars("=> ");
+    Ok(indicatif::ProgressBar::new(len).with_style(style))
 }

@@ -1,15 +1,18 @@
 //! `tune`: seed grid, then plan -> bench rounds in one MPI job, then train,
 //! rules and report (rank 0).
 
-use crate::bench::points::{self as points, Sweep};
+use crate::bench::points::{self, Sweep};
 use crate::bench::{Part, Session};
-use crate::cli::{Cli, TuneArgs};
+use crate::cli::TuneArgs;
 use crate::data::load::load_file;
 use crate::data::{Algorithm, Arrival, Candidate, Config, Impl};
 use crate::error::{Error, Result};
+use crate::evaluate::{evaluate, split, Split};
+use crate::export::{self, Format};
 use crate::plan::{choose, score, Settings};
-use crate::select::decision::Job;
-use clap::Parser;
+use crate::report;
+use crate::select::decision::{DecisionTable, Job};
+use crate::train::{self, store, Choice};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -219,87 +222,64 @@ fn decode(bytes: &[u8]) -> Vec<usize> {
 /// and the report (rank 0, no MPI needed).
 fn finish(args: &TuneArgs, grid: &[(Config, Candidate)]) -> Result<()> {
     let dir = &args.out_dir;
-    let path = |name: &str| dir.join(name).display().to_string();
-    let run = |argv: Vec<String>| -> Result<()> {
-        let cli = Cli::try_parse_from(argv).map_err(|e| Error::Other(e.to_string()))?;
-        super::run(cli)
-    };
-    eprintln!("tune: training on {}", path("data.csv"));
-    run(vec![
-        "bcast-select".into(),
-        "train".into(),
-        path("data.csv"),
-        "--out".into(),
-        path("model"),
-    ])?;
+    let data_path = dir.join("data.csv");
+    eprintln!("tune: training on {}", data_path.display());
+    let loaded = load_file(&data_path)?;
+    super::warn_all(&loaded.warnings);
+    let data = loaded.dataset;
+    let options = args.learning.options();
+    let (mut trained, notes) = train::fit(&data, &options, || {})?;
+    super::warn_all(&notes);
+    trained.manifest.training_files = vec![data_path.display().to_string()];
+    store::save(&dir.join("model"), &trained)?;
     // One rules file for every tuned size, each decided for the placement
     // it was measured on (the rules format keys on size alone).
-    let mut jobs: Vec<Job> = grid
-        .iter()
-        .map(|(c, _)| Job {
-            nodes: c.nodes,
-            ppn: c.ppn,
-            procs: c.procs,
-            mapping: c.mapping,
-            imbalance: 0.0,
-            arrival: Arrival::Barrier,
-        })
-        .collect();
+    let mut jobs: Vec<Job> = grid.iter().map(|(c, _)| Job::of(c)).collect();
     jobs.dedup_by_key(|j| j.procs);
-    let predict = |format: &str, out: &str| -> Result<()> {
-        let argv = [
-            "bcast-select",
-            "predict",
-            "--model",
-            &path("model"),
-            "--nodes",
-            "1",
-            "--procs",
-            "2",
-            "--format",
-            format,
-            "--out",
-            &path(out),
-        ];
-        let cli = Cli::try_parse_from(argv).map_err(|e| Error::Other(e.to_string()))?;
-        let crate::cli::Command::Predict(args) = cli.command else {
-            unreachable!("parsed as predict")
-        };
-        super::predict::predict_jobs(&args, jobs.clone())
+    let sizes: Vec<u64> = args.sizes.0.iter().copied().filter(|&m| m > 0).collect();
+    let decider = trained.decider(Choice::Auto)?;
+    let label = trained.label(Choice::Auto);
+    let tables = jobs
+        .into_iter()
+        .map(|job| DecisionTable::new(&decider, job, label.clone(), &sizes, None))
+        .collect::<Result<Vec<_>>>()?;
+    let rules = dir.join("rules");
+    let export_options = export::Options {
+        rules_version: 1,
+        origin: format!("tune into {}, learner {label}", dir.display()),
+        system: trained.manifest.training.system(),
+        mpich_base: None,
     };
-    predict("ompi-rules", "rules")?;
-    predict("table", "decisions.txt")?;
-    let report = dir.join("report.md");
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
-    let mut text = format!(
-        "# bcast-select tune\n\nMeasurements: `data.csv`; model: `model/`; Open MPI rules: \
-         `rules`, used with\n\n    OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
-         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n## Decisions\n\n```\n{}```\n\n",
-        path("rules"),
-        read("decisions.txt")
-    );
-    if sizes_of(grid) >= 3 {
-        run(vec![
-            "bcast-select".into(),
-            "evaluate".into(),
-            "--train".into(),
-            path("data.csv"),
-            "--split".into(),
-            "procs".into(),
-            "--format".into(),
-            "markdown".into(),
-            "--plots".into(),
-            path("plots"),
-            "--out".into(),
-            path("evaluate.md"),
-        ])?;
-        text.push_str("## On communicator sizes held out of training (plots in `plots/`)\n\n");
-        text.push_str(&read("evaluate.md"));
+    write(
+        &rules,
+        &export::render(&tables, Format::OmpiRules, &export_options)?,
+    )?;
+    let held_out = if sizes_of(grid) >= 3 {
+        let (train, test) = split(
+            &data,
+            Split::Procs {
+                fraction: 0.3,
+                seed: 1,
+            },
+        )?;
+        let evaluated = evaluate(&train, &test, &options, || {})?;
+        let plots = report::plots::write(&evaluated, &dir.join("plots"))?;
+        eprintln!(
+            "tune: wrote {} plots into {}",
+            plots.len(),
+            dir.join("plots").display()
+        );
+        Some(report::render(&evaluated, report::Format::Markdown)?)
     } else {
-        text.push_str("Fewer than 3 communicator sizes: no held-out evaluation is possible.\n");
-    }
-    std::fs::write(&report, text)
-        .map_err(|e| Error::io(format!("cannot write {}", report.display()), e))?;
+        None
+    };
+    let decisions = export::render(&tables, Format::Table, &export_options)?;
+    let text = report::tune::markdown(&rules, &tables, &decisions, &data, held_out.as_deref());
+    write(&dir.join("report.md"), &text)?;
     eprintln!("tune: wrote {}", dir.display());
     Ok(())
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }

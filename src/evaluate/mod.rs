@@ -2,15 +2,15 @@
 //! (DESIGN §3): speed-up over the library default, slowdown against the best
 //! measured candidate, hit rates.
 
+use crate::analytical::Fitted;
 use crate::data::metrics::{pairwise_accuracy, Pairwise, Tally};
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
 use crate::error::{Error, Result};
-use crate::learn::LearnerKind;
 use crate::library::ompi_fixed;
-use crate::select::measured::Measured;
-use crate::select::{Auto, Range, Ranked, SelectorKind};
-use crate::train::cv::{choose_auto, cross_validate, policy, CvScore};
-use crate::train::samples::TrainingSet;
+use crate::select::decision::{DecisionTable, Job};
+use crate::select::{Auto, SelectorKind};
+use crate::train::cv::CvScore;
+use crate::train::{self, Choice, Options};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -186,16 +186,15 @@ fn names(selectors: &[SelectorKind]) -> Vec<String> {
     names
 }
 
-/// Trains on `train` as `bcast-select train` would and scores every selector
-/// on the comparable configurations of `test`; `measured` is the training
-/// data before any thinning (`--max-rows`): its range and its measured
-/// configurations are what `train` records.
+/// Trains on `train` as `bcast-select train` would and scores every
+/// selector on the comparable configurations of `test`, each on the
+/// decision table `predict` would write for the test job at the test
+/// sizes (settled, and `auto` deciding measured configurations by their
+/// measurement): what is scored is what is shipped.
 pub fn evaluate(
     train: &Dataset,
-    measured: &Dataset,
     test: &Dataset,
-    learners: &[LearnerKind],
-    folds: usize,
+    options: &Options,
     mut tick: impl FnMut(),
 ) -> Result<Report> {
     if train.is_empty() {
@@ -214,107 +213,120 @@ pub fn evaluate(
             test.by_config().count()
         )));
     }
-    let hybrid = learners.iter().any(|k| k.is_hybrid());
-    let set = TrainingSet::new(train, hybrid);
-    let kinds = set.selectors(learners);
-    let cv = cross_validate(train, &set.analytical, &kinds, folds, &mut tick)?;
-    let auto = choose_auto(&kinds, cv.as_ref());
-    let cv = cv.map(|cv| cv.scores).unwrap_or_default();
-    let mut fitted = Vec::new();
+    let (trained, _) = train::fit(train, options, &mut tick)?;
+    let kinds = trained.selectors();
+    let analytical_ranking = ranking(&trained.analytical, test);
+    let mut deciders = Vec::with_capacity(kinds.len() + 1);
     for &kind in &kinds {
-        fitted.push((kind, set.fit(kind)?));
-        tick();
+        deciders.push((kind.name(), trained.decider(Choice::One(kind))?));
     }
-    // How well the analytical model orders the candidates measured on the
-    // test part: all of them, and those forced (without `default`, which
-    // models that cannot price it leave out).
-    set.analytical.prime(
-        test.measurements()
-            .iter()
-            .map(|m| (&m.config, &m.candidate)),
-    );
-    let analytical_ranking = Ranking {
-        all: pairwise_accuracy(test, 0.0, |c, k| set.analytical.predict_us(c, k)),
-        forced: pairwise_accuracy(test, 0.0, |c, k| {
-            (!k.is_default())
-                .then(|| set.analytical.predict_us(c, k))
-                .flatten()
-        }),
-    };
-    let naive = Naive::new(measured);
-    let range = Range::of(measured);
-    let trained = Measured::of(measured, &set.cs.candidates);
+    deciders.push(("auto", trained.decider(Choice::Auto)?));
+    let naive = Naive::new(train);
+    let range = trained.manifest.range;
+    // The comparable test configurations of each job, by message size.
+    let mut jobs: BTreeMap<Config, Vec<&[Measurement]>> = BTreeMap::new();
+    for group in test.by_config().filter(|g| comparable(g).is_some()) {
+        let job = Config {
+            msg_bytes: 0,
+            ..group[0].config
+        };
+        jobs.entry(job).or_default().push(group);
+    }
     let mut configs = Vec::new();
-    for group in test.by_config() {
-        let Some(default) = comparable(group) else {
-            continue;
-        };
-        let measured = |c: &Candidate| group.iter().find(|m| m.candidate == *c).map(|m| m.time_us);
-        let Some(best) = group.iter().min_by(|a, b| a.time_us.total_cmp(&b.time_us)) else {
-            continue;
-        };
-        let config = group[0].config;
-        let reference = |name: &str, candidate: Candidate| Pick {
-            selector: name.into(),
-            candidate,
-            time_us: measured(&candidate),
-            predicted_us: None,
-        };
-        let mut picks = vec![
-            reference("oracle", best.candidate),
-            reference("default", default.candidate),
-            reference(
-                "ompi-fixed",
-                ompi_fixed::candidate(config.procs, config.msg_bytes),
-            ),
-        ];
-        picks.extend(naive.pick(&config).map(|c| reference("naive", c)));
-        let pick = |name: &str, ranked: Vec<Ranked>| {
-            ranked.first().map(|top| Pick {
-                selector: name.to_string(),
-                candidate: top.candidate,
-                time_us: measured(&top.candidate),
-                predicted_us: top.predicted_us.is_finite().then_some(top.predicted_us),
+    for groups in jobs.values_mut() {
+        groups.sort_by_key(|g| g[0].config.msg_bytes);
+        let job = Job::of(&groups[0][0].config);
+        let sizes: Vec<u64> = groups.iter().map(|g| g[0].config.msg_bytes).collect();
+        // A selector that can price nothing at some size has no table,
+        // and no picks in this job.
+        let tables: Vec<(&str, Option<DecisionTable>)> = deciders
+            .iter()
+            .map(|(name, d)| {
+                (
+                    *name,
+                    DecisionTable::new(d, job, name.to_string(), &sizes, None).ok(),
+                )
             })
-        };
-        let distance = range.distance(&config);
-        let auto_kind = if distance > 0.0 {
-            auto.outside
-        } else {
-            auto.inside
-        };
-        for (kind, models) in &fitted {
-            let ranked = set
-                .selector(*kind, models, policy(&cv, *kind), range)
-                .rank(&config, None);
-            if *kind == auto_kind {
-                // As `predict` decides (`measured::Decided`).
-                let mut ranked = ranked.clone();
-                trained.decide(&config, &mut ranked, policy(&cv, auto.inside).margin);
-                picks.extend(pick("auto", ranked));
+            .collect();
+        for (i, group) in groups.iter().enumerate() {
+            let config = group[0].config;
+            let (Some(default), Some(best)) = (
+                comparable(group),
+                group.iter().min_by(|a, b| a.time_us.total_cmp(&b.time_us)),
+            ) else {
+                continue;
+            };
+            let measured =
+                |c: &Candidate| group.iter().find(|m| m.candidate == *c).map(|m| m.time_us);
+            let reference = |name: &str, candidate: Candidate| Pick {
+                selector: name.into(),
+                candidate,
+                time_us: measured(&candidate),
+                predicted_us: None,
+            };
+            let mut picks = vec![
+                reference("oracle", best.candidate),
+                reference("default", default.candidate),
+                reference(
+                    "ompi-fixed",
+                    ompi_fixed::candidate(config.procs, config.msg_bytes),
+                ),
+            ];
+            picks.extend(naive.pick(&config).map(|c| reference("naive", c)));
+            for (name, table) in &tables {
+                let Some(choice) = table.as_ref().map(|t| t.decisions[i].choice) else {
+                    continue;
+                };
+                picks.push(Pick {
+                    selector: name.to_string(),
+                    candidate: choice.candidate,
+                    time_us: measured(&choice.candidate),
+                    predicted_us: choice
+                        .predicted_us
+                        .is_finite()
+                        .then_some(choice.predicted_us),
+                });
             }
-            picks.extend(pick(kind.name(), ranked));
+            configs.push(ConfigResult {
+                config,
+                best: best.candidate,
+                t_best_us: best.time_us,
+                t_default_us: default.time_us,
+                distance: range.distance(&config),
+                picks,
+            });
         }
-        configs.push(ConfigResult {
-            config,
-            best: best.candidate,
-            t_best_us: best.time_us,
-            t_default_us: default.time_us,
-            distance,
-            picks,
-        });
     }
     let selectors = names(&kinds).iter().map(|n| score(n, &configs)).collect();
     Ok(Report {
-        train_rows: train.measurements().len(),
+        train_rows: trained.manifest.training.measurements,
         test_rows: test.measurements().len(),
         test_configs: configs.len(),
         selectors,
         analytical_ranking,
-        auto: vec![auto],
-        cv,
+        auto: vec![trained.manifest.auto],
+        cv: trained.manifest.cv.clone(),
         configs,
     })
+}
+
+/// How well the analytical model orders the candidates measured on `test`:
+/// all of them, and those forced (without `default`, which models that
+/// cannot price it leave out).
+fn ranking(analytical: &Fitted, test: &Dataset) -> Ranking {
+    analytical.prime(
+        test.measurements()
+            .iter()
+            .map(|m| (&m.config, &m.candidate)),
+    );
+    Ranking {
+        all: pairwise_accuracy(test, 0.0, |c, k| analytical.predict_us(c, k)),
+        forced: pairwise_accuracy(test, 0.0, |c, k| {
+            (!k.is_default())
+                .then(|| analytical.predict_us(c, k))
+                .flatten()
+        }),
+    }
 }
 
 /// One report of several training runs (leave one campaign out at a time):
@@ -370,11 +382,11 @@ pub fn pool(reports: Vec<Report>) -> Option<Report> {
 /// smaller on a tie) with the same mapping, size and arrival.
 struct Naive {
     /// The best candidate of each trained job, by what must match.
-    best: BTreeMap<NaiveKey, Vec<(Job, Candidate)>>,
+    best: BTreeMap<NaiveKey, Vec<(JobSize, Candidate)>>,
 }
 
 /// (procs, nodes) of a trained job.
-type Job = (u32, u32);
+type JobSize = (u32, u32);
 
 /// Mapping, message size, imbalance (bits) and arrival of a configuration.
 type NaiveKey = (Mapping, u64, u64, Arrival);
@@ -428,7 +440,7 @@ impl Report {
                 .to_vec(),
             analytical_ranking: Ranking::default(),
             auto: vec![Auto {
-                inside: SelectorKind::Learner(LearnerKind::Knn),
+                inside: SelectorKind::Learner(crate::learn::LearnerKind::Knn),
                 outside: SelectorKind::Analytical,
             }],
             cv: Vec::new(),

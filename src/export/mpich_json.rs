@@ -80,6 +80,17 @@ pub struct Base(Node);
 const BCAST: &str = "collective=bcast";
 
 impl Base {
+    /// Reads the selection file at `path` (`predict --mpich-base`).
+    pub fn read(path: &Path) -> std::result::Result<Base, InputError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            InputError::new(
+                path,
+                format!("cannot read ({e}); expected MPICH's selection JSON"),
+            )
+        })?;
+        Base::parse(path, &text)
+    }
+
     /// Parses a selection file; `path` names it in errors.
     pub fn parse(path: &Path, text: &str) -> std::result::Result<Base, InputError> {
         let node: Node = serde_json::from_str(text).map_err(|e| {

@@ -6,6 +6,8 @@ mod markdown;
 pub mod model_fit;
 mod json;
 pub mod plots;
+pub mod training;
+pub mod tune;
 
 use crate::error::Result;
 use crate::evaluate::Report;

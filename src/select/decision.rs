@@ -3,7 +3,7 @@
 
 use crate::data::metrics::NEAR;
 use crate::data::{Arrival, Candidate, Config, Mapping};
-use crate::select::{Rank, Ranked};
+use crate::select::{Decider, Ranked};
 use serde::Serialize;
 
 /// The job a table is for.
@@ -19,6 +19,18 @@ pub struct Job {
 }
 
 impl Job {
+    /// The job a configuration belongs to.
+    pub fn of(c: &Config) -> Job {
+        Job {
+            nodes: c.nodes,
+            ppn: c.ppn,
+            procs: c.procs,
+            mapping: c.mapping,
+            imbalance: c.imbalance,
+            arrival: c.arrival,
+        }
+    }
+
     pub fn config(&self, msg_bytes: u64) -> Config {
         Config {
             procs: self.procs,
@@ -129,23 +141,25 @@ impl DecisionTable {
     /// the table (see [`settle`]). Fails when the selector can predict no
     /// candidate for a size.
     pub fn new(
-        selector: &dyn Rank,
+        decider: &Decider,
         job: Job,
         learner: String,
         sizes: &[u64],
         allowed: Option<&[bool]>,
-    ) -> Result<DecisionTable, String> {
+    ) -> crate::Result<DecisionTable> {
         let ranked: Vec<Vec<Ranked>> = sizes
             .iter()
             .map(|&m| {
                 let config = job.config(m);
-                let ranked = selector.rank(&config, allowed);
+                let ranked = decider.rank(&config, allowed);
                 if ranked.is_empty() {
-                    return Err(format!("{learner} can predict no candidate for {config}"));
+                    return Err(crate::Error::Other(format!(
+                        "{learner} can predict no candidate for {config}"
+                    )));
                 }
                 Ok(ranked)
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<crate::Result<_>>()?;
         let picks = settle(&ranked);
         let decisions = sizes
             .iter()
@@ -166,7 +180,7 @@ impl DecisionTable {
                     choice,
                     runner_up,
                     margin,
-                    extrapolated: selector.distance(&job.config(m)) > 0.0,
+                    extrapolated: decider.distance(&job.config(m)) > 0.0,
                 }
             })
             .collect();

@@ -14,7 +14,7 @@
 //! not resolve is as likely to reverse in the next campaign.
 
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping};
-use crate::select::{prefer_default, Rank, Ranked};
+use crate::select::{prefer_default, Ranked};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -181,27 +181,6 @@ impl Measured {
             times.insert(config, measured);
         }
         Ok(Measured { times })
-    }
-}
-
-/// A selector whose picks at measured configurations follow the
-/// measurement (`auto` in `predict` and `evaluate`).
-pub struct Decided<'a> {
-    pub selector: &'a dyn Rank,
-    pub measured: &'a Measured,
-    /// The margin of the selector used inside the trained range.
-    pub margin: f64,
-}
-
-impl Rank for Decided<'_> {
-    fn distance(&self, config: &Config) -> f64 {
-        self.selector.distance(config)
-    }
-
-    fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
-        let mut ranked = self.selector.rank(config, allowed);
-        self.measured.decide(config, &mut ranked, self.margin);
-        ranked
     }
 }
 

@@ -5,6 +5,8 @@
 pub mod decision;
 pub mod measured;
 
+use measured::Measured;
+
 use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Dataset, Mapping};
 use crate::learn::features;
@@ -102,40 +104,34 @@ impl fmt::Display for Auto {
     }
 }
 
-/// Anything that ranks the candidates of a configuration.
-pub trait Rank {
-    fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked>;
-    /// How far `config` lies outside the trained range, in doublings.
-    fn distance(&self, config: &Config) -> f64;
-}
-
-/// `auto`'s two selectors, each where it applies.
-pub struct AutoSelector<'a> {
+/// How decisions are made: one selector between the trained sizes, maybe
+/// another beyond them; `auto` also decides the configurations the
+/// training data measured by their measurement ([`Measured::decide`]).
+/// `predict`, `tune` and `evaluate` all decide through this.
+pub struct Decider<'a> {
     pub inside: Selector<'a>,
     pub outside: Selector<'a>,
+    pub measured: Option<&'a Measured>,
 }
 
-impl Rank for AutoSelector<'_> {
-    fn distance(&self, config: &Config) -> f64 {
+impl Decider<'_> {
+    /// How far `config` lies outside the trained range, in doublings.
+    pub fn distance(&self, config: &Config) -> f64 {
         self.inside.range.distance(config)
     }
 
-    fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
-        if self.inside.range.distance(config) > 0.0 {
+    /// The candidates (those `allowed`, if given) in the order decided:
+    /// the choice first.
+    pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
+        let mut ranked = if self.distance(config) > 0.0 {
             self.outside.rank(config, allowed)
         } else {
             self.inside.rank(config, allowed)
+        };
+        if let Some(measured) = self.measured {
+            measured.decide(config, &mut ranked, self.inside.policy.margin);
         }
-    }
-}
-
-impl Rank for Selector<'_> {
-    fn distance(&self, config: &Config) -> f64 {
-        self.range.distance(config)
-    }
-
-    fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
-        Selector::rank(self, config, allowed)
+        ranked
     }
 }
 

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::learn::features::{self, Samples};
 use crate::learn::hybrid::{self, Terms};
 use crate::learn::target::Target;
-use crate::learn::{LearnerKind, Model};
+use crate::learn::Model;
 use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -119,16 +119,6 @@ impl TrainingSet {
             analytical,
             hybrid,
         }
-    }
-
-    /// The selectors these data support: the analytical one where it was
-    /// fitted on some rows, then `learners`.
-    pub fn selectors(&self, learners: &[LearnerKind]) -> Vec<SelectorKind> {
-        let mut kinds = SelectorKind::all(learners);
-        if self.analytical.platform.is_none() {
-            kinds.retain(|k| *k != SelectorKind::Analytical);
-        }
-        kinds
     }
 
     /// One model per candidate (none for the analytical selector). A

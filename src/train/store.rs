@@ -20,8 +20,9 @@ use crate::learn::hybrid;
 use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
 use crate::select::measured::{Entry, Measured};
-use crate::select::{Auto, Range};
+use crate::select::{Auto, Range, SelectorKind};
 use crate::train::cv::CvScore;
+use crate::train::{Choice, Trained};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -67,13 +68,13 @@ pub struct LearnerModels {
 
 /// Writes the directory atomically: into a sibling temporary directory that
 /// then replaces `dir`, so an interrupted `train` never leaves a half model.
-pub fn save(
-    dir: &Path,
-    manifest: &Manifest,
-    learners: &[LearnerModels],
-    analytical: &Fitted,
-    measured: &Measured,
-) -> Result<()> {
+pub fn save(dir: &Path, trained: &Trained) -> Result<()> {
+    let Trained {
+        manifest,
+        analytical,
+        measured,
+        learners,
+    } = trained;
     let tmp = sibling(dir, ".tmp");
     let io = |what: &str, e| Error::io(format!("{what} {}", tmp.display()), e);
     if tmp.exists() {
@@ -113,6 +114,32 @@ pub fn save(
         let _ = std::fs::remove_dir_all(&old);
     }
     std::fs::rename(&tmp, dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))
+}
+
+/// The model in `dir` with the learners' models `choice` decides by
+/// (only those: a KNN model of a large campaign is hundreds of MB), every
+/// file checked.
+pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
+    let manifest = load_manifest(dir)?;
+    let kinds = choice.kinds(manifest.auto);
+    let mut learners: Vec<LearnerKind> = [kinds.inside, kinds.outside]
+        .into_iter()
+        .filter_map(|k| match k {
+            SelectorKind::Learner(l) => Some(l),
+            SelectorKind::Analytical => None,
+        })
+        .collect();
+    learners.dedup();
+    let learners = learners
+        .iter()
+        .map(|&l| load_learner(dir, &manifest, l))
+        .collect::<Result<_, _>>()?;
+    Ok(Trained {
+        analytical: load_analytical(dir)?,
+        measured: load_measured(dir, &manifest)?,
+        manifest,
+        learners,
+    })
 }
 
 fn sibling(dir: &Path, suffix: &str) -> PathBuf {
