@@ -1,5 +1,6 @@
 //! Command-line interface (DESIGN §2).
 
+use crate::bench::{self, points::Sweep, Part};
 use crate::data::{Algorithm, Impl, Mapping};
 use crate::learn::LearnerKind;
 use crate::select::decision::Job;
@@ -132,6 +133,54 @@ pub struct TuneArgs {
     pub learning: LearningArgs,
 }
 
+impl TimingArgs {
+    /// A campaign timed as these arguments say (root 0, delay seed 1, no
+    /// points yet, no file, no budget); a usage error for settings that
+    /// cannot stop a point.
+    pub fn campaign(&self, machine: &Option<String>) -> crate::Result<bench::Options> {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !positive(self.target_ci) || !positive(self.max_seconds) {
+            return Err(crate::Error::Usage(
+                "--target-ci and --max-seconds must be positive".into(),
+            ));
+        }
+        Ok(bench::Options {
+            parts: Vec::new(),
+            out: PathBuf::new(),
+            roots: vec![bench::Root::Rank(0)],
+            warmup: self.warmup,
+            min_reps: self.min_reps,
+            max_reps: self.max_reps.max(self.min_reps),
+            max_seconds: self.max_seconds,
+            target_ci: self.target_ci,
+            time_budget: None,
+            machine: machine.clone(),
+            seed: 1,
+        })
+    }
+}
+
+#[cfg(feature = "mpi")]
+impl TuneArgs {
+    /// What `tune` does, as the library takes it.
+    pub fn options(&self) -> crate::Result<crate::tune::Options> {
+        Ok(crate::tune::Options {
+            out_dir: self.out_dir.clone(),
+            time_budget: self.time_budget,
+            procs: self
+                .procs
+                .as_ref()
+                .map(|list| list.0.iter().map(|&p| p as u32).collect()),
+            mapping: self.mapping,
+            sizes: self.sizes.0.clone(),
+            algorithms: self.algorithms.clone(),
+            segsizes: self.segsizes.0.clone(),
+            timing: self.timing.campaign(&self.machine)?,
+            learning: self.learning.options(),
+        })
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Benchmark CSV to append to (created if missing).
@@ -246,6 +295,57 @@ fn one_of<T: Copy + Send + Sync + 'static>(
     })
 }
 
+impl BenchArgs {
+    /// The parts of the sweep asked for: the whole job, or one per size
+    /// of `--procs`.
+    pub fn parts(&self) -> crate::Result<Vec<Part>> {
+        let args = self;
+        let sweep = Sweep {
+            sizes: args.sizes.0.clone(),
+            algorithms: args.algorithms.clone(),
+            segsizes: args.segsizes.0.clone(),
+            fanouts: args.fanouts.iter().map(|f| f.0).collect(),
+            impls: args.impls.clone(),
+            arrival: arrival(args.imbalance.is_some(), args.late_fraction),
+            imbalances: args.imbalance.clone().unwrap_or_else(|| vec![0.0]),
+        };
+        let points = sweep.points().map_err(crate::Error::Usage)?;
+        let part = |procs| Part {
+            procs,
+            mapping: args.mapping,
+            arrival: sweep.arrival,
+            points: points.clone(),
+        };
+        let procs = args.procs()?;
+        Ok(if procs.is_empty() {
+            vec![part(None)]
+        } else {
+            procs.into_iter().map(|p| part(Some(p))).collect()
+        })
+    }
+
+    /// `--procs` as ascending communicator sizes without repeats.
+    fn procs(&self) -> crate::Result<Vec<u32>> {
+        let args = self;
+        let Some(list) = &args.procs else {
+            return Ok(Vec::new());
+        };
+        let mut procs = list
+            .0
+            .iter()
+            .map(|&p| match u32::try_from(p) {
+                Ok(p) if p >= 1 => Ok(p),
+                _ => Err(crate::Error::Usage(format!(
+                    "--procs {p}: expected a size of 1 or more ranks"
+                ))),
+            })
+            .collect::<crate::Result<Vec<u32>>>()?;
+        procs.sort_unstable();
+        procs.dedup();
+        Ok(procs)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SplitArg {
     Procs,
@@ -300,6 +400,28 @@ pub struct EvaluateArgs {
     /// predicted vs measured time.
     #[arg(long)]
     pub plots: Option<PathBuf>,
+}
+
+impl EvaluateArgs {
+    /// How `--split` cuts each system's data (`source` aside, which is
+    /// by campaign).
+    pub fn how(&self) -> crate::evaluate::Split {
+        use crate::evaluate::Split;
+        match self.split {
+            SplitArg::Nodes => Split::Nodes {
+                fraction: self.test_fraction,
+                seed: self.seed,
+            },
+            SplitArg::Extrapolate => Split::Extrapolate {
+                train_max: self.train_max_procs,
+                test_min: self.test_min_procs,
+            },
+            SplitArg::Procs | SplitArg::Source => Split::Procs {
+                fraction: self.test_fraction,
+                seed: self.seed,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,9 @@ pub mod plan;
 pub mod export;
 /// Reports of evaluations, model fits and schedules.
 pub mod report;
+/// Tuning an allocation in one job: measure, plan, train, write rules.
+#[cfg(feature = "mpi")]
+pub mod tune;
 /// The command line.
 pub mod cli;
 pub mod commands;

@@ -1,8 +1,8 @@
 use super::warn_all;
-use crate::bench::{self, points, points::Sweep, Options, Part};
-use crate::cli::{BenchArgs, TimingArgs};
+use crate::bench::{self, points, Options};
+use crate::cli::BenchArgs;
 use crate::data::load::load_grid;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::units::format_bytes;
 
 pub fn bench(args: &BenchArgs) -> Result<()> {
@@ -13,54 +13,21 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             warn_all(&grid.warnings);
             points::listed(&grid.pairs())
         }
-        None => swept(args)?,
+        None => args.parts()?,
     };
     let opts = Options {
+        parts,
+        out: args.out.clone(),
         roots: args.roots.clone(),
         seed: args.seed,
-        ..options(
-            parts,
-            &args.out,
-            &args.timing,
-            args.time_budget,
-            &args.machine,
-        )?
+        time_budget: args.time_budget,
+        ..args.timing.campaign(&args.machine)?
     };
     let (_, outcomes) = bench::run(&opts);
     for o in outcomes?.iter().filter(|o| o.rank == 0) {
         report(o, args);
     }
     Ok(())
-}
-
-/// A campaign of `parts` into `out` timed as `timing` says (root 0, delay
-/// seed 1); a usage error for settings that cannot stop a point.
-pub(super) fn options(
-    parts: Vec<Part>,
-    out: &std::path::Path,
-    timing: &TimingArgs,
-    time_budget: Option<std::time::Duration>,
-    machine: &Option<String>,
-) -> Result<Options> {
-    let positive = |x: f64| x.is_finite() && x > 0.0;
-    if !positive(timing.target_ci) || !positive(timing.max_seconds) {
-        return Err(Error::Usage(
-            "--target-ci and --max-seconds must be positive".into(),
-        ));
-    }
-    Ok(Options {
-        parts,
-        out: out.to_path_buf(),
-        roots: vec![bench::Root::Rank(0)],
-        warmup: timing.warmup,
-        min_reps: timing.min_reps,
-        max_reps: timing.max_reps.max(timing.min_reps),
-        max_seconds: timing.max_seconds,
-        target_ci: timing.target_ci,
-        time_budget,
-        machine: machine.clone(),
-        seed: 1,
-    })
 }
 
 /// Rank 0's summary of one communicator size.
@@ -93,50 +60,4 @@ fn report(o: &bench::Outcome, args: &BenchArgs) {
             format_bytes(last.msg_bytes)
         );
     }
-}
-
-/// The parts of a sweep: the whole job, or one per size of `--procs`.
-fn swept(args: &BenchArgs) -> Result<Vec<Part>> {
-    let sweep = Sweep {
-        sizes: args.sizes.0.clone(),
-        algorithms: args.algorithms.clone(),
-        segsizes: args.segsizes.0.clone(),
-        fanouts: args.fanouts.iter().map(|f| f.0).collect(),
-        impls: args.impls.clone(),
-        arrival: crate::cli::arrival(args.imbalance.is_some(), args.late_fraction),
-        imbalances: args.imbalance.clone().unwrap_or_else(|| vec![0.0]),
-    };
-    let points = sweep.points().map_err(Error::Usage)?;
-    let part = |procs| Part {
-        procs,
-        mapping: args.mapping,
-        arrival: sweep.arrival,
-        points: points.clone(),
-    };
-    let procs = procs(args)?;
-    Ok(if procs.is_empty() {
-        vec![part(None)]
-    } else {
-        procs.into_iter().map(|p| part(Some(p))).collect()
-    })
-}
-
-/// `--procs` as ascending communicator sizes without repeats.
-fn procs(args: &BenchArgs) -> Result<Vec<u32>> {
-    let Some(list) = &args.procs else {
-        return Ok(Vec::new());
-    };
-    let mut procs = list
-        .0
-        .iter()
-        .map(|&p| match u32::try_from(p) {
-            Ok(p) if p >= 1 => Ok(p),
-            _ => Err(Error::Usage(format!(
-                "--procs {p}: expected a size of 1 or more ranks"
-            ))),
-        })
-        .collect::<Result<Vec<u32>>>()?;
-    procs.sort_unstable();
-    procs.dedup();
-    Ok(procs)
 }

@@ -3,7 +3,8 @@ use crate::cli::{EvaluateArgs, SplitArg};
 use crate::data::load::{load_campaigns, load_files, load_systems};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::evaluate::{evaluate as run, pool, small_train, split, Report, Split};
+use crate::evaluate::split::{leave_one_campaign_out, small_train, split_each_system};
+use crate::evaluate::{evaluate as run, pool, Report};
 use crate::report;
 use crate::train;
 
@@ -22,9 +23,13 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
         warn_all(&test.warnings);
         vec![(train.dataset, test.dataset)]
     } else if args.split == SplitArg::Source {
-        leave_one_campaign_out(args)?
+        let (campaigns, warnings) = load_campaigns(&args.train, &choice)?;
+        warn_all(&warnings);
+        leave_one_campaign_out(&campaigns)?
     } else {
-        split_each_system(args)?
+        let (systems, warnings) = load_systems(&args.train, &choice)?;
+        warn_all(&warnings);
+        split_each_system(systems, args.how())?
     };
     let options = args.learning.options();
     let runs: Vec<(Dataset, Dataset)> = runs
@@ -54,74 +59,4 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
         eprintln!("wrote {} plots into {}", files.len(), dir.display());
     }
     Ok(())
-}
-
-/// One (training, test) pair per campaign: that campaign against all the
-/// others (a rerun of the same machine weeks later).
-fn leave_one_campaign_out(args: &EvaluateArgs) -> Result<Vec<(Dataset, Dataset)>> {
-    let (campaigns, warnings) = load_campaigns(&args.train, &args.system.choice())?;
-    warn_all(&warnings);
-    if campaigns.len() < 2 {
-        return Err(Error::Usage(format!(
-            "--split source needs two or more campaigns (distinct `source` values, or files \
-             without one); found {}",
-            campaigns.len()
-        )));
-    }
-    Ok((0..campaigns.len())
-        .map(|held| {
-            let others = campaigns
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != held)
-                .map(|(_, (_, d))| d.clone())
-                .collect();
-            (Dataset::merge(others), campaigns[held].1.clone())
-        })
-        .collect())
-}
-
-/// The split of each machine/MPI library's data on its own (their rows are
-/// never combined), to be scored together; a system the split cannot cut
-/// (one procs value, say) is skipped with a warning when others remain.
-fn split_each_system(args: &EvaluateArgs) -> Result<Vec<(Dataset, Dataset)>> {
-    let (systems, warnings) = load_systems(&args.train, &args.system.choice())?;
-    warn_all(&warnings);
-    let how = match args.split {
-        SplitArg::Nodes => Split::Nodes {
-            fraction: args.test_fraction,
-            seed: args.seed,
-        },
-        SplitArg::Extrapolate => Split::Extrapolate {
-            train_max: args.train_max_procs,
-            test_min: args.test_min_procs,
-        },
-        _ => Split::Procs {
-            fraction: args.test_fraction,
-            seed: args.seed,
-        },
-    };
-    let several = systems.len() > 1;
-    let mut runs = Vec::with_capacity(systems.len());
-    let mut first_error = None;
-    for (system, d) in systems {
-        match split(&d, how) {
-            Ok(run) => runs.push(run),
-            Err(e) if several => {
-                eprintln!("warning: {system}: not evaluated: {e}");
-                first_error.get_or_insert(e);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    if several && runs.len() > 1 {
-        eprintln!(
-            "evaluated {} machine/MPI combinations separately, scored together",
-            runs.len()
-        );
-    }
-    match (runs.is_empty(), first_error) {
-        (true, Some(e)) => Err(e),
-        _ => Ok(runs),
-    }
 }

@@ -1,4 +1,5 @@
-//! Evaluation reports: one module per format.
+//! What the tool reports to people: evaluations (one module per format),
+//! model fits, schedules, training and tuning summaries.
 
 mod csv;
 pub mod imbalance;
@@ -6,6 +7,7 @@ mod markdown;
 pub mod model_fit;
 mod json;
 pub mod plots;
+pub mod schedule;
 pub mod training;
 pub mod tune;
 

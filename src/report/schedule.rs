@@ -1,0 +1,90 @@
+//! `schedule show`: an algorithm's tree and the stages its simulation
+//! ran, per stage the concurrent fan-outs and what crosses nodes.
+
+use crate::data::Placement;
+use crate::schedule::Schedule;
+use crate::sim::{Nbft, StageStructure};
+use crate::units::format_bytes;
+use std::fmt::Write;
+
+/// The schedule as text, at most `max_stages` stages of it.
+pub fn text(
+    schedule: &Schedule,
+    placement: &Placement,
+    stages: &StageStructure,
+    max_stages: usize,
+) -> String {
+    let spec = &schedule.spec;
+    let mut s = String::new();
+    let cuts: Vec<String> = schedule
+        .segmentation()
+        .iter()
+        .map(|seg| format!("{} segment(s) of {}", seg.count(), format_bytes(seg.seg)))
+        .collect();
+    let _ = writeln!(
+        s,
+        "{}: {} ranks, root {}, {} message, {}",
+        spec.algorithm,
+        spec.procs,
+        spec.root,
+        format_bytes(spec.msg_bytes),
+        if cuts.is_empty() {
+            "nothing to send".to_string()
+        } else {
+            cuts.join(" + ")
+        }
+    );
+    if let Some(note) = schedule.note() {
+        let _ = writeln!(s, "note: {note}");
+    }
+    if placement.nodes > 1 {
+        let _ = writeln!(
+            s,
+            "placement: {} nodes, up to {} ranks each, {:?}",
+            placement.nodes, placement.ppn, placement.order
+        );
+    }
+    match schedule.tree() {
+        Some(tree) => {
+            let _ = writeln!(s, "tree (depth {}):", tree.depth());
+            let _ = writeln!(s, "  rank  parent  children");
+            for rank in 0..spec.procs {
+                let parent = tree.parent[rank as usize].map_or("-".to_string(), |p| p.to_string());
+                let kids: Vec<String> = tree.children(rank).iter().map(|c| c.to_string()).collect();
+                let row = format!("  {rank:>4}  {parent:>6}  {}", kids.join(" "));
+                let _ = writeln!(s, "{}", row.trim_end());
+            }
+        }
+        None if spec.procs > 1 && spec.msg_bytes > 0 => {
+            let _ = writeln!(s, "flat: root {} sends to every other rank", spec.root);
+        }
+        None => {}
+    }
+    let _ = writeln!(
+        s,
+        "stages: {} (per stage, the concurrent fan-outs: sender -> children, bytes each)",
+        stages.len()
+    );
+    for (i, stage) in stages.stages.iter().enumerate().take(max_stages) {
+        let parts: Vec<String> = stage.nbfts.iter().map(describe).collect();
+        let _ = writeln!(s, "  {:>4}: {}", i + 1, parts.join("; "));
+    }
+    if stages.len() > max_stages {
+        let _ = writeln!(s, "  ... {} more stages", stages.len() - max_stages);
+    }
+    s
+}
+
+fn describe(n: &Nbft) -> String {
+    let cross = if n.cross_node > 0 {
+        format!(", {} across nodes", n.cross_node)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} -> {} ({}{cross})",
+        n.sender,
+        n.children,
+        format_bytes(n.bytes)
+    )
+}
