@@ -141,7 +141,7 @@ fn summary_of_shipped_data_reports_headroom() {
         .args([
             "data",
             "summary",
-            "data/zampar_orfeo_thin_2024feb.csv",
+            "data/local-2core.csv",
             "--format",
             "json",
         ])
@@ -149,36 +149,43 @@ fn summary_of_shipped_data_reports_headroom() {
         .unwrap();
     assert!(out.status.success());
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let s = &json["data/zampar_orfeo_thin_2024feb.csv"];
-    assert_eq!(s["rows"], 13755);
-    assert_eq!(s["procs"].as_array().unwrap().len(), 47);
+    let s = &json["data/local-2core.csv"];
+    assert_eq!(s["rows"], 2772);
+    assert_eq!(s["procs"].as_array().unwrap().len(), 7);
     let h = &s["headroom"];
     let share = h["default_not_best_rate"].as_f64().unwrap();
     let geomean = h["geomean_default_over_best"].as_f64().unwrap();
-    // SOURCES.md: 51% of configurations, geometric mean 1.068.
-    assert!((share - 0.51).abs() < 0.01, "{share}");
-    assert!((geomean - 1.068).abs() < 0.002, "{geomean}");
+    // data/SOURCES.md: every configuration, geometric mean 2.035.
+    assert_eq!(share, 1.0);
+    assert!((geomean - 2.035).abs() < 0.001, "{geomean}");
 }
 
 #[test]
 fn summary_text_names_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.csv");
+    std::fs::write(
+        &small,
+        "algorithm,procs,msg_bytes,time_us\ndefault,4,8,2.0\nlinear,4,8,1.0\nlinear,4,16,1.5\n",
+    )
+    .unwrap();
     let out = bin()
-        .args([
-            "data",
-            "summary",
-            "data/zampar_orfeo_thin_2024feb.csv",
-            "data/derin_orfeo_epyc.csv",
-        ])
+        .args(["data", "summary", "data/local-2core.csv"])
+        .arg(&small)
         .output()
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("data/derin_orfeo_epyc.csv\n  rows             800"),
+        text.contains("data/local-2core.csv\n  rows             2772"),
         "{text}"
     );
     assert!(
-        text.contains("geometric mean of t_default / t_best = 1.068"),
+        text.contains(&format!("{}\n  rows             3", small.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("geometric mean of t_default / t_best = 2.035"),
         "{text}"
     );
 }

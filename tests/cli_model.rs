@@ -15,14 +15,14 @@ fn model_fit(file: &Path, format: &str) -> String {
     String::from_utf8(done.get_output().stdout.clone()).unwrap()
 }
 
-const DERIN: &str = "data/derin_orfeo_epyc.csv";
+const DATA: &str = "data/local-2core.csv";
 
 /// Every fitted row belongs to one algorithm's correction, each factor is
 /// finite and positive, and no free per-algorithm constant is reported.
 #[test]
 fn corrections_account_for_every_fitted_row() {
     let fits: serde_json::Value =
-        serde_json::from_str(&model_fit(Path::new(DERIN), "json")).unwrap();
+        serde_json::from_str(&model_fit(Path::new(DATA), "json")).unwrap();
     let fit = &fits[0];
     let corrections = fit["corrections"].as_array().unwrap();
     assert!(corrections.len() >= 2, "{corrections:?}");
@@ -50,15 +50,16 @@ fn corrections_account_for_every_fitted_row() {
 #[test]
 fn the_report_lists_each_algorithms_factors() {
     let json: serde_json::Value =
-        serde_json::from_str(&model_fit(Path::new(DERIN), "json")).unwrap();
-    let text = model_fit(Path::new(DERIN), "text");
+        serde_json::from_str(&model_fit(Path::new(DATA), "json")).unwrap();
+    let text = model_fit(Path::new(DATA), "text");
     for c in json[0]["corrections"].as_array().unwrap() {
         let name = c["algorithm"].as_str().unwrap();
+        let implementation = c["impl"].as_str().unwrap();
         let rows = c["rows"].as_u64().unwrap().to_string();
         let line = text
             .lines()
-            .find(|l| l.split_whitespace().next() == Some(name))
-            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"));
+            .find(|l| l.split_whitespace().take(2).eq([name, implementation]))
+            .unwrap_or_else(|| panic!("no line for {name} {implementation}:\n{text}"));
         let fields: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(fields[2], rows, "{line}");
         let knots = c["log_factor"].as_array().unwrap().len();

@@ -1,15 +1,28 @@
 //! `train` then `predict`, through the real binary.
 
+mod common;
+
 use assert_cmd::Command;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn bin() -> Command {
     Command::cargo_bin("bcast-select").unwrap()
 }
 
+/// The synthetic campaign ([`common::synthetic_campaign`]) written next to
+/// `out`.
+fn campaign(out: &Path) -> PathBuf {
+    let csv = out.with_extension("csv");
+    std::fs::write(&csv, common::synthetic_campaign()).unwrap();
+    csv
+}
+
+/// Trains on the synthetic campaign into `out`.
 fn train(out: &Path, extra: &[&str]) {
     let o = bin()
-        .args(["train", "data/derin_orfeo_epyc.csv", "--out"])
+        .arg("train")
+        .arg(campaign(out))
+        .arg("--out")
         .arg(out)
         .args(extra)
         .output()
@@ -56,29 +69,10 @@ fn predict(model: &Path, args: &[&str]) -> std::process::Output {
 fn csv_rows(stdout: &[u8]) -> Vec<std::collections::HashMap<String, String>> {
     let text = String::from_utf8(stdout.to_vec()).unwrap();
     let mut lines = text.lines();
-    let header = cells(lines.next().unwrap());
+    let header = common::cells(lines.next().unwrap());
     lines
-        .map(|l| header.iter().cloned().zip(cells(l)).collect())
+        .map(|l| header.iter().cloned().zip(common::cells(l)).collect())
         .collect()
-}
-
-/// One CSV line's cells, unquoted (the machine and MPI text may be quoted).
-fn cells(line: &str) -> Vec<String> {
-    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                cell.push('"');
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cell)),
-            _ => cell.push(c),
-        }
-    }
-    out.push(cell);
-    out
 }
 
 #[test]
@@ -115,7 +109,7 @@ fn train_writes_a_model_that_predict_reads() {
         8,
         "7 learners, analytical"
     );
-    assert_eq!(manifest["training"]["rows"], 800);
+    assert_eq!(manifest["training"]["rows"], 840);
     let auto = manifest["auto"]["inside"].as_str().unwrap().to_string();
 
     // Table: one line per range of sizes with the same choice.
@@ -142,7 +136,7 @@ fn train_writes_a_model_that_predict_reads() {
     let rows = csv_rows(&o.stdout);
     assert_eq!(rows.len(), 11);
     // The decisions name the system they are for and the arrival pattern.
-    assert!(rows.iter().all(|r| r["machine"] == "ORFEO-EPYC"
+    assert!(rows.iter().all(|r| r["machine"] == "synthetic"
         && r["mpi"] == "openmpi-4.1.6"
         && r["arrival_pattern"] == "barrier"
         && r["imbalance"] == "0"));
@@ -632,7 +626,9 @@ fn max_rows_thins_evenly_and_keeps_the_measured_range() {
     let manifest = |name: &str, extra: &[&str]| {
         let model = dir.path().join(name);
         let o = bin()
-            .args(["train", "data/derin_orfeo_epyc.csv", "--learners", "linear"])
+            .arg("train")
+            .arg(campaign(&model))
+            .args(["--learners", "linear"])
             .args(extra)
             .arg("--out")
             .arg(&model)
@@ -648,7 +644,7 @@ fn max_rows_thins_evenly_and_keeps_the_measured_range() {
     assert!(!said.contains("fitting on"), "{said}");
     let (thin, said) = manifest("thin", &["--max-rows", "200"]);
     assert!(
-        said.contains("fitting on 200 of the 800 measurements"),
+        said.contains("fitting on 200 of the 840 measurements"),
         "{said}"
     );
     assert_eq!(thin["training"]["rows"], 200);
@@ -683,13 +679,13 @@ fn measured_jobs_follow_their_measurements() {
         .as_f64()
         .unwrap();
     // The measured times of the 1 x 8 job, by size and algorithm.
-    let text = std::fs::read_to_string("data/derin_orfeo_epyc.csv").unwrap();
+    let text = common::synthetic_campaign();
     let mut lines = text.lines();
-    let header = cells(lines.next().unwrap());
+    let header = common::cells(lines.next().unwrap());
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let mut times: std::collections::BTreeMap<u64, Vec<(String, f64)>> = Default::default();
     for l in lines {
-        let c = cells(l);
+        let c = common::cells(l);
         if c[col("procs")] == "8" && c[col("nodes")] == "1" {
             times
                 .entry(c[col("msg_bytes")].parse().unwrap())

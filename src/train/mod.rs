@@ -39,7 +39,7 @@ pub struct Trained {
     pub manifest: Manifest,
     pub analytical: Fitted,
     /// The times measured at the trained configurations (`auto` decides
-    /// by them there).
+    /// by them there; empty when loaded for another selector).
     pub measured: Measured,
     /// The learners' models: every learner after [`fit`], those asked for
     /// after [`store::load`].

@@ -116,9 +116,9 @@ pub fn save(dir: &Path, trained: &Trained) -> Result<()> {
     std::fs::rename(&tmp, dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))
 }
 
-/// The model in `dir` with the learners' models `choice` decides by
-/// (only those: a KNN model of a large campaign is hundreds of MB), every
-/// file checked.
+/// The model in `dir` with what `choice` decides by: the learners' models
+/// it uses (only those: a KNN model of a large campaign is hundreds of
+/// MB), and the measurements for `auto`; every file read is checked.
 pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
     let manifest = load_manifest(dir)?;
     let kinds = choice.kinds(manifest.auto);
@@ -134,9 +134,14 @@ pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
         .iter()
         .map(|&l| load_learner(dir, &manifest, l))
         .collect::<Result<_, _>>()?;
+    // Only `auto` decides by the measurements.
+    let measured = match choice {
+        Choice::Auto => load_measured(dir, &manifest)?,
+        Choice::One(_) => Measured::default(),
+    };
     Ok(Trained {
         analytical: load_analytical(dir)?,
-        measured: load_measured(dir, &manifest)?,
+        measured,
         manifest,
         learners,
     })

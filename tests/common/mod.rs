@@ -1,4 +1,5 @@
-//! Helpers shared by the test files that start `mpirun`.
+//! Helpers shared by the test files: `mpirun` runs, MPI libraries from
+//! wheels, and synthetic data.
 
 use std::fs::File;
 
@@ -8,8 +9,10 @@ use std::fs::File;
 /// the timings some tests compare. The lock is the operating system's lock
 /// on one file in the temporary directory, released when the guard drops
 /// (or the process dies).
+#[allow(dead_code)]
 pub struct MpirunLock(#[allow(dead_code)] File);
 
+#[allow(dead_code)]
 pub fn mpirun_lock() -> MpirunLock {
     let path = std::env::temp_dir().join("bcast-select-tests-mpirun.lock");
     let file = File::options()
@@ -76,4 +79,66 @@ pub fn min_us(output: &str) -> f64 {
         .find_map(|l| l.strip_prefix("min_us "))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or_else(|| panic!("no timing in {output:?}"))
+}
+
+/// A synthetic broadcast campaign of known structure, as benchmark CSV:
+/// jobs of 2-256 ranks (128 per node, so 256 spans two nodes), sizes
+/// 1 B - 1 MiB, and five candidates whose times are a shared trend times
+/// a factor per region — `default` 1, binomial 1.2, and linear (jobs of
+/// up to 4 ranks, messages under 1 KiB), chain (1-64 KiB) and pipeline
+/// (64 KiB and up) each half of `default`'s time in their region and 1.5x
+/// elsewhere — with a ±2% deterministic jitter. Every configuration's
+/// best candidate leads the next by 20% or more.
+#[allow(dead_code)]
+pub fn synthetic_campaign() -> String {
+    let mut csv = String::from("algorithm,procs,nodes,ppn,mapping,msg_bytes,time_us,machine,mpi\n");
+    let mut state = 7u64;
+    for procs in [2u32, 4, 8, 16, 32, 64, 128, 256] {
+        let nodes = procs.div_ceil(128);
+        let ppn = procs.div_ceil(nodes);
+        for e in 0..=20 {
+            let m = 1u64 << e;
+            let network = if nodes > 1 { 3.0 } else { 1.0 };
+            let trend = (1.0 + m as f64 * 1e-3) * f64::from(procs).log2() * network;
+            let region = |own: bool| if own { 0.5 } else { 1.5 };
+            for (algorithm, factor) in [
+                ("default", 1.0),
+                ("binomial", 1.2),
+                ("linear", region(procs <= 4 && m < 1024)),
+                ("chain", region((1024..65536).contains(&m))),
+                ("pipeline", region(m >= 65536)),
+            ] {
+                // A linear congruential generator: the same file every run.
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let jitter = 1.0 + 0.02 * ((state >> 33) as f64 / (1u64 << 31) as f64 - 1.0);
+                let t = trend * factor * jitter;
+                csv.push_str(&format!(
+                    "{algorithm},{procs},{nodes},{ppn},core,{m},{t:.4},synthetic,openmpi-4.1.6\n"
+                ));
+            }
+        }
+    }
+    csv
+}
+
+/// One CSV line's cells, unquoted (the machine and MPI text may be quoted).
+#[allow(dead_code)]
+pub fn cells(line: &str) -> Vec<String> {
+    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                cell.push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cell)),
+            _ => cell.push(c),
+        }
+    }
+    out.push(cell);
+    out
 }
