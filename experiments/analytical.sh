@@ -8,7 +8,7 @@
 # Run from the repository root: bash experiments/analytical.sh
 # BEFORE_BIN=path: also the ranking accuracy of an older build that prints
 # "PAIRWISE pairs accuracy" on stderr (commit c5b6c23 with
-# experiments/analytical-before.patch applied), for the before/after columns.
+# experiments/attic/analytical-before.patch applied), for the before/after columns.
 set -euo pipefail
 [ -z "${BIN:-}" ] && cargo build --release --quiet
 bin=${BIN:-target/release/bcast-select}

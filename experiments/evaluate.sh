@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Evaluates every selector on every dataset in data/ with whole communicator
+# Evaluates every selector on each dataset of DATA (default: this project's
+# data/local-2core.csv and two public ORFEO campaigns from ../shared/data) with whole communicator
 # sizes held out (30% of the procs values, seed 1), once with the full
 # training part and once with the small one (every third training procs
-# value). Writes experiments/results/<dataset>/{full,small}.{md,json},
-# plots in experiments/results/<dataset>/plots-{full,small}/ and
-# experiments/results/summary.md (rows: selectors; columns: datasets; cells:
+# value). Writes experiments/results/evaluate/<dataset>/{full,small}.{md,json},
+# plots in experiments/results/evaluate/<dataset>/plots-{full,small}/ and
+# experiments/results/evaluate/summary.md (rows: selectors; columns: datasets; cells:
 # geometric-mean speed-up over default, and the share of the oracle's gain;
 # then the targets, met or missed, per dataset).
 # Run from the repository root: bash experiments/evaluate.sh
@@ -14,9 +15,10 @@ if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
 fi
 bin=${BIN:-target/release/bcast-select}
-out=experiments/results
+out=experiments/results/evaluate
+data=${DATA:-data/local-2core.csv ../shared/data/derin_orfeo_epyc.csv ../shared/data/zampar_orfeo_thin_2024feb.csv}
 mkdir -p "$out"
-for csv in data/*.csv; do
+for csv in $data; do
   name=$(basename "$csv" .csv)
   mkdir -p "$out/$name"
   for variant in full small; do
@@ -31,7 +33,7 @@ for csv in data/*.csv; do
 done
 # The same targets over five splits (seeds 1-5, full training set): how much
 # of a single split's verdict is the draw of the held-out procs values.
-for csv in data/*.csv; do
+for csv in $data; do
   name=$(basename "$csv" .csv)
   mkdir -p "$out/$name/seeds"
   for seed in 1 2 3 4 5; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every selector over 3 datasets x seeds 1-5 x full/small training parts
+# Every selector over the datasets of DATA (default: this project's
+# data/local-2core.csv and two public ORFEO campaigns) x seeds 1-5 x full/small training parts
 # (procs split, 30% held out), as one markdown table: per column the mean
 # over seeds of the share of the oracle's geometric-mean speed-up over
 # default, in brackets the share of picks >10% slower than default.
@@ -12,7 +13,8 @@ fi
 bin=${BIN:-target/release/bcast-select}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for csv in data/*.csv; do
+data=${DATA:-data/local-2core.csv ../shared/data/derin_orfeo_epyc.csv ../shared/data/zampar_orfeo_thin_2024feb.csv}
+for csv in $data; do
   name=$(basename "$csv" .csv)
   for seed in 1 2 3 4 5; do
     for variant in full small; do

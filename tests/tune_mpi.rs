@@ -68,6 +68,17 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         report.contains("MPI_Bcast decisions for 1 node(s) x 4 ranks"),
         "{report}"
     );
+    // The decisions' measured effect: per tuned size, the geometric mean
+    // of default's time over the decision's, both measured.
+    let effect = report.split("## Measured effect").nth(1).unwrap();
+    for procs in ["2", "4"] {
+        let row = effect
+            .lines()
+            .find(|l| l.starts_with(&format!("| {procs} |")))
+            .unwrap_or_else(|| panic!("no row for {procs} ranks: {report}"));
+        let geomean: f64 = row.split('|').nth(3).unwrap().trim().parse().unwrap();
+        assert!(geomean.is_finite() && geomean > 0.0, "{row}");
+    }
     let data = bcast_select::data::load::load_file(&out_dir.join("data.csv"))
         .unwrap()
         .dataset;
