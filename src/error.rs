@@ -98,6 +98,14 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Prints warnings on standard error, prefixed so they stand out from
+/// results (a command's own output goes to standard output).
+pub fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

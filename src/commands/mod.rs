@@ -53,12 +53,7 @@ fn write_output(out: Option<&std::path::Path>, text: &str) -> Result<()> {
     }
 }
 
-/// Warnings go to stderr, prefixed so they stand out from results.
-fn warn_all(warnings: &[String]) {
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
-}
+use crate::error::warn_all;
 
 /// Says, before training starts, that a very large campaign takes a while
 /// and how to make it quicker.

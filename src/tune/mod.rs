@@ -6,7 +6,7 @@ use crate::bench::points::{self, Sweep};
 use crate::bench::{self, Part, Session};
 use crate::data::load::load_file;
 use crate::data::{Algorithm, Arrival, Candidate, Config, Impl, Mapping};
-use crate::error::{Error, Result};
+use crate::error::{warn_all, Error, Result};
 use crate::evaluate::{evaluate, split, Split};
 use crate::export::{self, Format};
 use crate::plan::{choose, score, Settings};
@@ -308,10 +308,4 @@ fn finish(args: &Options, grid: &[(Config, Candidate)]) -> Result<()> {
 
 fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
-}
-
-fn warn_all(warnings: &[String]) {
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
 }
