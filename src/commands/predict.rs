@@ -20,8 +20,13 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         }
         allowed
     });
-    let mut warnings: Vec<String> = jobs.iter().flat_map(|j| trained.warnings(j)).collect();
-    warnings.dedup();
+    // Each warning once, though several jobs may raise it.
+    let mut warnings: Vec<String> = Vec::new();
+    for w in jobs.iter().flat_map(|j| trained.warnings(j)) {
+        if !warnings.contains(&w) {
+            warnings.push(w);
+        }
+    }
     super::warn_all(&warnings);
     let decider = trained.decider(choice)?;
     let label = trained.label(choice);
