@@ -5,10 +5,18 @@
 //! MPI_COMM_WORLD yields a communicator whose MPI_Bcast runs exactly the
 //! requested algorithm, segment size and fan-out: one `mpirun` measures all
 //! of them, no relaunch per algorithm.
+//!
+//! That holds only where tuned serves MPI_Bcast. From Open MPI 5.0 coll/han
+//! outranks it on communicators that span nodes, and a forced algorithm
+//! then reaches only HAN's sub-communicators: a row labelled with it would
+//! time HAN. So a forced algorithm is measured on a duplicate that asks for
+//! tuned and leaves HAN out ([`TUNED_FIRST`]); `default` keeps the plain
+//! duplicate, which selects its components as the job's communicator does.
 
 use crate::data::{Algorithm, Candidate};
 use crate::schedule::DEFAULT_FANOUT;
 use mpi::ffi;
+use mpi::raw::{AsRaw, FromRaw};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::ffi::CString;
@@ -25,6 +33,14 @@ pub fn enable_dynamic_rules() {
         std::env::set_var(DYNAMIC_RULES_ENV, "1");
     }
 }
+
+/// The communicator info key Open MPI (4.1 and later) reads when it
+/// selects the collective components of a new communicator: the listed
+/// components come first, those after `^` are left out.
+const COLL_PREFERENCE: &str = "ompi_comm_coll_preference";
+
+/// Tuned first, HAN never: the forced algorithms are tuned's.
+pub const TUNED_FIRST: &str = "tuned,^han";
 
 /// Handles on the tuned component's broadcast control variables.
 pub struct TunedControl {
@@ -88,12 +104,50 @@ impl TunedControl {
             Algorithm::Knomial => self.knomial_radix.write(fanout)?,
             _ => {}
         }
-        let comm = world.duplicate();
+        let comm = if candidate.is_default() {
+            world.duplicate()
+        } else {
+            duplicate_with_preference(world, TUNED_FIRST)?
+        };
         // The communicator has captured the values (the knomial radix is read
         // at call time, so it stays set until the next candidate).
         self.algorithm.write(0)?;
         Ok(comm)
     }
+}
+
+/// A duplicate of `world` created with [`COLL_PREFERENCE`] = `preference`.
+/// Collective. (rsmpi has no `MPI_Comm_dup_with_info`.)
+fn duplicate_with_preference(
+    world: &SimpleCommunicator,
+    preference: &str,
+) -> Result<SimpleCommunicator, String> {
+    let key = CString::new(COLL_PREFERENCE).map_err(|e| e.to_string())?;
+    let value = CString::new(preference).map_err(|e| e.to_string())?;
+    let mut info = std::mem::MaybeUninit::<ffi::MPI_Info>::uninit();
+    // SAFETY: out-pointer to an info handle, initialized by MPI_Info_create
+    // before any use.
+    let rc = unsafe { ffi::MPI_Info_create(info.as_mut_ptr()) };
+    check(rc, "MPI_Info_create")?;
+    // SAFETY: MPI_Info_create succeeded.
+    let mut info = unsafe { info.assume_init() };
+    // SAFETY: live info handle, NUL-terminated key and value.
+    let rc = unsafe { ffi::MPI_Info_set(info, key.as_ptr(), value.as_ptr()) };
+    let mut raw = std::mem::MaybeUninit::<ffi::MPI_Comm>::uninit();
+    let dup = if rc == 0 {
+        // SAFETY: `world` is a live intra-communicator, `info` a live info,
+        // the out-pointer valid.
+        unsafe { ffi::MPI_Comm_dup_with_info(world.as_raw(), info, raw.as_mut_ptr()) }
+    } else {
+        rc
+    };
+    // SAFETY: the info handle is live and freed once.
+    unsafe { ffi::MPI_Info_free(&mut info) };
+    check(rc, "MPI_Info_set")?;
+    check(dup, "MPI_Comm_dup_with_info")?;
+    // SAFETY: MPI_Comm_dup_with_info succeeded, so `raw` is a new live
+    // intra-communicator owned only by the returned value.
+    Ok(unsafe { SimpleCommunicator::from_raw(raw.assume_init()) })
 }
 
 impl Cvar {
