@@ -60,7 +60,13 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("seed"), "{stderr}");
     assert!(stderr.contains("tune: round 1"), "{stderr}");
-    for name in ["data.csv", "model/manifest.json", "rules", "report.md"] {
+    for name in [
+        "data.csv",
+        "model/manifest.json",
+        "rules",
+        "han.rules",
+        "report.md",
+    ] {
         assert!(out_dir.join(name).exists(), "{name} missing: {stderr}");
     }
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();

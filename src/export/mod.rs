@@ -4,6 +4,7 @@
 mod csv;
 mod json;
 pub mod mpich_json;
+mod ompi_han;
 mod ompi_json;
 mod ompi_rules;
 mod table;
@@ -18,6 +19,7 @@ pub enum Format {
     Csv,
     Json,
     OmpiRules,
+    OmpiHan,
     OmpiJson,
     MpichJson,
 }
@@ -41,6 +43,13 @@ impl Format {
             "ompi-rules",
             "Open MPI coll/tuned rules file, classic text format (all versions; applied by \
              4.1 and 5.0.11 in the tests)",
+        ),
+        (
+            Format::OmpiHan,
+            "ompi-han",
+            "Open MPI 5 coll/han rules file: on communicators that span nodes, sends each \
+             size's broadcast to coll/tuned (whose rules come from ompi-rules) or leaves it \
+             to HAN where `default` was chosen",
         ),
         (
             Format::OmpiJson,
@@ -86,6 +95,7 @@ pub fn render(tables: &[DecisionTable], format: Format, opts: &Options) -> Resul
         Format::Csv => Ok(csv::render(tables, &opts.system)),
         Format::Json => json::render(tables, &opts.system),
         Format::OmpiRules => ompi_rules::render(tables, opts),
+        Format::OmpiHan => Ok(ompi_han::render(tables, opts)),
         Format::OmpiJson => ompi_json::render(tables),
         Format::MpichJson => mpich_json::render(tables, opts.mpich_base.as_ref()),
     }
@@ -202,6 +212,49 @@ mod tests {
             .filter(|l| !l.starts_with('#'))
             .map(|l| l.split('#').next().unwrap().trim().to_string())
             .collect()
+    }
+
+    /// HAN's file: per job size its own configuration, sizes above it
+    /// handed back to HAN unless the next job starts there; `default`
+    /// keeps HAN, any other choice goes to tuned, runs of one merged.
+    #[test]
+    fn han_rules_route_each_job() {
+        let pipeline = cand(Algorithm::Pipeline, Some(1024), None);
+        let binomial = cand(Algorithm::Binomial, Some(0), None);
+        let tables = [
+            table(8, [pipeline; 3]),
+            table(4, [Candidate::DEFAULT, pipeline, binomial]),
+            table(9, [Candidate::DEFAULT; 3]),
+        ];
+        let text = render(&tables, Format::OmpiHan, &opts(1)).unwrap();
+        assert!(text.contains("coll_han_dynamic_rules_filename"), "{text}");
+        let expected = [
+            "1",
+            "7",
+            "1",
+            "2", // one collective: bcast, one level: the job's communicator
+            "4", // configurations
+            "4",
+            "2",
+            "0 han",
+            "65536 tuned", // 4 ranks
+            "5",
+            "1",
+            "0 han", // above 4: HAN
+            "8",
+            "1",
+            "0 tuned", // 8 ranks; 9 starts at once
+            "9",
+            "1",
+            "0 han",
+        ];
+        assert_eq!(numbers(&text), expected);
+        let one = render(&tables[..1], Format::OmpiHan, &opts(1)).unwrap();
+        assert_eq!(
+            numbers(&one),
+            ["1", "7", "1", "2", "1", "1", "1", "0 tuned"],
+            "one job covers every size"
+        );
     }
 
     #[test]

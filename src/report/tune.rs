@@ -21,12 +21,17 @@ pub fn markdown(
     held_out: Option<&str>,
 ) -> String {
     let mut t = String::new();
+    let han = rules.with_file_name("han.rules");
     let _ = write!(
         t,
         "# bcast-select tune\n\nMeasurements: `data.csv`; model: `model/`; Open MPI rules: \
          `rules`, used with\n\n    OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
-         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n",
-        rules.display()
+         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\nand, with Open MPI 5 on jobs that \
+         span nodes (where coll/han serves MPI_Bcast), also `han.rules`:\n\n    \
+         OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
+         OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
+        rules.display(),
+        han.display()
     );
     let _ = writeln!(t, "## Measured effect\n\n{}", effect(tables, data));
     let _ = writeln!(t, "## Decisions\n\n```\n{decisions}```\n");

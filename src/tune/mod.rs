@@ -280,6 +280,12 @@ fn finish(args: &Options, grid: &[(Config, Candidate)]) -> Result<()> {
         &rules,
         &export::render(&tables, Format::OmpiRules, &export_options)?,
     )?;
+    // Open MPI 5 gives broadcasts across nodes to coll/han: its file hands
+    // them to tuned where a tuned algorithm was chosen.
+    write(
+        &dir.join("han.rules"),
+        &export::render(&tables, Format::OmpiHan, &export_options)?,
+    )?;
     let held_out = if sizes_of(grid) >= 3 {
         let (train, test) = split(
             &data,

@@ -1,0 +1,102 @@
+//! Open MPI 5's coll/han dynamic rules file: which component serves
+//! `MPI_Bcast` on the job's communicator.
+//!
+//! From Open MPI 5.0 coll/han serves `MPI_Bcast` on every communicator that
+//! spans nodes, and coll/tuned's rules file then reaches only HAN's
+//! sub-communicators. HAN reads a file of its own (collective, topological
+//! level, configuration size, message size → component by name); at the
+//! level of the user's communicator it can hand the call to `tuned`, whose
+//! rules file then decides the algorithm. So each size where a tuned
+//! algorithm was chosen goes to `tuned`, and each size where `default`
+//! was goes to `han`, which keeps HAN's own broadcast. The format, as Open
+//! MPI 5.0's coll_han_dynamic_file.h describes it: nested counted lists;
+//! configuration and message sizes are lower bounds, ascending.
+
+use super::Options;
+use crate::select::decision::DecisionTable;
+use crate::units::format_bytes;
+use std::fmt::Write;
+
+/// HAN's collective id of broadcast, and its level of the user's
+/// communicator (`GLOBAL_COMMUNICATOR`).
+const BCAST: u8 = 7;
+const GLOBAL_COMMUNICATOR: u8 = 2;
+
+/// The MCA variables that make Open MPI 5 read both files.
+fn variables(han_file: &str, tuned_file: &str) -> String {
+    format!(
+        "--mca coll_han_use_dynamic_file_rules 1 --mca coll_han_dynamic_rules_filename {han_file} \
+         --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename {tuned_file}"
+    )
+}
+
+pub fn render(tables: &[DecisionTable], opts: &Options) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# MPI_Bcast routing for Open MPI 5 coll/han, written by bcast-select"
+    );
+    let _ = writeln!(s, "# {}", opts.origin);
+    let _ = writeln!(s, "# for {} (measured there)", opts.system);
+    let _ = writeln!(
+        s,
+        "# Sends the broadcast on the job's communicator to coll/tuned where a tuned algorithm was\n\
+         # chosen (its rules: the file of `predict --format ompi-rules` for the same jobs) and\n\
+         # leaves it to coll/han where `default` was. Use both files:\n\
+         # mpirun {} ...",
+        variables("THIS_FILE", "TUNED_RULES_FILE")
+    );
+    // Configuration sizes are lower bounds: each job size P starts a
+    // configuration, and P + 1 hands the sizes above it back to HAN
+    // unless the next job starts there; a configuration that routes as
+    // the one before it is left out. One job covers every size.
+    let mut jobs: Vec<&DecisionTable> = tables.iter().collect();
+    jobs.sort_by_key(|t| t.job.procs);
+    jobs.dedup_by_key(|t| t.job.procs);
+    let han = || vec![(0, "han", "HAN's own".to_string())];
+    let mut configurations: Vec<(u32, Vec<Rule>)> = Vec::new();
+    for (i, t) in jobs.iter().enumerate() {
+        let procs = t.job.procs;
+        let from = if jobs.len() == 1 { 1 } else { procs };
+        configurations.push((from, rules(t)));
+        let next = jobs.get(i + 1).map(|n| n.job.procs);
+        if jobs.len() > 1 && next != Some(procs + 1) {
+            configurations.push((procs + 1, han()));
+        }
+    }
+    let routes = |r: &[Rule]| r.iter().map(|(m, c, _)| (*m, *c)).collect::<Vec<_>>();
+    configurations.dedup_by(|b, a| routes(&a.1) == routes(&b.1));
+    let _ = writeln!(s, "1 # collectives in this file");
+    let _ = writeln!(s, "{BCAST} # collective id: bcast");
+    let _ = writeln!(s, "1 # topological levels");
+    let _ = writeln!(s, "{GLOBAL_COMMUNICATOR} # level: the job's communicator");
+    let _ = writeln!(s, "{} # configurations", configurations.len());
+    for (from, rules) in configurations {
+        let _ = writeln!(s, "{from} # from communicator size");
+        let _ = writeln!(s, "{} # message-size rules", rules.len());
+        for (bytes, component, what) in rules {
+            let _ = writeln!(
+                s,
+                "{bytes} {component} # from {}: {what}",
+                format_bytes(bytes)
+            );
+        }
+    }
+    s
+}
+
+/// (first message size, component, what was decided).
+type Rule = (u64, &'static str, String);
+
+/// The component of each run of sizes, from 0 B: `han` where `default` was
+/// decided, `tuned` elsewhere.
+fn rules(t: &DecisionTable) -> Vec<Rule> {
+    let mut out: Vec<Rule> = Vec::new();
+    for (from, c) in t.rules() {
+        let component = if c.is_default() { "han" } else { "tuned" };
+        if out.last().is_none_or(|(_, last, _)| *last != component) {
+            out.push((from, component, c.to_string()));
+        }
+    }
+    out
+}

