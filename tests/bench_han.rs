@@ -53,7 +53,12 @@ fn forced_algorithms_are_timed_on_tuned_where_han_serves_bcast() {
             .arg(env!("CARGO_BIN_EXE_bcast-select"))
             .args(["bench", "--out"])
             .arg(&csv)
-            .args(["--sizes", "4M", "--algorithms", "default,pipeline,binomial"])
+            .args([
+                "--sizes",
+                "4M",
+                "--algorithms",
+                "default,tuned,pipeline,binomial",
+            ])
             .args([
                 "--segsizes",
                 "0",
@@ -84,7 +89,8 @@ fn forced_algorithms_are_timed_on_tuned_where_han_serves_bcast() {
     // communicator HAN serves times HAN (the bug this guards against: all
     // three rows within 10% of each other).
     let han = time("default");
-    for forced in ["pipeline", "binomial"] {
+    // `tuned`: tuned's own decision, HAN left out.
+    for forced in ["tuned", "pipeline", "binomial"] {
         let t = time(forced);
         assert!(
             t < han / 5.0,

@@ -96,7 +96,9 @@ impl Sweep {
     fn parameters(&self, algorithm: Algorithm) -> Vec<(Option<u64>, Option<u32>)> {
         let segs = || self.segsizes.iter().map(|&s| Some(s));
         match algorithm {
-            Algorithm::Default | Algorithm::Linear | Algorithm::Sbbt => vec![(None, None)],
+            Algorithm::Default | Algorithm::Tuned | Algorithm::Linear | Algorithm::Sbbt => {
+                vec![(None, None)]
+            }
             Algorithm::Chain | Algorithm::Knomial => segs()
                 .flat_map(|s| self.fanouts.iter().map(move |&f| (s, f)))
                 .collect(),

@@ -78,6 +78,11 @@ impl Session {
         topology::classify(&names).ok()
     }
 
+    /// The MPI library this job runs.
+    pub fn library(&self) -> crate::library::Library {
+        crate::library::Library::detect(&[library_version()].into())
+    }
+
     /// Measures the parts of `opts` (collective).
     pub fn measure(&self, opts: &Options) -> Result<Vec<Outcome>> {
         match opts.parts.as_slice() {
@@ -345,17 +350,22 @@ fn prepare_output(
     Ok((writer, points::already_measured(points, job, &existing)))
 }
 
-fn row_meta(opts: &Options) -> RowMeta {
-    let host = mpi::environment::processor_name().unwrap_or_default();
-    let machine = opts.machine.clone().unwrap_or(host);
-    let mpi = mpi::environment::library_version()
+/// The first line of the MPI library's version string.
+fn library_version() -> String {
+    mpi::environment::library_version()
         .unwrap_or_default()
         .lines()
         .next()
         .unwrap_or_default()
         .trim_matches(char::from(0))
         .trim()
-        .to_string();
+        .to_string()
+}
+
+fn row_meta(opts: &Options) -> RowMeta {
+    let host = mpi::environment::processor_name().unwrap_or_default();
+    let machine = opts.machine.clone().unwrap_or(host);
+    let mpi = library_version();
     RowMeta {
         system: crate::data::System { machine, mpi },
         source: format!("bcast-select {} bench", env!("CARGO_PKG_VERSION")),

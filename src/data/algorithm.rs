@@ -29,6 +29,11 @@ pub enum Algorithm {
     /// group of receivers that announced their arrival (Patarasuk & Yuan's
     /// arrival_b).
     Arrival,
+    /// Open MPI's coll/tuned with its own fixed decision (id 0 there), on a
+    /// communicator where components that outrank tuned are left out: the
+    /// alternative to coll/han where HAN serves `default` (Open MPI 5
+    /// across nodes). Elsewhere the same broadcast as `default`.
+    Tuned,
 }
 
 impl Algorithm {
@@ -45,15 +50,17 @@ impl Algorithm {
         Algorithm::ScatterAllgather,
         Algorithm::ScatterAllgatherRing,
     ];
-    /// Every algorithm this tool knows: Open MPI's, then our own.
-    pub const ALL: [Algorithm; 12] = {
-        let mut all = [Algorithm::Sbbt; 12];
+    /// Every algorithm this tool knows: Open MPI's, then our own, then
+    /// tuned's own decision.
+    pub const ALL: [Algorithm; 13] = {
+        let mut all = [Algorithm::Sbbt; 13];
         let mut i = 0;
         while i < Self::OMPI.len() {
             all[i] = Self::OMPI[i];
             i += 1;
         }
         all[11] = Algorithm::Arrival;
+        all[12] = Algorithm::Tuned;
         all
     };
 
@@ -72,12 +79,17 @@ impl Algorithm {
             Algorithm::ScatterAllgatherRing => "scatter_allgather_ring",
             Algorithm::Sbbt => "sbbt",
             Algorithm::Arrival => "arrival",
+            Algorithm::Tuned => "tuned",
         }
     }
 
-    /// Open MPI's `coll_tuned_bcast_algorithm` id; `None` for our own.
+    /// Open MPI's `coll_tuned_bcast_algorithm` id (0 for tuned's own
+    /// decision); `None` for our own.
     pub fn ompi_id(self) -> Option<u8> {
-        Self::OMPI.iter().position(|a| *a == self).map(|i| i as u8)
+        match self {
+            Algorithm::Tuned => Some(0),
+            _ => Self::OMPI.iter().position(|a| *a == self).map(|i| i as u8),
+        }
     }
 
     /// Every accepted spelling, for error messages.
@@ -191,6 +203,8 @@ mod tests {
         assert!("10".parse::<Algorithm>().is_err());
         assert_eq!("sbbt".parse(), Ok(Algorithm::Sbbt));
         assert_eq!(Algorithm::Sbbt.ompi_id(), None);
+        assert_eq!("tuned".parse(), Ok(Algorithm::Tuned));
+        assert_eq!(Algorithm::Tuned.ompi_id(), Some(0), "tuned's own decision");
         assert!("ring".parse::<Algorithm>().is_err());
     }
 

@@ -221,8 +221,9 @@ mod tests {
     fn han_rules_route_each_job() {
         let pipeline = cand(Algorithm::Pipeline, Some(1024), None);
         let binomial = cand(Algorithm::Binomial, Some(0), None);
+        let tuned = cand(Algorithm::Tuned, None, None);
         let tables = [
-            table(8, [pipeline; 3]),
+            table(8, [pipeline, tuned, pipeline]),
             table(4, [Candidate::DEFAULT, pipeline, binomial]),
             table(9, [Candidate::DEFAULT; 3]),
         ];

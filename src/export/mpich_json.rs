@@ -252,7 +252,7 @@ fn leaf(name: &str, params: &[(&str, String)]) -> Node {
 pub fn has_equivalent(c: &Candidate) -> bool {
     !matches!(
         c.algorithm,
-        Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Arrival
+        Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Arrival | Algorithm::Tuned
     )
 }
 
@@ -292,7 +292,11 @@ fn algorithm(c: &Candidate, p: u32) -> Result<Node> {
             "knomial_1",
             c.fanout.unwrap_or(crate::schedule::DEFAULT_FANOUT),
         ),
-        Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Default | Algorithm::Arrival => {
+        Algorithm::Chain
+        | Algorithm::SplitBinary
+        | Algorithm::Default
+        | Algorithm::Arrival
+        | Algorithm::Tuned => {
             return Err(Error::Other(format!(
                 "the decision picks '{}', which MPICH does not have (only candidates with an \
                  MPICH equivalent should have been offered)",

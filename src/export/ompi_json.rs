@@ -1,6 +1,7 @@
 //! Open MPI's JSON rules file (coll/tuned, 6.0 and later): first match wins,
 //! ranges are inclusive, and sizes with no rule fall back to the fixed
-//! decision, so `default` ranges are simply left out.
+//! decision, so `default` (and `tuned`, tuned's own decision) ranges are
+//! simply left out.
 
 use super::ompi_rule;
 use crate::data::Algorithm;
@@ -14,7 +15,8 @@ pub fn render(tables: &[DecisionTable]) -> Result<String> {
         let rules = t.rules();
         let mut msg_rules = Vec::new();
         for (i, (from, c)) in rules.iter().enumerate() {
-            if c.algorithm == Algorithm::Default {
+            // The fixed decision (`default`, or tuned's own) has no rule.
+            if c.algorithm.ompi_id() == Some(0) {
                 continue;
             }
             let (_, faninout, seg_size) = ompi_rule(c)?;

@@ -81,6 +81,10 @@ impl Library {
     pub fn runs(&self, config: &Config, candidate: &Candidate) -> Option<Candidate> {
         let runs = match candidate.implementation {
             _ if candidate.is_default() => self.default_runs(config)?,
+            // Tuned's own decision, wherever HAN is left out.
+            Impl::Ompi if candidate.algorithm == Algorithm::Tuned => {
+                ompi_fixed::candidate(config.procs, config.msg_bytes)
+            }
             Impl::Ompi if self.hierarchical(config) => return None,
             _ => *candidate,
         };
@@ -281,6 +285,16 @@ mod tests {
         };
         assert_eq!(Library::OpenMpi(5).runs(&one.config, &own), Some(own));
         assert_eq!(Library::Mpich.runs(&one.config, &Candidate::DEFAULT), None);
+        // HAN's broadcast is never priced as a tuned schedule; tuned's own
+        // decision, measured with HAN left out, is its fixed decision.
+        let tuned = Candidate {
+            algorithm: Algorithm::Tuned,
+            ..Candidate::DEFAULT
+        };
+        assert_eq!(
+            Library::OpenMpi(5).runs(&one.config, &tuned),
+            Some(ompi_fixed::candidate(128, 1024))
+        );
     }
 
     #[test]

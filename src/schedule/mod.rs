@@ -195,6 +195,7 @@ impl Schedule {
                 )
             }
             other @ (Algorithm::Default
+            | Algorithm::Tuned
             | Algorithm::ScatterAllgather
             | Algorithm::ScatterAllgatherRing) => {
                 return Err(format!(

@@ -76,7 +76,7 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
     let seed: Vec<usize> = (0..grid.len())
         .filter(|&i| {
             let (c, k) = &grid[i];
-            k.is_default() || lattice(args, c)
+            k.is_default() || k.algorithm == Algorithm::Tuned || lattice(args, c)
         })
         .collect();
     if rank0 {
@@ -171,6 +171,7 @@ fn grid(session: &Session, args: &Options) -> Result<Vec<(Config, Candidate)>> {
             p
         }
     };
+    let library = session.library();
     let mut grid = Vec::new();
     for p in procs {
         let placed = session.placement(p, args.mapping).ok_or_else(|| {
@@ -194,6 +195,16 @@ fn grid(session: &Session, args: &Options) -> Result<Vec<(Config, Candidate)>> {
                 arrival: Arrival::Barrier,
             };
             grid.push((config, point.candidate));
+            // Where coll/han serves `default`, tuned's own decision is an
+            // alternative a rules file can choose (HAN's file hands it to
+            // tuned): measured beside it.
+            if point.candidate.is_default() && library.hierarchical(&config) {
+                let tuned = Candidate {
+                    algorithm: Algorithm::Tuned,
+                    ..point.candidate
+                };
+                grid.push((config, tuned));
+            }
         }
     }
     Ok(grid)
