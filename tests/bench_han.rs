@@ -97,4 +97,73 @@ fn forced_algorithms_are_timed_on_tuned_where_han_serves_bcast() {
             "{forced} {t:.0} us against default (HAN) {han:.0} us: the forced row timed HAN"
         );
     }
+    // Each row says which component ran it.
+    let served = components(&csv);
+    assert_eq!(served["default"], "han", "{served:?}");
+    for forced in ["tuned", "pipeline", "binomial"] {
+        assert_eq!(served[forced], "tuned", "{served:?}");
+    }
+}
+
+/// Algorithm -> the `component` column, of every row of a bench CSV.
+fn components(csv: &Path) -> std::collections::BTreeMap<String, String> {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let mut lines = text.lines();
+    let header = common::cells(lines.next().unwrap());
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    lines
+        .map(common::cells)
+        .map(|c| (c[col("algorithm")].clone(), c[col("component")].clone()))
+        .collect()
+}
+
+/// Within one node HAN steps aside, whatever its priority: `default` is
+/// tuned's there.
+#[test]
+fn within_a_node_default_is_tuned_even_with_han_ranked_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("one-node.csv");
+    let out = {
+        let _one = common::mpirun_lock();
+        Command::new("mpirun")
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args([
+                "-n",
+                "2",
+                "--oversubscribe",
+                "--mca",
+                "coll_han_priority",
+                "40",
+            ])
+            .arg(env!("CARGO_BIN_EXE_bcast-select"))
+            .args(["bench", "--out"])
+            .arg(&csv)
+            .args([
+                "--sizes",
+                "1K",
+                "--algorithms",
+                "default,binomial",
+                "--impl",
+                "ompi,own",
+            ])
+            .args(["--segsizes", "0", "--min-reps", "3", "--max-seconds", "0.5"])
+            .output()
+            .expect("mpirun must be installed (openmpi-bin)")
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header = common::cells(lines.next().unwrap());
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<Vec<String>> = lines.map(common::cells).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    for r in &rows {
+        let expected = if r[col("impl")] == "own" { "" } else { "tuned" };
+        assert_eq!(r[col("component")], expected, "{r:?}");
+    }
 }

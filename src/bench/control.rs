@@ -48,6 +48,10 @@ pub struct TunedControl {
     segsize: Cvar,
     chain_fanout: Cvar,
     knomial_radix: Cvar,
+    /// Whether coll/han is loaded, not left out by the `coll` MCA variable
+    /// and ranked above tuned: then it serves `default` on communicators
+    /// that span nodes (within a node it steps aside).
+    han_outranks_tuned: bool,
 }
 
 struct Cvar {
@@ -72,12 +76,31 @@ impl TunedControl {
                  unset {DYNAMIC_RULES_ENV} (bench sets it) or set it to 1"
             ));
         }
+        let tuned_priority = Cvar::open("coll_tuned_priority")?.read()?;
+        // No such variable: HAN is not part of this Open MPI.
+        let han_outranks_tuned = match Cvar::open("coll_han_priority") {
+            Ok(han) => han.read()? > tuned_priority && !left_out("han", &read_string("coll")),
+            Err(_) => false,
+        };
         Ok(TunedControl {
             algorithm: Cvar::open("coll_tuned_bcast_algorithm")?,
             segsize: Cvar::open("coll_tuned_bcast_algorithm_segmentsize")?,
             chain_fanout: Cvar::open("coll_tuned_bcast_algorithm_chain_fanout")?,
             knomial_radix: Cvar::open("coll_tuned_bcast_algorithm_knomial_radix")?,
+            han_outranks_tuned,
         })
+    }
+
+    /// The component that serves `candidate`'s broadcast on a
+    /// communicator over `nodes` nodes: HAN for `default` where it
+    /// outranks tuned and the communicator spans nodes; tuned otherwise
+    /// (forced algorithms and `tuned` run where HAN is left out).
+    pub fn component(&self, candidate: &Candidate, nodes: u32) -> &'static str {
+        if candidate.is_default() && self.han_outranks_tuned && nodes > 1 {
+            "han"
+        } else {
+            "tuned"
+        }
     }
 
     /// A fresh communicator over `world` whose MPI_Bcast runs `candidate`
@@ -213,6 +236,49 @@ impl Drop for Cvar {
     }
 }
 
+/// Whether the `coll` MCA variable's value (`^a,b` leaves a and b out; `a,b`
+/// keeps only a and b; empty keeps all) leaves `component` out.
+fn left_out(component: &str, coll: &str) -> bool {
+    let coll = coll.trim();
+    match coll.strip_prefix('^') {
+        _ if coll.is_empty() => false,
+        Some(excluded) => excluded.split(',').any(|c| c.trim() == component),
+        None => !coll.split(',').any(|c| c.trim() == component),
+    }
+}
+
+/// A string control variable's value; empty where it cannot be read.
+fn read_string(name: &str) -> String {
+    let Ok(cname) = CString::new(name) else {
+        return String::new();
+    };
+    let mut index: c_int = -1;
+    // SAFETY: valid NUL-terminated name and out-pointer.
+    if unsafe { ffi::MPI_T_cvar_get_index(cname.as_ptr(), &mut index) } != 0 {
+        return String::new();
+    }
+    let mut handle: ffi::MPI_T_cvar_handle = std::ptr::null_mut();
+    let mut count: c_int = 0;
+    // SAFETY: not bound to an MPI object; valid out-pointers.
+    let rc = unsafe {
+        ffi::MPI_T_cvar_handle_alloc(index, std::ptr::null_mut(), &mut handle, &mut count)
+    };
+    if rc != 0 {
+        return String::new();
+    }
+    // A string variable's count is its buffer size in chars.
+    let mut buf = vec![0u8; count.max(0) as usize + 1];
+    // SAFETY: live handle, buffer of `count` + 1 bytes.
+    let rc = unsafe { ffi::MPI_T_cvar_read(handle, buf.as_mut_ptr() as *mut c_void) };
+    // SAFETY: the handle came from MPI_T_cvar_handle_alloc and is freed once.
+    unsafe { ffi::MPI_T_cvar_handle_free(&mut handle) };
+    if rc != 0 {
+        return String::new();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
 fn check(rc: c_int, what: &str) -> Result<(), String> {
     if rc == 0 {
         Ok(())
@@ -220,5 +286,23 @@ fn check(rc: c_int, what: &str) -> Result<(), String> {
         Err(format!(
             "MPI tool interface call failed on {what} (error {rc})"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::left_out;
+
+    #[test]
+    fn the_coll_variable_leaves_components_out() {
+        assert!(!left_out("han", ""));
+        assert!(left_out("han", "^han"));
+        assert!(left_out("han", "^tuned, han"));
+        assert!(!left_out("han", "^hcoll"));
+        assert!(
+            left_out("han", "basic,tuned"),
+            "an include list without han"
+        );
+        assert!(!left_out("han", "tuned,han"));
     }
 }

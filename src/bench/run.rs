@@ -299,7 +299,12 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
         );
         if let Some(w) = writer.as_mut() {
             let row = measurement(&points::config(&job, part.arrival, &point), &point, &timing);
-            if let Err(e) = w.write(&row, &meta) {
+            // Which Open MPI component ran a library broadcast.
+            let component = match (point.candidate.implementation, control.as_ref()) {
+                (Impl::Ompi, Some(c)) => c.component(&point.candidate, job.nodes),
+                _ => "",
+            };
+            if let Err(e) = w.write_served(&row, &meta, component) {
                 eprintln!("error: {e}; stopping the campaign");
                 world.abort(1);
             }

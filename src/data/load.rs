@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// Columns every file must have.
 pub const REQUIRED: [&str; 4] = ["algorithm", "procs", "msg_bytes", "time_us"];
 /// Columns the schema knows; anything else is ignored with a warning.
-pub const KNOWN: [&str; 19] = [
+pub const KNOWN: [&str; 20] = [
     "algorithm",
     "procs",
     "msg_bytes",
@@ -41,6 +41,8 @@ pub const KNOWN: [&str; 19] = [
     "machine",
     "mpi",
     "source",
+    // Which Open MPI component served the call (provenance only).
+    "component",
 ];
 
 /// A loaded dataset (one machine and MPI library) plus the warnings the

@@ -7,8 +7,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-/// Column order of every CSV this tool writes.
-pub const HEADER: [&str; 19] = [
+/// Column order of every CSV this tool writes. Columns are only ever added
+/// at the end: a file with a shorter header of this order (written by an
+/// earlier version) is appended to in its own columns.
+pub const HEADER: [&str; 20] = [
     "algorithm",
     "procs",
     "nodes",
@@ -28,7 +30,11 @@ pub const HEADER: [&str; 19] = [
     "machine",
     "mpi",
     "source",
+    "component",
 ];
+
+/// The columns every header this tool wrote has had: the first 19.
+const OLDEST: usize = 19;
 
 /// Provenance written next to every row: the system measured on and the
 /// campaign (free text).
@@ -40,24 +46,30 @@ pub struct RowMeta {
 
 pub struct CsvWriter<W: Write> {
     out: W,
+    /// How many of [`HEADER`]'s columns the file has.
+    columns: usize,
 }
 
 impl CsvWriter<BufWriter<File>> {
     /// Opens `path` for appending, writing the header if the file is new or
-    /// empty. An existing non-empty file must already carry our header.
+    /// empty. An existing non-empty file must already carry our header, or
+    /// an earlier version's (then its columns are kept).
     pub fn append(path: &Path) -> Result<Self> {
         let existing = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let mut columns = HEADER.len();
         if existing > 0 {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
             let first = text.lines().next().unwrap_or_default().trim_end();
-            if first != HEADER.join(",") {
-                return Err(Error::Usage(format!(
-                    "{} exists but was not written by this version of bcast-select \
-                     (its header differs); choose a new --out file",
-                    path.display()
-                )));
-            }
+            columns = (OLDEST..=HEADER.len())
+                .find(|&n| first == HEADER[..n].join(","))
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "{} exists but was not written by bcast-select (its header \
+                         differs); choose a new --out file",
+                        path.display()
+                    ))
+                })?;
             if !text.ends_with('\n') {
                 // A row cut short by a kill: drop it, it is measured again.
                 let keep = text.rfind('\n').map_or(0, |i| i + 1);
@@ -79,6 +91,7 @@ impl CsvWriter<BufWriter<File>> {
             .map_err(|e| Error::io(format!("cannot open {} for writing", path.display()), e))?;
         let mut writer = CsvWriter {
             out: BufWriter::new(file),
+            columns,
         };
         if existing == 0 {
             writer.write_header()?;
@@ -89,7 +102,10 @@ impl CsvWriter<BufWriter<File>> {
 
 impl<W: Write> CsvWriter<W> {
     pub fn new(out: W) -> Result<Self> {
-        let mut writer = CsvWriter { out };
+        let mut writer = CsvWriter {
+            out,
+            columns: HEADER.len(),
+        };
         writer.write_header()?;
         Ok(writer)
     }
@@ -103,6 +119,12 @@ impl<W: Write> CsvWriter<W> {
 
     /// Writes and flushes one row.
     pub fn write(&mut self, m: &Measurement, meta: &RowMeta) -> Result<()> {
+        self.write_served(m, meta, "")
+    }
+
+    /// [`CsvWriter::write`] of a row whose broadcast the MPI library's
+    /// collective `component` served (`tuned`, `han`; empty: not known).
+    pub fn write_served(&mut self, m: &Measurement, meta: &RowMeta, component: &str) -> Result<()> {
         let opt = |v: Option<String>| v.unwrap_or_default();
         let c = &m.config;
         let k = &m.candidate;
@@ -126,7 +148,9 @@ impl<W: Write> CsvWriter<W> {
             quote(&meta.system.machine),
             quote(&meta.system.mpi),
             quote(&meta.source),
+            component.to_string(),
         ];
+        let fields = &fields[..self.columns];
         writeln!(self.out, "{}", fields.join(",")).map_err(|e| Error::io("cannot write CSV", e))?;
         self.out
             .flush()
@@ -153,6 +177,37 @@ mod tests {
     use crate::data::load::parse_csv;
     use crate::data::tests::row;
     use crate::data::Algorithm;
+
+    /// A file of an earlier version (19 columns, no `component`) is
+    /// appended to in its own columns; another header is refused.
+    #[test]
+    fn older_files_keep_their_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old.csv");
+        std::fs::write(&old, format!("{}\n", HEADER[..OLDEST].join(","))).unwrap();
+        let m = row(4, 64, Algorithm::Binomial, 2.5);
+        let meta = RowMeta::default();
+        CsvWriter::append(&old)
+            .unwrap()
+            .write_served(&m, &meta, "tuned")
+            .unwrap();
+        let text = std::fs::read_to_string(&old).unwrap();
+        let last = text.lines().last().unwrap();
+        assert_eq!(last.split(',').count(), OLDEST, "{last}");
+        assert!(parse_csv(&old, text.as_bytes()).is_ok());
+        let new = dir.path().join("new.csv");
+        CsvWriter::append(&new)
+            .unwrap()
+            .write_served(&m, &meta, "han")
+            .unwrap();
+        let text = std::fs::read_to_string(&new).unwrap();
+        assert!(text.lines().last().unwrap().ends_with(",han"), "{text}");
+        let loaded = parse_csv(&new, text.as_bytes()).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        let other = dir.path().join("other.csv");
+        std::fs::write(&other, "algorithm,procs,msg_bytes,time_us\n").unwrap();
+        assert!(CsvWriter::append(&other).is_err());
+    }
 
     #[test]
     fn written_rows_load_back_identically() {
