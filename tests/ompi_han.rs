@@ -84,8 +84,8 @@ fn export(model: &Path, dir: &Path) -> (PathBuf, PathBuf) {
 }
 
 /// The smallest time (µs) of a 4 MiB broadcast on 2 fake nodes x 2 ranks,
-/// with the MCA settings given.
-fn bcast_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)]) -> f64 {
+/// with the MCA settings given, and what Open MPI said on stderr.
+fn bcast_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)]) -> (f64, String) {
     let _one = common::mpirun_lock();
     let agent = Path::new("tests/fake-ssh").canonicalize().unwrap();
     let mut cmd = Process::new(bin.join("mpirun"));
@@ -116,12 +116,9 @@ fn bcast_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)]) -> f64 {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    common::min_us(&stdout)
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stdout}{stderr}");
+    (common::min_us(&stdout), stderr)
 }
 
 #[test]
@@ -144,10 +141,14 @@ fn han_rules_send_tuned_decisions_to_tuned_and_keep_han_for_default() {
     ] {
         assert!(header.contains(variable), "{header}");
     }
+    // HAN says at verbosity 5 whether it read its file ("read N rules
+    // from") or not ("found an error"), and otherwise ignores a file it
+    // cannot parse.
     let han_file = |file: &Path| -> Vec<(&str, PathBuf)> {
         vec![
             ("coll_han_use_dynamic_file_rules", PathBuf::from("1")),
             ("coll_han_dynamic_rules_filename", file.to_path_buf()),
+            ("coll_han_verbose", PathBuf::from("5")),
         ]
     };
     let both = |han: &Path, tuned: &Path| {
@@ -158,7 +159,13 @@ fn han_rules_send_tuned_decisions_to_tuned_and_keep_han_for_default() {
     };
     let run = |mca: Vec<(&str, PathBuf)>| {
         let pairs: Vec<(&str, &Path)> = mca.iter().map(|(n, v)| (*n, v.as_path())).collect();
-        bcast_us(&bin, &exe, &pairs)
+        let (us, said) = bcast_us(&bin, &exe, &pairs);
+        let read = mca.iter().any(|(n, _)| *n == "coll_han_verbose");
+        assert!(
+            !read || (said.contains("rules from") && !said.contains("found an error")),
+            "HAN did not read the exported file: {said}"
+        );
+        us
     };
     let han = run(Vec::new());
     // HAN's file alone: the broadcast goes to tuned, which decides itself.
@@ -168,6 +175,19 @@ fn han_rules_send_tuned_decisions_to_tuned_and_keep_han_for_default() {
     let slow = run(both(&slow_han, &slow_tuned));
     // A model where `default` wins keeps HAN.
     let kept = run(both(&keep_han, &keep_tuned));
+    // A broken file (components by number, which Open MPI 5 rejects) is
+    // reported at that verbosity and otherwise ignored: HAN stays.
+    let broken = dir.path().join("broken.rules");
+    let text = std::fs::read_to_string(&slow_han).unwrap();
+    std::fs::write(&broken, text.replace(" tuned #", " 3 #")).unwrap();
+    let pairs: Vec<(&str, PathBuf)> = han_file(&broken);
+    let pairs: Vec<(&str, &Path)> = pairs.iter().map(|(n, v)| (*n, v.as_path())).collect();
+    let (ignored, said) = bcast_us(&bin, &exe, &pairs);
+    assert!(said.contains("found an error"), "{said}");
+    assert!(
+        ignored > 5.0 * routed,
+        "a broken file routed: {ignored:.0} us"
+    );
     let figures = format!(
         "HAN {han:.0} us, HAN file only {routed:.0} us, slow decision {slow:.0} us, \
          default decision {kept:.0} us"
