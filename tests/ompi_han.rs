@@ -16,14 +16,6 @@ use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-/// Whether this process may make UTS namespaces (the fake nodes need it).
-fn can_fake_nodes() -> bool {
-    Process::new("unshare")
-        .args(["--uts", "true"])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// A model of two-node jobs of 2-6 ranks whose data say `winner`
 /// (`pipeline` with 64-byte segments, or `default`) beats the others at
 /// every size.
@@ -123,7 +115,7 @@ fn bcast_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)]) -> (f64, String) {
 
 #[test]
 fn han_rules_send_tuned_decisions_to_tuned_and_keep_han_for_default() {
-    if !can_fake_nodes() {
+    if !common::can_fake_nodes() {
         eprintln!("skipped: `unshare --uts` is not permitted here (needs root)");
         return;
     }

@@ -142,3 +142,13 @@ pub fn cells(line: &str) -> Vec<String> {
     out.push(cell);
     out
 }
+
+/// Whether this process may make UTS namespaces: the fake nodes of
+/// `tests/fake-ssh` need it (root).
+#[allow(dead_code)]
+pub fn can_fake_nodes() -> bool {
+    std::process::Command::new("unshare")
+        .args(["--uts", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
