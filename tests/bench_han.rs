@@ -43,12 +43,7 @@ fn bench(dir: &Path, launch: &[&str], args: &[&str]) -> PathBuf {
 
 /// Every row of a bench CSV, cells by column name.
 fn rows(csv: &Path) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(csv).unwrap();
-    let mut lines = text.lines();
-    let header = common::cells(lines.next().unwrap());
-    lines
-        .map(|l| header.iter().cloned().zip(common::cells(l)).collect())
-        .collect()
+    common::csv_rows(&std::fs::read_to_string(csv).unwrap())
 }
 
 #[test]

@@ -298,12 +298,6 @@ fn evaluate_scores_the_decisions_predict_writes() {
         String::from_utf8(o.stdout).unwrap()
     };
     // The candidate of a CSV row, by column name.
-    let by_name = |text: &str| -> Vec<BTreeMap<String, String>> {
-        let mut rows = text.lines();
-        let cols = common::cells(rows.next().unwrap());
-        rows.map(|r| cols.iter().cloned().zip(common::cells(r)).collect())
-            .collect()
-    };
     let candidate = |r: &BTreeMap<String, String>| {
         ["algorithm", "segsize_bytes", "fanout", "impl"].map(|c| r[c].clone())
     };
@@ -316,7 +310,7 @@ fn evaluate_scores_the_decisions_predict_writes() {
         "--test".as_ref(),
         test_csv.as_os_str(),
     ]);
-    let picks: BTreeMap<(u32, u64), [String; 4]> = by_name(&report)
+    let picks: BTreeMap<(u32, u64), [String; 4]> = common::csv_rows(&report)
         .iter()
         .filter(|r| r["selector"] == "auto")
         .map(|r| {
@@ -354,7 +348,7 @@ fn evaluate_scores_the_decisions_predict_writes() {
             "--sizes".as_ref(),
             sizes.as_ref(),
         ]);
-        let decisions = by_name(&table);
+        let decisions = common::csv_rows(&table);
         assert_eq!(decisions.len(), 12);
         for d in &decisions {
             let size: u64 = d["msg_bytes"].parse().unwrap();

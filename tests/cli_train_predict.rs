@@ -66,13 +66,8 @@ fn predict(model: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// The data rows of `predict --format csv` output, cells by column name.
-fn csv_rows(stdout: &[u8]) -> Vec<std::collections::HashMap<String, String>> {
-    let text = String::from_utf8(stdout.to_vec()).unwrap();
-    let mut lines = text.lines();
-    let header = common::cells(lines.next().unwrap());
-    lines
-        .map(|l| header.iter().cloned().zip(common::cells(l)).collect())
-        .collect()
+fn csv_rows(stdout: &[u8]) -> Vec<std::collections::BTreeMap<String, String>> {
+    common::csv_rows(std::str::from_utf8(stdout).unwrap())
 }
 
 #[test]

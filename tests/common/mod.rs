@@ -152,3 +152,13 @@ pub fn can_fake_nodes() -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// The data rows of CSV text, cells by column name.
+#[allow(dead_code)]
+pub fn csv_rows(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut lines = text.lines();
+    let header = cells(lines.next().unwrap_or_default());
+    lines
+        .map(|l| header.iter().cloned().zip(cells(l)).collect())
+        .collect()
+}
