@@ -450,11 +450,16 @@ pub struct SystemArgs {
     /// Keep only rows of this MPI library (the `mpi` column's text).
     #[arg(long, value_name = "VERSION")]
     pub mpi: Option<String>,
+    /// Keep only rows of this collective (bcast, reduce, allreduce; the
+    /// `collective` column, bcast where a file has none).
+    #[arg(long, value_name = "NAME")]
+    pub collective: Option<crate::data::Collective>,
 }
 
 impl SystemArgs {
     pub fn choice(&self) -> crate::data::load::Choice {
         crate::data::load::Choice {
+            collective: self.collective,
             machine: self.machine.clone(),
             mpi: self.mpi.clone(),
         }
@@ -839,9 +844,19 @@ pub fn arrival(imbalanced: bool, late: Option<crate::data::Arrival>) -> crate::d
     }
 }
 
+/// A broadcast algorithm (what `bench` and `tune` measure).
 fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
-    s.parse::<Algorithm>()
-        .map_err(|e| format!("{e}; expected {}", Algorithm::accepted_names()))
+    let bcast = crate::data::Collective::Bcast;
+    bcast
+        .algorithm(s)
+        .ok()
+        .filter(|a| bcast.knows(*a))
+        .ok_or_else(|| {
+            format!(
+                "unknown algorithm {s:?}; expected {}",
+                bcast.accepted_names()
+            )
+        })
 }
 
 fn parse_mapping(s: &str) -> Result<Mapping, String> {

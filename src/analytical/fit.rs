@@ -14,7 +14,7 @@ use super::platform::{knot_weights, Platform, KNOTS, PER_KNOT, PER_LINK};
 use super::price::{self, Statistic};
 use super::{correct, Along, Fitted, Memo, Summary, HUBER_K, MAD_TO_SD};
 use crate::data::metrics::pairwise_accuracy;
-use crate::data::{Arrival, Candidate, Config, Dataset};
+use crate::data::{Arrival, Candidate, Collective, Config, Dataset};
 use crate::library::{self, Library};
 use crate::sim::Link;
 use linfa_linalg::cholesky::SolveC;
@@ -58,12 +58,18 @@ pub fn fit_along(d: &Dataset, full: &Fitted) -> Fitted {
 
 fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
     let library = Library::detect(&d.provenance.mpis);
+    // Only broadcast has schedules to price so far.
+    let bcast = d.provenance.collective() == Collective::Bcast;
     let mut fitted = Fitted {
         platform: None,
         statistic: Statistic::default(),
         corrections: Vec::new(),
         library,
-        default_checks: library::check(d, library),
+        default_checks: if bcast {
+            library::check(d, library)
+        } else {
+            Vec::new()
+        },
         measured_shm: false,
         measured_net: false,
         summary: Summary::default(),
@@ -71,6 +77,9 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
         runs: Memo::default(),
         along: None,
     };
+    if !bcast {
+        return fitted;
+    }
     let all = observations(d, &mut fitted);
     let observations = thin(&all, MOST_ROWS);
     if observations.is_empty() {

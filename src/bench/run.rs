@@ -372,7 +372,11 @@ fn row_meta(opts: &Options) -> RowMeta {
     let machine = opts.machine.clone().unwrap_or(host);
     let mpi = library_version();
     RowMeta {
-        system: crate::data::System { machine, mpi },
+        system: crate::data::System {
+            machine,
+            mpi,
+            collective: crate::data::Collective::Bcast,
+        },
         source: format!("bcast-select {} bench", env!("CARGO_PKG_VERSION")),
     }
 }

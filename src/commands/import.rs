@@ -32,6 +32,7 @@ pub fn osu(args: &OsuArgs) -> Result<()> {
     for (file, run) in runs {
         let meta = RowMeta {
             system: crate::data::System {
+                collective: crate::data::Collective::Bcast,
                 machine: args.machine.clone(),
                 mpi: args.mpi.clone(),
             },

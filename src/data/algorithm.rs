@@ -1,5 +1,6 @@
-//! Broadcast algorithm names: Open MPI's `coll_tuned_bcast_algorithm` ids 0–9
-//! with their spellings, plus the project's own algorithms, in one place.
+//! Collectives and their algorithms: Open MPI's `coll_tuned_<collective>_algorithm`
+//! ids per collective with their spellings, plus the project's own
+//! algorithms, in one place.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -34,10 +35,26 @@ pub enum Algorithm {
     /// alternative to coll/han where HAN serves `default` (Open MPI 5
     /// across nodes). Elsewhere the same broadcast as `default`.
     Tuned,
+    /// Reduce: a binary tree combining in rank order (for operations
+    /// that do not commute).
+    InOrderBinary,
+    /// Reduce and allreduce: reduce-scatter by recursive halving, then
+    /// gather (reduce) or allgather (allreduce).
+    Rabenseifner,
+    /// Allreduce: a reduce, then a broadcast.
+    Nonoverlapping,
+    /// Allreduce: recursive doubling.
+    RecursiveDoubling,
+    /// Allreduce: a ring reduce-scatter then allgather.
+    Ring,
+    /// Allreduce: the ring, segmented.
+    SegmentedRing,
+    /// Allreduce: an allgather of every vector, then a local reduction.
+    AllgatherReduce,
 }
 
 impl Algorithm {
-    /// Open MPI's algorithms, indexed by their id.
+    /// Open MPI's broadcast algorithms, indexed by their id.
     pub const OMPI: [Algorithm; 10] = [
         Algorithm::Default,
         Algorithm::Linear,
@@ -50,10 +67,10 @@ impl Algorithm {
         Algorithm::ScatterAllgather,
         Algorithm::ScatterAllgatherRing,
     ];
-    /// Every algorithm this tool knows: Open MPI's, then our own, then
-    /// tuned's own decision.
-    pub const ALL: [Algorithm; 13] = {
-        let mut all = [Algorithm::Sbbt; 13];
+    /// Every algorithm this tool knows: Open MPI's broadcasts, then our
+    /// own, tuned's own decision, and those of the other collectives.
+    pub const ALL: [Algorithm; 20] = {
+        let mut all = [Algorithm::Sbbt; 20];
         let mut i = 0;
         while i < Self::OMPI.len() {
             all[i] = Self::OMPI[i];
@@ -61,6 +78,13 @@ impl Algorithm {
         }
         all[11] = Algorithm::Arrival;
         all[12] = Algorithm::Tuned;
+        all[13] = Algorithm::InOrderBinary;
+        all[14] = Algorithm::Rabenseifner;
+        all[15] = Algorithm::Nonoverlapping;
+        all[16] = Algorithm::RecursiveDoubling;
+        all[17] = Algorithm::Ring;
+        all[18] = Algorithm::SegmentedRing;
+        all[19] = Algorithm::AllgatherReduce;
         all
     };
 
@@ -80,25 +104,20 @@ impl Algorithm {
             Algorithm::Sbbt => "sbbt",
             Algorithm::Arrival => "arrival",
             Algorithm::Tuned => "tuned",
+            Algorithm::InOrderBinary => "in-order_binary",
+            Algorithm::Rabenseifner => "rabenseifner",
+            Algorithm::Nonoverlapping => "nonoverlapping",
+            Algorithm::RecursiveDoubling => "recursive_doubling",
+            Algorithm::Ring => "ring",
+            Algorithm::SegmentedRing => "segmented_ring",
+            Algorithm::AllgatherReduce => "allgather_reduce",
         }
     }
 
     /// Open MPI's `coll_tuned_bcast_algorithm` id (0 for tuned's own
-    /// decision); `None` for our own.
+    /// decision); `None` for our own and other collectives' algorithms.
     pub fn ompi_id(self) -> Option<u8> {
-        match self {
-            Algorithm::Tuned => Some(0),
-            _ => Self::OMPI.iter().position(|a| *a == self).map(|i| i as u8),
-        }
-    }
-
-    /// Every accepted spelling, for error messages.
-    pub fn accepted_names() -> String {
-        let names: Vec<&str> = Self::ALL.iter().map(|a| a.name()).collect();
-        format!(
-            "{} (or basic_linear, split_binary_tree, binary_tree, or an id 0-9)",
-            names.join(", ")
-        )
+        Collective::Bcast.ompi_id(self)
     }
 }
 
@@ -122,6 +141,7 @@ impl FromStr for Algorithm {
         }
         let alias = match lower.as_str() {
             "ignore" => Some(Algorithm::Default),
+            "in_order_binary" => Some(Algorithm::InOrderBinary),
             "basic_linear" => Some(Algorithm::Linear),
             "split_binary_tree" => Some(Algorithm::SplitBinary),
             "binary_tree" => Some(Algorithm::Binary),
@@ -143,6 +163,147 @@ impl TryFrom<String> for Algorithm {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
         s.parse()
+    }
+}
+
+/// An MPI collective operation.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Collective {
+    #[default]
+    Bcast,
+    Reduce,
+    Allreduce,
+}
+
+impl Collective {
+    pub const ALL: [Collective; 3] = [Collective::Bcast, Collective::Reduce, Collective::Allreduce];
+
+    /// The name in CSV files (`bcast`, `reduce`, `allreduce`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::Bcast => "bcast",
+            Collective::Reduce => "reduce",
+            Collective::Allreduce => "allreduce",
+        }
+    }
+
+    /// The MPI function, for people (`MPI_Bcast`).
+    pub fn function(self) -> &'static str {
+        match self {
+            Collective::Bcast => "MPI_Bcast",
+            Collective::Reduce => "MPI_Reduce",
+            Collective::Allreduce => "MPI_Allreduce",
+        }
+    }
+
+    /// Open MPI's algorithms of this collective, indexed by their
+    /// `coll_tuned_<collective>_algorithm` id (Open MPI 4.1's tables, and
+    /// reduce's knomial, 8, from 5.0).
+    pub fn ompi_algorithms(self) -> &'static [Algorithm] {
+        use Algorithm::*;
+        match self {
+            Collective::Bcast => &Algorithm::OMPI,
+            Collective::Reduce => &[
+                Default,
+                Linear,
+                Chain,
+                Pipeline,
+                Binary,
+                Binomial,
+                InOrderBinary,
+                Rabenseifner,
+                Knomial,
+            ],
+            Collective::Allreduce => &[
+                Default,
+                Linear,
+                Nonoverlapping,
+                RecursiveDoubling,
+                Ring,
+                SegmentedRing,
+                Rabenseifner,
+                AllgatherReduce,
+            ],
+        }
+    }
+
+    /// Open MPI's id of `algorithm` for this collective (0 for tuned's own
+    /// decision); `None` where Open MPI has no such algorithm for it.
+    pub fn ompi_id(self, algorithm: Algorithm) -> Option<u8> {
+        match algorithm {
+            Algorithm::Tuned => Some(0),
+            _ => self
+                .ompi_algorithms()
+                .iter()
+                .position(|a| *a == algorithm)
+                .map(|i| i as u8),
+        }
+    }
+
+    /// Whether `algorithm` is one of this collective's: Open MPI's, tuned's
+    /// own decision, and for broadcast our own algorithms.
+    pub fn knows(self, algorithm: Algorithm) -> bool {
+        self.ompi_id(algorithm).is_some()
+            || (self == Collective::Bcast
+                && matches!(algorithm, Algorithm::Sbbt | Algorithm::Arrival))
+    }
+
+    /// The names this collective accepts, for error messages.
+    pub fn accepted_names(self) -> String {
+        let names: Vec<&str> = Algorithm::ALL
+            .iter()
+            .filter(|a| self.knows(**a))
+            .map(|a| a.name())
+            .collect();
+        let spellings = match self {
+            Collective::Bcast => "basic_linear, split_binary_tree, binary_tree, ",
+            Collective::Reduce => "in_order_binary, ",
+            Collective::Allreduce => "basic_linear, ",
+        };
+        format!(
+            "{} (or {spellings}or an id 0-{})",
+            names.join(", "),
+            self.ompi_algorithms().len() - 1
+        )
+    }
+
+    /// An algorithm of this collective: a name (any spelling) or Open
+    /// MPI's numeric id for it.
+    pub fn algorithm(self, s: &str) -> Result<Algorithm, String> {
+        let table = self.ompi_algorithms();
+        if let Ok(id) = s.trim().parse::<usize>() {
+            return table.get(id).copied().ok_or_else(|| {
+                format!(
+                    "{} algorithm id {id} is not one of 0-{}",
+                    self.name(),
+                    table.len() - 1
+                )
+            });
+        }
+        s.parse()
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Collective {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let lower = s.trim().to_ascii_lowercase();
+        let lower = lower.strip_prefix("mpi_").unwrap_or(&lower);
+        match lower {
+            "bcast" | "broadcast" => Ok(Collective::Bcast),
+            "reduce" => Ok(Collective::Reduce),
+            "allreduce" => Ok(Collective::Allreduce),
+            _ => Err(format!("unknown collective {s:?}")),
+        }
     }
 }
 
@@ -205,7 +366,42 @@ mod tests {
         assert_eq!(Algorithm::Sbbt.ompi_id(), None);
         assert_eq!("tuned".parse(), Ok(Algorithm::Tuned));
         assert_eq!(Algorithm::Tuned.ompi_id(), Some(0), "tuned's own decision");
-        assert!("ring".parse::<Algorithm>().is_err());
+        assert!("spiral".parse::<Algorithm>().is_err());
+        // Allreduce's ring is no broadcast.
+        assert_eq!("ring".parse(), Ok(Algorithm::Ring));
+        assert!(!Collective::Bcast.knows(Algorithm::Ring));
+        assert!(Collective::Bcast
+            .algorithm("ring")
+            .is_ok_and(|a| !Collective::Bcast.knows(a)));
+    }
+
+    #[test]
+    fn each_collective_has_its_own_ids() {
+        assert_eq!(Collective::Bcast.algorithm("4"), Ok(Algorithm::SplitBinary));
+        assert_eq!(Collective::Reduce.algorithm("4"), Ok(Algorithm::Binary));
+        assert_eq!(
+            Collective::Reduce.algorithm("6"),
+            Ok(Algorithm::InOrderBinary)
+        );
+        assert_eq!(Collective::Allreduce.algorithm("4"), Ok(Algorithm::Ring));
+        assert_eq!(
+            Collective::Allreduce.algorithm("basic_linear"),
+            Ok(Algorithm::Linear)
+        );
+        assert!(Collective::Allreduce.algorithm("8").is_err());
+        assert_eq!(Collective::Reduce.ompi_id(Algorithm::Rabenseifner), Some(7));
+        assert_eq!(
+            Collective::Allreduce.ompi_id(Algorithm::Rabenseifner),
+            Some(6)
+        );
+        assert_eq!(Collective::Bcast.ompi_id(Algorithm::Ring), None);
+        assert_eq!("MPI_Reduce".parse(), Ok(Collective::Reduce));
+        for c in Collective::ALL {
+            assert_eq!(c.name().parse(), Ok(c));
+            for (id, a) in c.ompi_algorithms().iter().enumerate() {
+                assert_eq!(c.ompi_id(*a), Some(id as u8), "{c} {a}");
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! stands and what it holds.
 
 use super::{
-    Algorithm, Arrival, Candidate, Config, Dataset, Impl, Mapping, Measurement, Provenance, System,
+    Algorithm, Arrival, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement,
+    Provenance, System,
 };
 use crate::error::{Error, InputError, Result};
 use polars::prelude::*;
@@ -21,7 +22,7 @@ use std::sync::Arc;
 /// Columns every file must have.
 pub const REQUIRED: [&str; 4] = ["algorithm", "procs", "msg_bytes", "time_us"];
 /// Columns the schema knows; anything else is ignored with a warning.
-pub const KNOWN: [&str; 20] = [
+pub const KNOWN: [&str; 21] = [
     "algorithm",
     "procs",
     "msg_bytes",
@@ -43,6 +44,7 @@ pub const KNOWN: [&str; 20] = [
     "source",
     // Which Open MPI component served the call (provenance only).
     "component",
+    "collective",
 ];
 
 /// A loaded dataset (one machine and MPI library) plus the warnings the
@@ -69,17 +71,20 @@ pub struct Parsed {
     pub warnings: Vec<String>,
 }
 
-/// Which system to keep when the data holds several (`--machine`, `--mpi`).
+/// Which system to keep when the data holds several (`--machine`, `--mpi`,
+/// `--collective`).
 #[derive(Clone, Debug, Default)]
 pub struct Choice {
     pub machine: Option<String>,
     pub mpi: Option<String>,
+    pub collective: Option<Collective>,
 }
 
 impl Choice {
     fn accepts(&self, s: &System) -> bool {
         self.machine.as_ref().is_none_or(|m| *m == s.machine)
             && self.mpi.as_ref().is_none_or(|m| *m == s.mpi)
+            && self.collective.is_none_or(|c| c == s.collective)
     }
 }
 
@@ -144,7 +149,7 @@ pub fn load_files(paths: &[PathBuf], choice: &Choice) -> Result<Loaded> {
         let counts = systems.iter().map(|(s, d)| (s.clone(), d.rows)).collect();
         return Err(Error::Usage(format!(
             "the data holds {} machine/MPI combinations, whose rows are never combined: {}; \
-             choose one with --machine NAME and/or --mpi VERSION",
+             choose one with --machine NAME, --mpi VERSION and/or --collective NAME",
             systems.len(),
             list(&counts)
         )));
@@ -215,6 +220,7 @@ fn dataset(parts: Vec<Part>) -> Dataset {
         let nonempty = |s: &str| (!s.is_empty()).then(|| s.to_string());
         provenance.machines.extend(nonempty(&part.system.machine));
         provenance.mpis.extend(nonempty(&part.system.mpi));
+        provenance.collectives.insert(part.system.collective);
         provenance.sources.extend(part.source);
         if rows.is_empty() {
             rows = part.rows;
@@ -235,6 +241,7 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
     let records = scan(path, text)?;
     let table = read_table(path, text, &records, Times::Required)?;
     let (cells, rows, warnings) = (&table.cells, table.rows, table.warnings);
+    let collective = &table.collectives;
     let machine = cells.strings("machine")?;
     let mpi = cells.strings("mpi")?;
     let source = cells.strings("source")?;
@@ -243,12 +250,12 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
         let system = System {
             machine: machine[row].unwrap_or_default().to_string(),
             mpi: mpi[row].unwrap_or_default().to_string(),
+            collective: collective[row],
         };
         (system, source[row])
     };
-    if (1..rows.len())
-        .all(|row| (machine[row], mpi[row], source[row]) == (machine[0], mpi[0], source[0]))
-    {
+    let same = |row: usize| (machine[row], mpi[row], source[row], collective[row]);
+    if (1..rows.len()).all(|row| same(row) == same(0)) {
         // The usual file: one system, one campaign; no per-row moves.
         parts.insert(key(0), rows);
     } else {
@@ -365,6 +372,8 @@ struct Table<'a> {
     header: &'a str,
     cells: Cells<'a>,
     rows: Vec<Measurement>,
+    /// The collective of each row.
+    collectives: Vec<Collective>,
     warnings: Vec<String>,
 }
 
@@ -439,11 +448,12 @@ fn read_table<'a>(
         frame,
     };
     let mut warnings = columns.warnings(path);
-    let rows = build_rows(&cells, &columns, &mut warnings, times)?;
+    let (rows, collectives) = build_rows(&cells, &columns, &mut warnings, times)?;
     Ok(Table {
         header: &text[header.start..header.end],
         cells,
         rows,
+        collectives,
         warnings,
     })
 }
@@ -931,6 +941,45 @@ impl Cells<'_> {
         })
     }
 
+    /// The algorithm column, each cell read as an algorithm of its row's
+    /// collective (ids differ between collectives); each distinct (collective,
+    /// text) parsed once; the first that names nothing is offered with what
+    /// that collective accepts.
+    fn algorithms(
+        &self,
+        collectives: &[Collective],
+        first: &mut First,
+    ) -> Result<Vec<Option<Algorithm>>, InputError> {
+        let name = "algorithm";
+        let mut known: HashMap<(Collective, &str), Option<Algorithm>> = HashMap::new();
+        let cells = self.strings(name)?;
+        let mut values = Vec::with_capacity(cells.len());
+        for (row, cell) in cells.iter().enumerate() {
+            let c = collectives[row];
+            let value = match cell {
+                Some(s) => *known
+                    .entry((c, s))
+                    .or_insert_with(|| c.algorithm(s).ok().filter(|a| c.knows(*a))),
+                None => None,
+            };
+            let expected = || match c {
+                Collective::Bcast => c.accepted_names(),
+                other => format!("a {other} algorithm: {}", other.accepted_names()),
+            };
+            match (cell, value) {
+                (Some(s), None) => first.offer(row, self.position(name), || {
+                    self.error(row, name, format!("expected {}, found {s:?}", expected()))
+                }),
+                (None, _) => first.offer(row, self.position(name), || {
+                    self.error(row, name, format!("empty value; expected {}", expected()))
+                }),
+                _ => {}
+            }
+            values.push(value);
+        }
+        Ok(values)
+    }
+
     /// A named column (algorithm, mapping, ...): each distinct text parsed
     /// once; the first that names nothing is offered with what is accepted.
     fn named<T: std::str::FromStr + Copy>(
@@ -963,19 +1012,29 @@ impl Cells<'_> {
     }
 }
 
+/// The rows, and the collective of each.
 fn build_rows(
     cells: &Cells,
     columns: &Columns,
     warnings: &mut Vec<String>,
     times: Times,
-) -> Result<Vec<Measurement>, InputError> {
+) -> Result<(Vec<Measurement>, Vec<Collective>), InputError> {
     let mut first = First::default();
     cells.check_numbers(&mut first)?;
     for name in &required(times)[1..] {
         cells.check_present(name, &mut first)?;
     }
-    let algorithm =
-        cells.named::<Algorithm>("algorithm", &Algorithm::accepted_names(), true, &mut first)?;
+    let collective = cells.named::<Collective>(
+        "collective",
+        "bcast, reduce or allreduce",
+        false,
+        &mut first,
+    )?;
+    let collective: Vec<Collective> = collective
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    let algorithm = cells.algorithms(&collective, &mut first)?;
     let mapping = cells.named::<Mapping>(
         "mapping",
         "core, socket, block, node or cyclic",
@@ -1093,7 +1152,7 @@ fn build_rows(
             cells.path.display()
         ));
     }
-    Ok(rows)
+    Ok((rows, collective))
 }
 
 #[cfg(test)]
@@ -1255,7 +1314,7 @@ mod tests {
 
         let only_b = Choice {
             machine: Some("B".into()),
-            mpi: None,
+            ..Choice::default()
         };
         let b = load_files(&paths, &only_b).unwrap().dataset;
         assert_eq!(b.measurements().len(), 1);
@@ -1271,7 +1330,7 @@ mod tests {
 
         let nothing = Choice {
             machine: Some("C".into()),
-            mpi: None,
+            ..Choice::default()
         };
         let err = load_files(&paths, &nothing).unwrap_err().to_string();
         assert!(err.contains("no rows of the chosen machine/MPI"), "{err}");

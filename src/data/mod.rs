@@ -10,7 +10,7 @@ pub mod placement;
 pub mod summary;
 pub mod write;
 
-pub use algorithm::{Algorithm, Impl};
+pub use algorithm::{Algorithm, Collective, Impl};
 pub use arrival::Arrival;
 pub use placement::{Mapping, NodeOrder, Placement};
 
@@ -180,6 +180,10 @@ impl Measurement {
 pub struct System {
     pub machine: String,
     pub mpi: String,
+    /// The collective measured: a model is one collective's, and rows of
+    /// two collectives are never combined either.
+    #[serde(default)]
+    pub collective: Collective,
 }
 
 /// One line whatever the columns held (a quoted CSV field may hold a line
@@ -199,7 +203,11 @@ impl fmt::Display for System {
             "machine {} with {}",
             show(&self.machine, "(unnamed)"),
             show(&self.mpi, "(unnamed MPI)")
-        )
+        )?;
+        match self.collective {
+            Collective::Bcast => Ok(()),
+            other => write!(f, ", {}", other.function()),
+        }
     }
 }
 
@@ -209,6 +217,8 @@ pub struct Provenance {
     pub machines: BTreeSet<String>,
     pub mpis: BTreeSet<String>,
     pub sources: BTreeSet<String>,
+    /// Empty means broadcast (files without a `collective` column).
+    pub collectives: BTreeSet<Collective>,
 }
 
 impl Provenance {
@@ -216,6 +226,12 @@ impl Provenance {
         self.machines.extend(other.machines);
         self.mpis.extend(other.mpis);
         self.sources.extend(other.sources);
+        self.collectives.extend(other.collectives);
+    }
+
+    /// The collective measured (datasets never mix collectives).
+    pub fn collective(&self) -> Collective {
+        self.collectives.first().copied().unwrap_or_default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! What a dataset holds and how much a selector could gain on it.
 
 use crate::data::metrics::Tally;
-use crate::data::{Arrival, Dataset, Measurement, System};
+use crate::data::{Arrival, Collective, Dataset, Measurement, System};
 use crate::units::format_bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -23,6 +23,9 @@ pub struct Summary {
     pub arrivals: Vec<String>,
     pub machines: Vec<String>,
     pub mpis: Vec<String>,
+    /// The collective measured.
+    #[serde(default)]
+    pub collective: Collective,
     pub headroom: Headroom,
 }
 
@@ -48,6 +51,7 @@ impl Summary {
         System {
             machine: first(&self.machines),
             mpi: first(&self.mpis),
+            collective: self.collective,
         }
     }
 
@@ -74,6 +78,7 @@ impl Summary {
             arrivals: arrivals(d),
             machines: d.provenance.machines.iter().cloned().collect(),
             mpis: d.provenance.mpis.iter().cloned().collect(),
+            collective: d.provenance.collective(),
             headroom: headroom(d),
         }
     }
@@ -125,6 +130,9 @@ impl Summary {
                 self.machines.join(", "),
                 self.mpis.join(", ")
             );
+        }
+        if self.collective != Collective::Bcast {
+            let _ = writeln!(s, "  collective       {}", self.collective.function());
         }
         if h.comparable_configs == 0 {
             let _ = writeln!(

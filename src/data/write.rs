@@ -220,6 +220,7 @@ mod tests {
             system: crate::data::System {
                 machine: "box, rack \"7\"".into(),
                 mpi: "openmpi-4.1.4".into(),
+                ..Default::default()
             },
             source: "test".into(),
         };

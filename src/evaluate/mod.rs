@@ -127,6 +127,7 @@ pub fn evaluate(
     deciders.push(("auto", trained.decider(Choice::Auto)?));
     let naive = Naive::new(train);
     let range = trained.manifest.range;
+    let bcast = test.provenance.collective() == crate::data::Collective::Bcast;
     // The comparable test configurations of each job, by message size.
     let mut jobs: BTreeMap<Config, Vec<&[Measurement]>> = BTreeMap::new();
     for group in test.by_config().filter(|g| comparable(g).is_some()) {
@@ -171,11 +172,12 @@ pub fn evaluate(
             let mut picks = vec![
                 reference("oracle", best.candidate),
                 reference("default", default.candidate),
-                reference(
-                    "ompi-fixed",
-                    ompi_fixed::candidate(config.procs, config.msg_bytes),
-                ),
             ];
+            // Open MPI 4.1's fixed decision is known for broadcast only.
+            if bcast {
+                let fixed = ompi_fixed::candidate(config.procs, config.msg_bytes);
+                picks.push(reference("ompi-fixed", fixed));
+            }
             picks.extend(naive.pick(&config).map(|c| reference("naive", c)));
             for (name, table) in &tables {
                 let Some(choice) = table.as_ref().map(|t| t.decisions[i].choice) else {

@@ -86,6 +86,17 @@ pub fn render(tables: &[DecisionTable], format: Format, opts: &Options) -> Resul
             "nothing to export: no job or message size".into(),
         ));
     }
+    let rules = matches!(
+        format,
+        Format::OmpiRules | Format::OmpiHan | Format::OmpiJson | Format::MpichJson
+    );
+    if rules && opts.system.collective != crate::data::Collective::Bcast {
+        return Err(Error::Usage(format!(
+            "rules files are written for MPI_Bcast only so far; the decisions for {} are \
+             available as --format table, csv or json",
+            opts.system.collective.function()
+        )));
+    }
     match format {
         Format::Table => Ok(tables
             .iter()

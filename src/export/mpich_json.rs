@@ -250,9 +250,17 @@ fn leaf(name: &str, params: &[(&str, String)]) -> Node {
 /// Whether MPICH runs the same schedule as this candidate (`default` is
 /// MPICH's own choice): what `predict --format mpich-json` decides among.
 pub fn has_equivalent(c: &Candidate) -> bool {
-    !matches!(
+    matches!(
         c.algorithm,
-        Algorithm::Chain | Algorithm::SplitBinary | Algorithm::Arrival | Algorithm::Tuned
+        Algorithm::Default
+            | Algorithm::Binomial
+            | Algorithm::Sbbt
+            | Algorithm::ScatterAllgather
+            | Algorithm::ScatterAllgatherRing
+            | Algorithm::Pipeline
+            | Algorithm::Binary
+            | Algorithm::Linear
+            | Algorithm::Knomial
     )
 }
 
@@ -292,11 +300,7 @@ fn algorithm(c: &Candidate, p: u32) -> Result<Node> {
             "knomial_1",
             c.fanout.unwrap_or(crate::schedule::DEFAULT_FANOUT),
         ),
-        Algorithm::Chain
-        | Algorithm::SplitBinary
-        | Algorithm::Default
-        | Algorithm::Arrival
-        | Algorithm::Tuned => {
+        _ => {
             return Err(Error::Other(format!(
                 "the decision picks '{}', which MPICH does not have (only candidates with an \
                  MPICH equivalent should have been offered)",

@@ -8,8 +8,13 @@ pub fn render(t: &DecisionTable, system: &System) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "MPI_Bcast decisions for {} node(s) x {} ranks ({} ranks, mapping {}), learner {}",
-        j.nodes, j.ppn, j.procs, j.mapping, t.learner
+        "{} decisions for {} node(s) x {} ranks ({} ranks, mapping {}), learner {}",
+        system.collective.function(),
+        j.nodes,
+        j.ppn,
+        j.procs,
+        j.mapping,
+        t.learner
     );
     let _ = writeln!(s, "for {system}");
     if j.arrival != crate::data::Arrival::Barrier {

@@ -45,6 +45,9 @@ impl ModelFit {
 
 /// The schedules `default` ran that were never forced in `d`.
 fn priced_unmeasured(d: &Dataset, fitted: &Fitted) -> Vec<Candidate> {
+    if fitted.platform.is_none() {
+        return Vec::new(); // nothing is priced
+    }
     let measured = d.candidates();
     let mut out: Vec<Candidate> = d
         .measurements()

@@ -197,7 +197,14 @@ impl Schedule {
             other @ (Algorithm::Default
             | Algorithm::Tuned
             | Algorithm::ScatterAllgather
-            | Algorithm::ScatterAllgatherRing) => {
+            | Algorithm::ScatterAllgatherRing
+            | Algorithm::InOrderBinary
+            | Algorithm::Rabenseifner
+            | Algorithm::Nonoverlapping
+            | Algorithm::RecursiveDoubling
+            | Algorithm::Ring
+            | Algorithm::SegmentedRing
+            | Algorithm::AllgatherReduce) => {
                 return Err(format!(
                     "no schedule for '{other}': it is not re-implemented here \
                      (own algorithms: {})",
