@@ -17,10 +17,12 @@ fn main() {
     let cost = CostModel {
         shm: Link::serialized(0.5, 0.0002),
         net: Link::serialized(3.0, 0.001),
+        combine_us_per_byte: 0.0,
     };
     let placement = Placement::new(1024, 32, 32, NodeOrder::Block).unwrap();
     for algorithm in [Algorithm::Binomial, Algorithm::Pipeline] {
         let schedule = Schedule::new(Spec {
+            collective: bcast_select::data::Collective::Bcast,
             algorithm,
             procs: 1024,
             root: 0,

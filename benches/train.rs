@@ -34,6 +34,7 @@ fn main() {
         cost: CostModel {
             shm: Link::serialized(0.4, 0.0002),
             net: Link::serialized(2.0, 0.0008),
+            combine_us_per_byte: 0.0,
         },
         noise: 0.05,
         seed: 1,

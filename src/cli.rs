@@ -145,6 +145,7 @@ impl TimingArgs {
             ));
         }
         Ok(bench::Options {
+            collective: crate::data::Collective::Bcast,
             parts: Vec::new(),
             out: PathBuf::new(),
             roots: vec![bench::Root::Rank(0)],
@@ -183,21 +184,26 @@ impl TuneArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Benchmark CSV to append to (created if missing).
+    /// Benchmark CSV to append to (created if missing; it may hold rows of
+    /// other collectives).
     #[arg(long)]
     pub out: PathBuf,
-    /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4.
-    #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
-    pub sizes: SizeList,
-    /// Algorithms, comma separated (names or Open MPI ids). `default` is
-    /// the library's own choice.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "default,linear,chain,pipeline,split_binary,binary,binomial",
-        value_parser = parse_algorithm
-    )]
-    pub algorithms: Vec<Algorithm>,
+    /// The collective measured: bcast (MPI_Bcast) or reduce (MPI_Reduce,
+    /// MPI_SUM over MPI_FLOAT as osu_reduce does; sizes are bytes of the
+    /// whole vector, multiples of 4).
+    #[arg(long, default_value = "bcast", value_parser = parse_measured_collective)]
+    pub collective: crate::data::Collective,
+    /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4
+    /// [default: 1:4M:x4; reduce: 4:4M:x4].
+    #[arg(long, value_parser = parse_sizes)]
+    pub sizes: Option<SizeList>,
+    /// Algorithms, comma separated (names or Open MPI ids of the
+    /// collective). `default` is the library's own choice [default:
+    /// default,linear,chain,pipeline,split_binary,binary,binomial; reduce:
+    /// default,linear,chain,pipeline,binary,binomial,in_order_binary,
+    /// rabenseifner].
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
     #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
     pub segsizes: SizeList,
@@ -261,6 +267,18 @@ pub struct BenchArgs {
     pub seed: u64,
 }
 
+/// A collective `bench` can measure.
+fn parse_measured_collective(s: &str) -> Result<crate::data::Collective, String> {
+    use crate::data::Collective;
+    match s.trim().parse::<Collective>()? {
+        c @ (Collective::Bcast | Collective::Reduce) => Ok(c),
+        c => Err(format!(
+            "bench measures bcast and reduce; {} has no schedules yet",
+            c.function()
+        )),
+    }
+}
+
 /// A chain count / knomial radix, or the library default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fanout(pub Option<u32>);
@@ -300,9 +318,47 @@ impl BenchArgs {
     /// of `--procs`.
     pub fn parts(&self) -> crate::Result<Vec<Part>> {
         let args = self;
+        let collective = args.collective;
+        let reduce = collective == crate::data::Collective::Reduce;
+        let defaults = if reduce {
+            (
+                "4:4M:x4",
+                "default,linear,chain,pipeline,binary,binomial,in_order_binary,rabenseifner",
+            )
+        } else {
+            (
+                "1:4M:x4",
+                "default,linear,chain,pipeline,split_binary,binary,binomial",
+            )
+        };
+        let sizes = match &args.sizes {
+            Some(s) => s.0.clone(),
+            None => parse_sizes(defaults.0).map_err(crate::Error::Usage)?.0,
+        };
+        let names: Vec<&str> = match &args.algorithms {
+            Some(a) => a.iter().map(String::as_str).collect(),
+            None => defaults.1.split(',').collect(),
+        };
+        let algorithms = names
+            .iter()
+            .map(|name| {
+                collective
+                    .algorithm(name)
+                    .ok()
+                    .filter(|a| collective.knows(*a))
+                    .ok_or_else(|| {
+                        crate::Error::Usage(format!(
+                            "--algorithms: unknown {} algorithm {name:?}; expected {}",
+                            collective.name(),
+                            collective.accepted_names()
+                        ))
+                    })
+            })
+            .collect::<crate::Result<Vec<Algorithm>>>()?;
         let sweep = Sweep {
-            sizes: args.sizes.0.clone(),
-            algorithms: args.algorithms.clone(),
+            collective,
+            sizes,
+            algorithms,
             segsizes: args.segsizes.0.clone(),
             fanouts: args.fanouts.iter().map(|f| f.0).collect(),
             impls: args.impls.clone(),

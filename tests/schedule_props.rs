@@ -1,14 +1,16 @@
-//! Property: every scheduled algorithm delivers every byte exactly once to
-//! every rank, for any job shape, root, size, segment size and fan-out.
+//! Properties: every broadcast algorithm delivers every byte exactly once to
+//! every rank, and every reduce algorithm combines every contribution once
+//! at the root, for any job shape, root, size, segment size and fan-out.
 
-use bcast_select::data::{NodeOrder, Placement};
-use bcast_select::schedule::{Schedule, Spec, SCHEDULED};
+use bcast_select::data::{Collective, NodeOrder, Placement};
+use bcast_select::schedule::{scheduled, Schedule, Spec, SCHEDULED};
 use bcast_select::sim::{simulate, CostModel, Link};
 use proptest::prelude::*;
 
 const COST: CostModel = CostModel {
     shm: Link::serialized(0.5, 0.0002),
     net: Link::serialized(3.0, 0.001),
+    combine_us_per_byte: 0.0,
 };
 
 /// Message sizes spread over 0..=4 MiB on a log scale, rarely multiples of
@@ -42,7 +44,7 @@ proptest! {
         let placement = Placement::new(procs, nodes, ppn, order).unwrap();
         for algorithm in SCHEDULED {
             let fanout = if algorithm.name() == "knomial" { fanout.max(2) } else { fanout };
-            let spec = Spec { algorithm, procs, root, msg_bytes: msg, segsize, fanout: Some(fanout) };
+            let spec = Spec { collective: bcast_select::data::Collective::Bcast, algorithm, procs, root, msg_bytes: msg, segsize, fanout: Some(fanout) };
             let schedule = Schedule::new(spec).unwrap();
             let outcome = simulate(&schedule, &placement, &COST);
             prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
@@ -54,3 +56,43 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Every reduce algorithm leaves the root with every rank's
+    /// contribution combined exactly once, in every byte (in rank order
+    /// for in-order binary), and nothing behind on the other ranks.
+    #[test]
+    fn every_reduce_algorithm_combines_each_contribution_once(
+        procs in 1u32..=150,
+        root_frac in 0.0f64..1.0,
+        msg in msg_bytes(),
+        segsize in prop::sample::select(vec![0u64, 1000, 8192, 65536]),
+        fanout in 1u32..=32,
+        nodes_wanted in 1u32..=4,
+        cyclic in any::<bool>(),
+    ) {
+        let root = ((procs as f64 * root_frac) as u32).min(procs - 1);
+        let nodes = nodes_wanted.min(procs);
+        let order = if cyclic { NodeOrder::Cyclic } else { NodeOrder::Block };
+        let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
+        // Whole floats, at most 256 KiB (the grid in the simulator's unit
+        // tests covers tiny segments).
+        let msg = (msg.min(1 << 18) / 4) * 4;
+        for &algorithm in scheduled(Collective::Reduce) {
+            let spec = Spec { collective: Collective::Reduce, algorithm, procs, root, msg_bytes: msg, segsize, fanout: Some(fanout) };
+            let schedule = Schedule::new(spec).unwrap();
+            let outcome = simulate(&schedule, &placement, &REDUCE_COST);
+            prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
+            if msg > 0 && procs > 1 {
+                prop_assert!(outcome.unwrap().makespan_us() > 0.0);
+            }
+        }
+    }
+}
+
+const REDUCE_COST: CostModel = CostModel {
+    combine_us_per_byte: 0.0005,
+    ..COST
+};

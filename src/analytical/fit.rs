@@ -544,6 +544,7 @@ mod tests {
             wire_us_per_byte: 5e-4,
             far_us_per_byte: 0.0,
         },
+        combine_us_per_byte: 0.0,
     };
 
     fn simulated(cores: u32, noise: f64) -> Dataset {

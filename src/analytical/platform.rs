@@ -129,6 +129,11 @@ impl Cost for Platform {
         let link = self.link(placement.crosses_nodes(from, to), bytes);
         link.parts_us(bytes, placement.doublings_apart(from, to))
     }
+    /// The analytical model prices broadcasts only (its fit refuses other
+    /// collectives), whose schedules never combine.
+    fn combine(&self, _bytes: u64) -> f64 {
+        0.0
+    }
 }
 
 /// A time with the count of each platform parameter it sums
@@ -346,6 +351,10 @@ impl<'a> Cost for Symbolic<'a> {
             self.trace.push(busy, part(true)),
             self.trace.push(wire, part(false)),
         )
+    }
+    /// See `Platform`'s: broadcasts never combine.
+    fn combine(&self, _bytes: u64) -> Traced<'a> {
+        Traced::zero()
     }
 }
 

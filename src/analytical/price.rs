@@ -201,6 +201,7 @@ fn extent(config: &Config, candidate: &Candidate) -> f64 {
 
 fn spec(config: &Config, candidate: &Candidate, msg_bytes: u64) -> Spec {
     Spec {
+        collective: crate::data::Collective::Bcast,
         algorithm: candidate.algorithm,
         procs: config.procs,
         root: 0,
@@ -283,6 +284,7 @@ mod tests {
             wire_us_per_byte: 5e-4,
             far_us_per_byte: 1e-5,
         },
+        combine_us_per_byte: 0.0,
     };
 
     fn config(procs: u32, nodes: u32, mapping: Mapping, msg_bytes: u64) -> Config {
@@ -359,6 +361,7 @@ mod tests {
             let c = config(procs, nodes, mapping, msg);
             let candidate = own(algorithm, seg);
             let spec = Spec {
+                collective: crate::data::Collective::Bcast,
                 algorithm,
                 procs,
                 root: 0,

@@ -1,8 +1,9 @@
-//! Forcing Open MPI's own broadcast algorithms from inside one job, through
-//! the MPI tool interface: the `coll_tuned_bcast_*` control variables are
-//! writable at run time, and Open MPI's tuned component reads them whenever a
-//! communicator is created. So writing them and then duplicating
-//! MPI_COMM_WORLD yields a communicator whose MPI_Bcast runs exactly the
+//! Forcing Open MPI's own algorithms of a collective from inside one job,
+//! through the MPI tool interface: the `coll_tuned_<collective>_*` control
+//! variables are writable at run time, and Open MPI's tuned component reads
+//! them whenever a communicator is created. So writing them and then
+//! duplicating MPI_COMM_WORLD yields a communicator whose MPI_Bcast (or
+//! MPI_Reduce) runs exactly the
 //! requested algorithm, segment size and fan-out: one `mpirun` measures all
 //! of them, no relaunch per algorithm.
 //!
@@ -13,7 +14,7 @@
 //! tuned and leaves HAN out ([`TUNED_FIRST`]); `default` keeps the plain
 //! duplicate, which selects its components as the job's communicator does.
 
-use crate::data::{Algorithm, Candidate};
+use crate::data::{Algorithm, Candidate, Collective};
 use crate::schedule::DEFAULT_FANOUT;
 use mpi::ffi;
 use mpi::raw::{AsRaw, FromRaw};
@@ -42,12 +43,14 @@ const COLL_PREFERENCE: &str = "ompi_comm_coll_preference";
 /// Tuned first, HAN never: the forced algorithms are tuned's.
 pub const TUNED_FIRST: &str = "tuned,^han";
 
-/// Handles on the tuned component's broadcast control variables.
+/// Handles on the tuned component's control variables of one collective.
 pub struct TunedControl {
+    collective: Collective,
     algorithm: Cvar,
     segsize: Cvar,
     chain_fanout: Cvar,
-    knomial_radix: Cvar,
+    /// Broadcast's only (reduce's knomial is Open MPI 5's).
+    knomial_radix: Option<Cvar>,
     /// Whether coll/han is loaded, not left out by the `coll` MCA variable
     /// and ranked above tuned: then it serves `default` on communicators
     /// that span nodes (within a node it steps aside).
@@ -55,7 +58,7 @@ pub struct TunedControl {
 }
 
 struct Cvar {
-    name: &'static str,
+    name: String,
     handle: ffi::MPI_T_cvar_handle,
 }
 
@@ -63,7 +66,7 @@ impl TunedControl {
     /// Opens the tool interface and the control variables; fails with an
     /// explanation where the MPI library is not Open MPI with coll/tuned and
     /// dynamic rules.
-    pub fn open() -> Result<TunedControl, String> {
+    pub fn open(collective: Collective) -> Result<TunedControl, String> {
         let mut provided: c_int = 0;
         // SAFETY: plain C call with a valid out-pointer; MPI is initialized.
         let rc = unsafe { ffi::MPI_T_init_thread(0, &mut provided) };
@@ -82,11 +85,16 @@ impl TunedControl {
             Ok(han) => han.read()? > tuned_priority && !left_out("han", &read_string("coll")),
             Err(_) => false,
         };
+        let var = |suffix: &str| format!("coll_tuned_{}_algorithm{suffix}", collective.name());
         Ok(TunedControl {
-            algorithm: Cvar::open("coll_tuned_bcast_algorithm")?,
-            segsize: Cvar::open("coll_tuned_bcast_algorithm_segmentsize")?,
-            chain_fanout: Cvar::open("coll_tuned_bcast_algorithm_chain_fanout")?,
-            knomial_radix: Cvar::open("coll_tuned_bcast_algorithm_knomial_radix")?,
+            collective,
+            algorithm: Cvar::open(&var(""))?,
+            segsize: Cvar::open(&var("_segmentsize"))?,
+            chain_fanout: Cvar::open(&var("_chain_fanout"))?,
+            knomial_radix: match collective {
+                Collective::Bcast => Some(Cvar::open(&var("_knomial_radix"))?),
+                _ => None,
+            },
             han_outranks_tuned,
         })
     }
@@ -110,21 +118,25 @@ impl TunedControl {
         world: &SimpleCommunicator,
         candidate: &Candidate,
     ) -> Result<SimpleCommunicator, String> {
-        let id = candidate.algorithm.ompi_id().ok_or_else(|| {
-            format!(
-                "{} is not an Open MPI algorithm",
-                candidate.algorithm.name()
-            )
-        })?;
+        let id = self
+            .collective
+            .ompi_id(candidate.algorithm)
+            .ok_or_else(|| {
+                format!(
+                    "{} is not an Open MPI {} algorithm",
+                    candidate.algorithm.name(),
+                    self.collective.function()
+                )
+            })?;
         let segsize = candidate.segsize.unwrap_or(0);
         let segsize = c_int::try_from(segsize)
             .map_err(|_| format!("segment size {segsize} does not fit Open MPI's int"))?;
         let fanout = candidate.fanout.unwrap_or(DEFAULT_FANOUT) as c_int;
         self.algorithm.write(c_int::from(id))?;
         self.segsize.write(segsize)?;
-        match candidate.algorithm {
-            Algorithm::Chain => self.chain_fanout.write(fanout)?,
-            Algorithm::Knomial => self.knomial_radix.write(fanout)?,
+        match (candidate.algorithm, &self.knomial_radix) {
+            (Algorithm::Chain, _) => self.chain_fanout.write(fanout)?,
+            (Algorithm::Knomial, Some(radix)) => radix.write(fanout)?,
             _ => {}
         }
         let comm = if candidate.is_default() {
@@ -174,7 +186,7 @@ fn duplicate_with_preference(
 }
 
 impl Cvar {
-    fn open(name: &'static str) -> Result<Cvar, String> {
+    fn open(name: &str) -> Result<Cvar, String> {
         let cname = CString::new(name).map_err(|e| e.to_string())?;
         let mut index: c_int = -1;
         // SAFETY: valid NUL-terminated name and out-pointer.
@@ -194,6 +206,7 @@ impl Cvar {
             ffi::MPI_T_cvar_handle_alloc(index, std::ptr::null_mut(), &mut handle, &mut count)
         };
         check(rc, name)?;
+        let name = name.to_string();
         if count != 1 {
             return Err(format!(
                 "control variable {name} has {count} values, expected 1"
@@ -207,7 +220,7 @@ impl Cvar {
         let mut value: [c_int; 2] = [0; 2];
         // SAFETY: live handle, buffer larger than one value.
         let rc = unsafe { ffi::MPI_T_cvar_read(self.handle, value.as_mut_ptr() as *mut c_void) };
-        check(rc, self.name)?;
+        check(rc, &self.name)?;
         Ok(value[0])
     }
 
@@ -215,7 +228,7 @@ impl Cvar {
         // SAFETY: live handle of a single-int variable.
         let rc =
             unsafe { ffi::MPI_T_cvar_write(self.handle, &value as *const c_int as *const c_void) };
-        check(rc, self.name)?;
+        check(rc, &self.name)?;
         let back = self.read()?;
         if back != value {
             return Err(format!(

@@ -1,6 +1,6 @@
 //! Executes a schedule's operations over MPI point-to-point: the `impl=own`
-//! broadcast. The operations come from [`crate::schedule`], the same code the
-//! simulator proves and the models price.
+//! broadcast and reduce. The operations come from [`crate::schedule`], the
+//! same code the simulator proves and the models price.
 
 use crate::schedule::{Op, Span};
 use mpi::datatype::{AsDatatype, Buffer, BufferMut, Collection, Equivalence, Pointer, PointerMut};
@@ -15,10 +15,33 @@ use std::os::raw::c_void;
 /// communicator (the `arrival` algorithm's control messages) never matches.
 pub const DATA_TAG: Tag = 0;
 
-/// One rank's part of a broadcast: runs `ops` on `buf` (the whole message).
-pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
+/// One rank's part of a collective: runs `ops` on `buf` (the whole
+/// message; for a reduction, this rank's contribution, and the result on
+/// the root). Partial results to combine land in `scratch`, which grows to
+/// what the schedule needs (kept by the caller from run to run).
+pub fn run(
+    comm: &SimpleCommunicator,
+    ops: &[Op],
+    buf: &mut [u8],
+    scratch: &mut Vec<u8>,
+) -> Result<(), String> {
     let base = buf.as_mut_ptr();
     let len = buf.len();
+    // Each partial receive gets scratch bytes of its own, in order.
+    let partial_bytes: u64 = ops
+        .iter()
+        .map(|op| match op {
+            Op::IrecvPartial { bytes, .. } => bytes.len(),
+            _ => 0,
+        })
+        .sum();
+    if scratch.len() < partial_bytes as usize {
+        scratch.resize(partial_bytes as usize, 0);
+    }
+    let (scratch_base, scratch_len) = (scratch.as_mut_ptr(), scratch.len());
+    let mut next_scratch = 0;
+    // Partial receives not combined yet: (peer, bytes, scratch span).
+    let mut partials: VecDeque<(u32, Span, Span)> = VecDeque::new();
     let mut regions: Vec<Region> = ops
         .iter()
         .map(|op| match *op {
@@ -26,15 +49,27 @@ pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
             | Op::Isend { bytes, .. }
             | Op::Send { bytes, .. }
             | Op::Recv { bytes, .. } => Region::new(base, len, bytes),
-            Op::WaitRecv | Op::WaitSends => Region::new(base, len, Span { start: 0, end: 0 }),
+            Op::IrecvPartial { peer, bytes } => {
+                let at = Span {
+                    start: next_scratch,
+                    end: next_scratch + bytes.len(),
+                };
+                next_scratch = at.end;
+                partials.push_back((peer, bytes, at));
+                Region::new(scratch_base, scratch_len, at)
+            }
+            Op::WaitRecv | Op::WaitSends | Op::Combine { .. } => {
+                Region::new(base, len, Span { start: 0, end: 0 })
+            }
         })
         .collect();
+    let mut error = None;
     scope(|scope| {
         let mut receives: VecDeque<Request<'_, Region, _>> = VecDeque::new();
         let mut sends: Vec<Request<'_, Region, _>> = Vec::new();
         for (op, region) in ops.iter().zip(regions.iter_mut()) {
             match *op {
-                Op::Irecv { peer, .. } => receives.push_back(
+                Op::Irecv { peer, .. } | Op::IrecvPartial { peer, .. } => receives.push_back(
                     comm.process_at_rank(peer as i32)
                         .immediate_receive_into_with_tag(scope, region, DATA_TAG),
                 ),
@@ -58,6 +93,35 @@ pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
                     comm.process_at_rank(peer as i32)
                         .receive_into_with_tag(region, DATA_TAG);
                 }
+                Op::Combine { peer, bytes } => {
+                    let found = partials
+                        .iter()
+                        .position(|&(p, b, _)| p == peer && b == bytes)
+                        .and_then(|i| partials.remove(i));
+                    let Some((_, _, at)) = found else {
+                        error = Some(format!(
+                            "the schedule combines {bytes} from rank {peer} without receiving them"
+                        ));
+                        break;
+                    };
+                    // SAFETY: the partial's receive was waited for (the
+                    // schedule waits before it combines, which the simulator
+                    // proves), so no request touches its scratch bytes;
+                    // `bytes` of the buffer are held by this rank, with no
+                    // receive posted into them and no send of them pending
+                    // (sends pass bytes on for good).
+                    unsafe {
+                        let from = std::slice::from_raw_parts(
+                            scratch_base.add(at.start as usize),
+                            at.len() as usize,
+                        );
+                        let into = std::slice::from_raw_parts_mut(
+                            base.add(bytes.start as usize),
+                            bytes.len() as usize,
+                        );
+                        sum_floats(into, from);
+                    }
+                }
             }
         }
         // Schedules end with every request waited for; this keeps the scope
@@ -65,6 +129,18 @@ pub fn run(comm: &SimpleCommunicator, ops: &[Op], buf: &mut [u8]) {
         receives.into_iter().for_each(|r| r.wait_without_status());
         sends.into_iter().for_each(|r| r.wait_without_status());
     });
+    error.map_or(Ok(()), Err)
+}
+
+/// `into` += `from`, element by element, as native-endian `f32`s (what
+/// `MPI_SUM` on `MPI_FLOAT` computes). Bytes, not `&[f32]`: the buffers
+/// are byte buffers with no alignment promise.
+fn sum_floats(into: &mut [u8], from: &[u8]) {
+    for (a, b) in into.chunks_exact_mut(4).zip(from.chunks_exact(4)) {
+        let sum = f32::from_ne_bytes([a[0], a[1], a[2], a[3]])
+            + f32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+        a.copy_from_slice(&sum.to_ne_bytes());
+    }
 }
 
 /// A byte range of the broadcast buffer handed to MPI. A schedule keeps

@@ -47,7 +47,7 @@ pub fn run(
             let first = group.receivers()[0];
             comm.process_at_rank(first as i32)
                 .send_with_tag(group.header(), HEADER_TAG);
-            exec::run(comm, &group.ops(root, m, segsize), buf);
+            exec::run(comm, &group.ops(root, m, segsize), buf, &mut Vec::new())?;
         }
     } else {
         comm.process_at_rank(root as i32)
@@ -58,7 +58,7 @@ pub fn run(
             comm.process_at_rank(next as i32)
                 .send_with_tag(group.header(), HEADER_TAG);
         }
-        exec::run(comm, &group.ops(rank, m, segsize), buf);
+        exec::run(comm, &group.ops(rank, m, segsize), buf, &mut Vec::new())?;
     }
     Ok(())
 }

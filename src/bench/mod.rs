@@ -97,6 +97,8 @@ impl Part {
 /// Everything a campaign needs.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// The collective measured.
+    pub collective: crate::data::Collective,
     /// Measured in turn; each sub-communicator's size is checked before
     /// any is measured.
     pub parts: Vec<Part>,

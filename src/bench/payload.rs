@@ -1,6 +1,7 @@
-//! The bytes every broadcast carries: a pattern that depends on the root, the
-//! iteration and the message size, so a stale buffer, a shifted segment or a
-//! message from another iteration all fail verification.
+//! The bytes every collective carries: a pattern that depends on the root,
+//! the iteration and the message size, so a stale buffer, a shifted segment
+//! or a message from another iteration all fail verification. A reduction's
+//! contributions are floats built from the same pattern.
 
 /// The pattern's seed for one broadcast.
 pub fn seed(root: u32, iteration: u64, msg_bytes: u64) -> u64 {
@@ -25,6 +26,29 @@ pub fn first_mismatch(buf: &[u8], seed: u64) -> Option<(usize, u8, u8)> {
             .zip(expected)
             .position(|(&found, want)| found != want)
             .map(|i| (word * 8 + i, expected[i], chunk[i]))
+    })
+}
+
+/// Rank `rank`'s contribution to a reduction: float i is
+/// `pattern(i) mod 16 + rank mod 64`. Small whole numbers: every sum of up
+/// to 200 000 ranks is exact in `f32` whatever the order of additions, so
+/// the root can demand the exact result; the rank term makes a missing or
+/// doubled contribution show.
+pub fn fill_contribution(buf: &mut [u8], seed: u64, rank: u32) {
+    for (i, chunk) in buf.chunks_exact_mut(4).enumerate() {
+        let v = (pattern_word(seed, i) % 16) as f32 + (rank % 64) as f32;
+        chunk.copy_from_slice(&v.to_ne_bytes());
+    }
+}
+
+/// The first float of a reduction's result on the root that is not the
+/// sum of `procs` contributions: (float index, expected, found).
+pub fn first_sum_mismatch(buf: &[u8], seed: u64, procs: u32) -> Option<(usize, f32, f32)> {
+    let ranks: u64 = (0..procs).map(|r| u64::from(r % 64)).sum();
+    buf.chunks_exact(4).enumerate().find_map(|(i, chunk)| {
+        let expected = (u64::from(procs) * (pattern_word(seed, i) % 16) + ranks) as f32;
+        let found = f32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        (found != expected).then_some((i, expected, found))
     })
 }
 
@@ -61,6 +85,29 @@ mod tests {
         let (offset, expected, found) = first_mismatch(&buf, s).expect("mismatch");
         assert_eq!(offset, 2049);
         assert_eq!(expected ^ found, 0x10);
+    }
+
+    #[test]
+    fn sums_of_contributions_verify_and_a_lost_one_is_found() {
+        let (seed, procs, n) = (seed(2, 3, 64), 5u32, 64);
+        let mut sum = vec![0f32; n / 4];
+        for rank in 0..procs {
+            let mut mine = vec![0u8; n];
+            fill_contribution(&mut mine, seed, rank);
+            for (s, c) in sum.iter_mut().zip(mine.chunks_exact(4)) {
+                *s += f32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        }
+        let bytes: Vec<u8> = sum.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        assert_eq!(first_sum_mismatch(&bytes, seed, procs), None);
+        // One rank short: every float is off by that rank's contribution.
+        assert!(first_sum_mismatch(&bytes, seed, procs + 1).is_some());
+        let mut doubled = bytes.clone();
+        doubled[8..12].copy_from_slice(&(sum[2] + 1.0).to_ne_bytes());
+        assert_eq!(
+            first_sum_mismatch(&doubled, seed, procs).map(|m| m.0),
+            Some(2)
+        );
     }
 
     #[test]

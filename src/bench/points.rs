@@ -1,13 +1,14 @@
 //! The points of a campaign: message sizes × candidates, in the order they
 //! are measured, and which of them an existing CSV already holds.
 
-use crate::data::{Algorithm, Arrival, Candidate, Config, Dataset, Impl};
-use crate::schedule::SCHEDULED;
+use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Dataset, Impl};
+use crate::schedule::scheduled;
 use std::collections::HashSet;
 
 /// What the user asked to measure.
 #[derive(Clone, Debug)]
 pub struct Sweep {
+    pub collective: Collective,
     pub sizes: Vec<u64>,
     pub algorithms: Vec<Algorithm>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -60,9 +61,11 @@ impl Sweep {
                 for &implementation in &self.impls {
                     let runnable = match implementation {
                         Impl::Own => {
-                            SCHEDULED.contains(&algorithm) || algorithm == Algorithm::Arrival
+                            scheduled(self.collective).contains(&algorithm)
+                                || (algorithm == Algorithm::Arrival
+                                    && self.collective == Collective::Bcast)
                         }
-                        Impl::Ompi => algorithm.ompi_id().is_some(),
+                        Impl::Ompi => self.collective.ompi_id(algorithm).is_some(),
                     };
                     if runnable {
                         out.push(Candidate {
@@ -73,6 +76,13 @@ impl Sweep {
                         });
                     }
                 }
+            }
+            if !self.collective.knows(algorithm) {
+                return Err(format!(
+                    "{algorithm} is not an algorithm of {} (its algorithms: {})",
+                    self.collective.function(),
+                    self.collective.accepted_names()
+                ));
             }
             if out.len() == before {
                 let impls: Vec<&str> = self.impls.iter().map(|i| i.name()).collect();
@@ -96,9 +106,12 @@ impl Sweep {
     fn parameters(&self, algorithm: Algorithm) -> Vec<(Option<u64>, Option<u32>)> {
         let segs = || self.segsizes.iter().map(|&s| Some(s));
         match algorithm {
-            Algorithm::Default | Algorithm::Tuned | Algorithm::Linear | Algorithm::Sbbt => {
-                vec![(None, None)]
-            }
+            // Rabenseifner's reduce does not segment.
+            Algorithm::Default
+            | Algorithm::Tuned
+            | Algorithm::Linear
+            | Algorithm::Sbbt
+            | Algorithm::Rabenseifner => vec![(None, None)],
             Algorithm::Chain | Algorithm::Knomial => segs()
                 .flat_map(|s| self.fanouts.iter().map(move |&f| (s, f)))
                 .collect(),
@@ -179,6 +192,7 @@ mod tests {
 
     fn sweep(algorithms: &[Algorithm], impls: &[Impl]) -> Sweep {
         Sweep {
+            collective: Collective::Bcast,
             sizes: vec![1, 1024],
             algorithms: algorithms.to_vec(),
             segsizes: vec![0, 8192],

@@ -6,7 +6,7 @@ use super::stats::Samples;
 use super::{control, delay, exec, exec_arrival, payload, points, topology};
 use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
-use crate::data::{load, Candidate, Config, Dataset, Impl, Measurement};
+use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Measurement};
 use crate::error::{Error, Result};
 use crate::schedule::{Op, Schedule, Spec};
 use crate::units::format_bytes;
@@ -205,13 +205,24 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let roots = resolve_roots(&opts.roots, procs)?;
     let points = &part.points;
     let largest = points.iter().map(|p| p.msg_bytes).max().unwrap_or(0);
+    let collective = opts.collective;
     if largest > MAX_MESSAGE {
         return Err(Error::Usage(format!(
-            "message size {largest} exceeds the {MAX_MESSAGE} bytes one MPI_Bcast can carry"
+            "message size {largest} exceeds the {MAX_MESSAGE} bytes one {} can carry",
+            collective.function()
         )));
     }
+    if collective == Collective::Reduce {
+        if let Some(p) = points.iter().find(|p| p.msg_bytes % 4 != 0) {
+            return Err(Error::Usage(format!(
+                "a reduction sums 4-byte floats (MPI_FLOAT, as osu_reduce does): message size \
+                 {} is not a multiple of 4",
+                p.msg_bytes
+            )));
+        }
+    }
     let control = if part.uses_library() {
-        Some(control::TunedControl::open().map_err(Error::Other)?)
+        Some(control::TunedControl::open(collective).map_err(Error::Other)?)
     } else {
         None
     };
@@ -230,7 +241,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let mut done = vec![0u8; points.len()];
     let mut status: i32 = 0;
     if rank == 0 {
-        match prepare_output(&opts.out, points, &job) {
+        match prepare_output(&opts.out, points, &job, collective) {
             Ok((w, flags)) => {
                 writer = Some(w);
                 done = flags.iter().map(|&f| u8::from(f)).collect();
@@ -251,7 +262,21 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let todo: Vec<usize> = (0..points.len()).filter(|&i| done[i] == 0).collect();
     let meta = row_meta(opts);
     let progress = Progress::new(rank == 0, todo.len());
-    let mut buf = vec![0u8; largest as usize];
+    // Floats underneath, so that MPI_Reduce can take the bytes as MPI_FLOAT.
+    let floats = (largest as usize).div_ceil(4);
+    let mut store = vec![0f32; floats];
+    let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
+    let mut buffers = Buffers {
+        out: vec![
+            0f32;
+            if collective == Collective::Reduce {
+                floats
+            } else {
+                0
+            }
+        ],
+        scratch: Vec::new(),
+    };
     world.barrier();
     let clock = Clock::start();
     let mut missing = Vec::new();
@@ -285,13 +310,13 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             p2p_us.insert(point.msg_bytes, t);
         }
         let unit_us = point.imbalance * p2p_us.get(&point.msg_bytes).copied().unwrap_or(0.0);
-        let runner = Runner::new(world, control.as_ref(), &point, &roots)?;
+        let runner = Runner::new(world, control.as_ref(), &point, &roots, collective)?;
         let timing = measure(
             world,
             &runner,
             &point,
             &roots,
-            msg,
+            (msg, &mut buffers),
             unit_us,
             cap,
             opts,
@@ -345,11 +370,23 @@ fn prepare_output(
     out: &std::path::Path,
     points: &[Point],
     job: &Config,
+    collective: Collective,
 ) -> Result<(CsvWriter<std::io::BufWriter<std::fs::File>>, Vec<bool>)> {
     // Opening first drops a row an earlier kill cut short.
     let writer = CsvWriter::append(out)?;
+    // The file may hold other collectives' rows too.
+    let choice = load::Choice {
+        collective: Some(collective),
+        ..load::Choice::default()
+    };
     let existing = match std::fs::metadata(out) {
-        Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => load::load_file(out)?.dataset,
+        Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => {
+            match load::load_files(&[out.to_path_buf()], &choice) {
+                Ok(loaded) => loaded.dataset,
+                Err(Error::Usage(e)) if e.contains("no rows") => Dataset::default(),
+                Err(e) => return Err(e),
+            }
+        }
         _ => Dataset::default(),
     };
     Ok((writer, points::already_measured(points, job, &existing)))
@@ -375,21 +412,32 @@ fn row_meta(opts: &Options) -> RowMeta {
         system: crate::data::System {
             machine,
             mpi,
-            collective: crate::data::Collective::Bcast,
+            collective: opts.collective,
         },
         source: format!("bcast-select {} bench", env!("CARGO_PKG_VERSION")),
     }
 }
 
-/// How one point's broadcast is executed.
+/// A campaign's memory besides the message: the root's result of a
+/// library reduction, and where our reductions receive partial results.
+struct Buffers {
+    out: Vec<f32>,
+    scratch: Vec<u8>,
+}
+
+/// How one point's collective is executed.
 enum Runner {
     /// Our schedule: this rank's operations for each root, in root order.
     Own {
         comm: SimpleCommunicator,
         ops: Vec<Vec<Op>>,
     },
-    /// MPI_Bcast on a communicator configured for the candidate.
-    Library { comm: SimpleCommunicator },
+    /// MPI_Bcast or MPI_Reduce on a communicator configured for the
+    /// candidate.
+    Library {
+        comm: SimpleCommunicator,
+        collective: Collective,
+    },
     /// The arrival-aware broadcast: its rounds are decided as ranks arrive.
     Arrival {
         comm: SimpleCommunicator,
@@ -403,6 +451,7 @@ impl Runner {
         control: Option<&control::TunedControl>,
         point: &Point,
         roots: &[u32],
+        collective: Collective,
     ) -> Result<Runner> {
         let c = &point.candidate;
         match c.implementation {
@@ -415,7 +464,7 @@ impl Runner {
                 let ops = roots
                     .iter()
                     .map(|&root| {
-                        Schedule::new(spec(world.size() as u32, root, point))
+                        Schedule::new(spec(world.size() as u32, root, point, collective))
                             .map(|s| s.ops(rank))
                             .map_err(Error::Usage)
                     })
@@ -430,33 +479,69 @@ impl Runner {
                     Error::Other("library algorithms requested without MPI_T control".into())
                 })?;
                 let comm = control.communicator(world, c).map_err(Error::Other)?;
-                Ok(Runner::Library { comm })
+                Ok(Runner::Library { comm, collective })
             }
         }
     }
 
     fn comm(&self) -> &SimpleCommunicator {
         match self {
-            Runner::Own { comm, .. } | Runner::Library { comm } | Runner::Arrival { comm, .. } => {
-                comm
-            }
+            Runner::Own { comm, .. }
+            | Runner::Library { comm, .. }
+            | Runner::Arrival { comm, .. } => comm,
         }
     }
 
-    fn broadcast(&self, buf: &mut [u8], root: u32, root_index: usize) -> Result<(), String> {
+    /// One collective with `root`; a library reduction leaves the root's
+    /// result in `buffers.out`, every other one in `buf`.
+    fn execute(
+        &self,
+        buf: &mut [u8],
+        buffers: &mut Buffers,
+        root: u32,
+        root_index: usize,
+    ) -> Result<(), String> {
         match self {
-            Runner::Own { comm, ops } => exec::run(comm, &ops[root_index], buf),
-            Runner::Library { comm } => comm.process_at_rank(root as i32).broadcast_into(buf),
-            Runner::Arrival { comm, segsize } => {
-                return exec_arrival::run(comm, root, buf, *segsize)
+            Runner::Own { comm, ops } => {
+                exec::run(comm, &ops[root_index], buf, &mut buffers.scratch)
             }
+            Runner::Library {
+                comm,
+                collective: Collective::Reduce,
+            } => {
+                let send: &[f32] = bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
+                let process = comm.process_at_rank(root as i32);
+                if comm.rank() as u32 == root {
+                    let out = &mut buffers.out[..send.len()];
+                    process.reduce_into_root(send, out, SystemOperation::sum());
+                } else {
+                    process.reduce_into(send, SystemOperation::sum());
+                }
+                Ok(())
+            }
+            Runner::Library { comm, .. } => {
+                comm.process_at_rank(root as i32).broadcast_into(buf);
+                Ok(())
+            }
+            Runner::Arrival { comm, segsize } => exec_arrival::run(comm, root, buf, *segsize),
         }
-        Ok(())
+    }
+
+    /// Where the root's result of a reduction is after [`Runner::execute`].
+    fn reduced<'a>(&self, buf: &'a [u8], buffers: &'a Buffers) -> &'a [u8] {
+        match self {
+            Runner::Library {
+                collective: Collective::Reduce,
+                ..
+            } => &bytemuck::cast_slice(&buffers.out)[..buf.len()],
+            _ => buf,
+        }
     }
 }
 
-fn spec(procs: u32, root: u32, point: &Point) -> Spec {
+fn spec(procs: u32, root: u32, point: &Point, collective: Collective) -> Spec {
     Spec {
+        collective,
         algorithm: point.candidate.algorithm,
         procs,
         root,
@@ -483,12 +568,13 @@ fn measure(
     runner: &Runner,
     point: &Point,
     roots: &[u32],
-    buf: &mut [u8],
+    (buf, buffers): (&mut [u8], &mut Buffers),
     unit_us: f64,
     cap_seconds: f64,
     opts: &Options,
     arrival: crate::data::Arrival,
 ) -> Timing {
+    let reduce = opts.collective == Collective::Reduce;
     let comm = runner.comm();
     let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
     let delays = arrival.per_rank_time().then(|| {
@@ -509,7 +595,9 @@ fn measure(
         let root_index = (iteration % roots.len() as u64) as usize;
         let root = roots[root_index];
         let seed = payload::seed(root, iteration, point.msg_bytes);
-        if rank == root {
+        if reduce {
+            payload::fill_contribution(buf, seed, rank);
+        } else if rank == root {
             payload::fill(buf, seed);
         }
         comm.barrier();
@@ -517,12 +605,25 @@ fn measure(
             delay::wait_until(mpi::time() + d.of(rank, root, iteration) * 1e-6);
         }
         let t0 = mpi::time();
-        if let Err(e) = runner.broadcast(buf, root, root_index) {
+        if let Err(e) = runner.execute(buf, buffers, root, root_index) {
             eprintln!("error: rank {rank}: {}: {e}", describe(&point.candidate));
             world.abort(3);
         }
         let local_us = (mpi::time() - t0) * 1e6;
-        if rank != root {
+        if reduce && rank == root {
+            let result = runner.reduced(buf, buffers);
+            if let Some((index, expected, found)) = payload::first_sum_mismatch(result, seed, procs)
+            {
+                eprintln!(
+                    "error: wrong reduction on root {root}: {} of {} bytes, iteration \
+                     {iteration}: float {index} is {found}, expected {expected} (the sum of \
+                     {procs} contributions)",
+                    describe(&point.candidate),
+                    point.msg_bytes,
+                );
+                world.abort(3);
+            }
+        } else if !reduce && rank != root {
             if let Some((offset, expected, found)) = payload::first_mismatch(buf, seed) {
                 eprintln!(
                     "error: payload mismatch on rank {rank}: {} of {} bytes from root {root}, \

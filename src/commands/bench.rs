@@ -16,6 +16,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         None => args.parts()?,
     };
     let opts = Options {
+        collective: args.collective,
         parts,
         out: args.out.clone(),
         roots: args.roots.clone(),
@@ -47,8 +48,9 @@ fn report(o: &bench::Outcome, args: &BenchArgs) {
     );
     if o.job.procs == 1 {
         eprintln!(
-            "bench: warning: a 1-rank job measures no communication (MPI_Bcast \
-             returns at once); run it under `mpirun -n P` with P of 2 or more"
+            "bench: warning: a 1-rank job measures no communication ({} \
+             returns at once); run it under `mpirun -n P` with P of 2 or more",
+            args.collective.function()
         );
     }
     if let (Some(first), Some(last)) = (o.missing.first(), o.missing.last()) {

@@ -7,6 +7,7 @@ use crate::sim::stage_structure;
 pub fn show(args: &ShowArgs) -> Result<()> {
     let placement = args.placement.placement(args.procs)?;
     let schedule = Schedule::new(Spec {
+        collective: crate::data::Collective::Bcast,
         algorithm: args.algorithm,
         procs: args.procs,
         root: args.root,

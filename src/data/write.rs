@@ -10,7 +10,7 @@ use std::path::Path;
 /// Column order of every CSV this tool writes. Columns are only ever added
 /// at the end: a file with a shorter header of this order (written by an
 /// earlier version) is appended to in its own columns.
-pub const HEADER: [&str; 20] = [
+pub const HEADER: [&str; 21] = [
     "algorithm",
     "procs",
     "nodes",
@@ -31,6 +31,7 @@ pub const HEADER: [&str; 20] = [
     "mpi",
     "source",
     "component",
+    "collective",
 ];
 
 /// The columns every header this tool wrote has had: the first 19.
@@ -149,7 +150,17 @@ impl<W: Write> CsvWriter<W> {
             quote(&meta.system.mpi),
             quote(&meta.source),
             component.to_string(),
+            meta.system.collective.name().to_string(),
         ];
+        // An older file has no collective column: its rows read as
+        // broadcasts, so nothing else may go there.
+        if self.columns < HEADER.len() && meta.system.collective != crate::data::Collective::Bcast {
+            return Err(Error::Usage(format!(
+                "this CSV predates the collective column, so its rows are broadcasts; \
+                 write {} rows to a new --out file",
+                meta.system.collective.name()
+            )));
+        }
         let fields = &fields[..self.columns];
         writeln!(self.out, "{}", fields.join(",")).map_err(|e| Error::io("cannot write CSV", e))?;
         self.out
@@ -201,12 +212,39 @@ mod tests {
             .write_served(&m, &meta, "han")
             .unwrap();
         let text = std::fs::read_to_string(&new).unwrap();
-        assert!(text.lines().last().unwrap().ends_with(",han"), "{text}");
+        assert!(
+            text.lines().last().unwrap().ends_with(",han,bcast"),
+            "{text}"
+        );
         let loaded = parse_csv(&new, text.as_bytes()).unwrap();
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         let other = dir.path().join("other.csv");
         std::fs::write(&other, "algorithm,procs,msg_bytes,time_us\n").unwrap();
         assert!(CsvWriter::append(&other).is_err());
+        // A reduce row needs the collective column.
+        let reduce = RowMeta {
+            system: crate::data::System {
+                collective: crate::data::Collective::Reduce,
+                ..Default::default()
+            },
+            ..RowMeta::default()
+        };
+        let m = row(4, 64, Algorithm::Binomial, 2.5);
+        let err = CsvWriter::append(&old)
+            .unwrap()
+            .write(&m, &reduce)
+            .unwrap_err();
+        assert!(err.to_string().contains("new --out"), "{err}");
+        let mut w = CsvWriter::append(&new).unwrap();
+        w.write(&m, &reduce).unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(&new).unwrap();
+        let loaded = parse_csv(&new, text.as_bytes()).unwrap();
+        let collectives: Vec<_> = loaded.parts.iter().map(|p| p.system.collective).collect();
+        assert!(
+            collectives.contains(&crate::data::Collective::Reduce),
+            "{collectives:?}"
+        );
     }
 
     #[test]

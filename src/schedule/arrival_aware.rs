@@ -65,6 +65,7 @@ impl Group {
             return Vec::new();
         };
         let chain = Schedule::new(Spec {
+            collective: crate::data::Collective::Bcast,
             algorithm: Algorithm::Pipeline,
             procs: self.0.len() as u32,
             root: 0,

@@ -9,9 +9,10 @@
 //! and half exchange, linear with p − 1 outstanding sends, plus `sbbt`.
 
 pub mod arrival_aware;
+pub mod reduce;
 pub mod tree;
 
-use crate::data::Algorithm;
+use crate::data::{Algorithm, Collective};
 use std::fmt;
 pub use tree::{Tree, MAX_FANOUT};
 
@@ -55,6 +56,12 @@ pub enum Op {
     Send { peer: u32, bytes: Span },
     /// Blocking receive.
     Recv { peer: u32, bytes: Span },
+    /// Post a non-blocking receive of a partial result from `peer` into
+    /// scratch memory, to be combined (reductions only).
+    IrecvPartial { peer: u32, bytes: Span },
+    /// Combine the oldest waited-for partial result from `peer` of `bytes`
+    /// into the buffer (reductions only).
+    Combine { peer: u32, bytes: Span },
 }
 
 impl Op {
@@ -64,7 +71,9 @@ impl Op {
         if let Op::Irecv { peer, .. }
         | Op::Isend { peer, .. }
         | Op::Send { peer, .. }
-        | Op::Recv { peer, .. } = &mut self
+        | Op::Recv { peer, .. }
+        | Op::IrecvPartial { peer, .. }
+        | Op::Combine { peer, .. } = &mut self
         {
             *peer = rename(*peer);
         }
@@ -72,9 +81,10 @@ impl Op {
     }
 }
 
-/// What to broadcast, how.
+/// What to run, how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Spec {
+    pub collective: Collective,
     pub algorithm: Algorithm,
     pub procs: u32,
     pub root: u32,
@@ -145,6 +155,17 @@ enum Plan {
     Blocking { tree: Tree },
     /// Halves down the two subtrees of a binary tree, then pairwise exchange.
     SplitBinary { tree: Tree, halves: [Segments; 2] },
+    /// Reduce's generic executor up `tree`; when the tree's root is not
+    /// `root` (in-order binary), its top hands the result over.
+    ReduceTree {
+        tree: Tree,
+        segments: Segments,
+        root: u32,
+    },
+    /// Everyone sends to the root, which combines in turn.
+    ReduceLinear,
+    /// Rabenseifner: reduce-scatter by recursive halving, binomial gather.
+    ReduceScatterGather,
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -173,6 +194,13 @@ impl Schedule {
         };
         let plan = match spec.algorithm {
             _ if p == 1 || m == 0 => Plan::Nothing,
+            _ if spec.collective == Collective::Reduce => reduce::plan(&spec)?,
+            _ if spec.collective != Collective::Bcast => {
+                return Err(format!(
+                    "no schedules for {} yet",
+                    spec.collective.function()
+                ))
+            }
             Algorithm::Linear => Plan::Linear,
             Algorithm::Chain => pipelined(Tree::chain(p, root, fanout)),
             Algorithm::Pipeline => pipelined(Tree::chain(p, root, 1)),
@@ -220,8 +248,9 @@ impl Schedule {
         match &self.plan {
             Plan::Pipelined { tree, .. }
             | Plan::Blocking { tree }
-            | Plan::SplitBinary { tree, .. } => Some(tree),
-            Plan::Nothing | Plan::Linear => None,
+            | Plan::SplitBinary { tree, .. }
+            | Plan::ReduceTree { tree, .. } => Some(tree),
+            Plan::Nothing | Plan::Linear | Plan::ReduceLinear | Plan::ReduceScatterGather => None,
         }
     }
 
@@ -233,6 +262,9 @@ impl Schedule {
         let p = spec.procs;
         if p == 0 || spec.root >= p || p == 1 || spec.msg_bytes == 0 {
             return None;
+        }
+        if spec.collective != Collective::Bcast {
+            return Some(Schedule::new(*spec).ok()?.tree()?.depth());
         }
         // Binary (level order) and binomial trees: ⌊log₂ p⌋ levels below the
         // root (the deepest binomial rank has the most set bits below p).
@@ -263,9 +295,14 @@ impl Schedule {
     /// How the message is cut (per half for split-binary).
     pub fn segmentation(&self) -> Vec<Segments> {
         match &self.plan {
-            Plan::Pipelined { segments, .. } => vec![*segments],
+            Plan::Pipelined { segments, .. } | Plan::ReduceTree { segments, .. } => {
+                vec![*segments]
+            }
             Plan::SplitBinary { halves, .. } => halves.to_vec(),
-            Plan::Linear | Plan::Blocking { .. } => {
+            Plan::Linear
+            | Plan::Blocking { .. }
+            | Plan::ReduceLinear
+            | Plan::ReduceScatterGather => {
                 vec![Segments::new(0, self.spec.msg_bytes, 0)]
             }
             Plan::Nothing => vec![],
@@ -276,7 +313,13 @@ impl Schedule {
     /// fallback, p = 1, empty messages).
     pub fn note(&self) -> Option<String> {
         match &self.plan {
-            Plan::Nothing => Some("nothing to send: MPI_Bcast returns at once".into()),
+            Plan::Nothing => Some(format!(
+                "nothing to send: {} returns at once",
+                self.spec.collective.function()
+            )),
+            Plan::ReduceLinear if self.spec.algorithm == Algorithm::Rabenseifner => {
+                Some("fewer floats than the largest power of two of ranks: runs as linear".into())
+            }
             Plan::Pipelined { .. } if self.spec.algorithm == Algorithm::SplitBinary => Some(
                 "message too small to split into segments of both halves: runs as pipeline".into(),
             ),
@@ -303,7 +346,9 @@ impl Schedule {
         // and growing the vector step by step showed in the fit's profile.
         let children = self.tree().map_or(p as usize, |t| t.children(rank).len());
         let segments = match &self.plan {
-            Plan::Pipelined { segments, .. } => segments.count(),
+            Plan::Pipelined { segments, .. } | Plan::ReduceTree { segments, .. } => {
+                segments.count()
+            }
             Plan::SplitBinary { halves, .. } => halves[0].count(),
             _ => 1,
         };
@@ -333,11 +378,27 @@ impl Schedule {
                 }
             }
             Plan::SplitBinary { tree, halves } => split_binary_ops(tree, halves, rank, ops),
+            Plan::ReduceTree {
+                tree,
+                segments,
+                root,
+            } => reduce::tree_ops(tree, segments, *root, rank, ops),
+            Plan::ReduceLinear => reduce::linear_ops(&self.spec, rank, ops),
+            Plan::ReduceScatterGather => reduce::scatter_gather_ops(&self.spec, rank, ops),
         }
     }
 }
 
-/// Algorithms with a schedule (what `impl=own` can run).
+/// The algorithms of `collective` with a schedule (what `impl=own` runs).
+pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
+    match collective {
+        Collective::Bcast => &SCHEDULED,
+        Collective::Reduce => &reduce::SCHEDULED,
+        Collective::Allreduce => &[],
+    }
+}
+
+/// Broadcast algorithms with a schedule (what `impl=own` can run).
 pub const SCHEDULED: [Algorithm; 8] = [
     Algorithm::Linear,
     Algorithm::Chain,
@@ -499,6 +560,7 @@ mod tests {
 
     fn spec(algorithm: Algorithm, procs: u32, msg: u64, segsize: u64) -> Spec {
         Spec {
+            collective: Collective::Bcast,
             algorithm,
             procs,
             root: 0,
@@ -602,6 +664,7 @@ mod tests {
                 for (msg, seg) in [(0, 0), (1, 0), (1000, 600), (1000, 100), (1 << 20, 8192)] {
                     for fanout in [None, Some(1), Some(3), Some(40)] {
                         let spec = Spec {
+                            collective: Collective::Bcast,
                             algorithm,
                             procs,
                             root: procs / 3,

@@ -145,6 +145,62 @@ impl Tree {
         })
     }
 
+    /// The binomial tree reduce uses (`topo_build_in_order_bmtree`): v's
+    /// parent is v with its lowest set bit cleared, its children v + 2^j for
+    /// every 2^j below that bit, smallest first (the root: every 2^j < p).
+    pub fn in_order_binomial(procs: u32, root: u32) -> Tree {
+        Tree::from_virtual(procs, root, |v, out| {
+            let below = if v == 0 {
+                u64::MAX
+            } else {
+                1u64 << v.trailing_zeros()
+            };
+            let mut mask = 1u64;
+            while mask < below && u64::from(v) + mask < u64::from(procs) {
+                out.push(v + mask as u32);
+                mask <<= 1;
+            }
+        })
+    }
+
+    /// In-order binary tree (`topo_build_in_order_bintree`), always rooted
+    /// at rank p − 1: a subtree of ranks [lo, lo + n) has its top at
+    /// lo + n − 1, its first child tops the upper ranks
+    /// [lo + ⌊n/2⌋, lo + n − 1) and its second the lower ones
+    /// [lo, lo + ⌊n/2⌋). Every rank's subtree is a run of consecutive ranks
+    /// ending with it, so combining a child's partial result in front of
+    /// one's own keeps rank order.
+    pub fn in_order_binary(procs: u32) -> Tree {
+        let mut children = vec![Vec::new(); procs as usize];
+        // Subtrees still to split, as (lo, n); a stack, not recursion: a
+        // deep enough tree of a large communicator would not need it, but
+        // nothing is gained by recursing.
+        let mut todo = vec![(0u32, procs)];
+        while let Some((lo, n)) = todo.pop() {
+            let top = (lo + n - 1) as usize;
+            let right = n / 2;
+            if n == 2 {
+                children[top].push(lo);
+            } else if n > 2 {
+                let upper = (lo + right, n - right - 1);
+                let lower = (lo, right);
+                children[top].push(upper.0 + upper.1 - 1);
+                children[top].push(lower.0 + lower.1 - 1);
+                todo.extend([upper, lower]);
+            }
+        }
+        let last = procs.saturating_sub(1);
+        // from_virtual numbers from the root: rank p − 1 is virtual 0.
+        Tree::from_virtual(procs, last, |v, out| {
+            let rank = (v + last) % procs;
+            out.extend(
+                children[rank as usize]
+                    .iter()
+                    .map(|&c| (c + procs - last) % procs),
+            );
+        })
+    }
+
     pub fn procs(&self) -> u32 {
         self.parent.len() as u32
     }
@@ -239,6 +295,28 @@ mod tests {
     }
 
     #[test]
+    fn reference_in_order_trees() {
+        // Reduce's binomial tree: 0 ← {1, 2, 4}, 2 ← {3}, 4 ← {5, 6}, 6 ← {7}.
+        let t = Tree::in_order_binomial(8, 0);
+        assert_eq!(kids(&t, 0), [1, 2, 4]);
+        assert_eq!(kids(&t, 1), Vec::<u32>::new());
+        assert_eq!(kids(&t, 4), [5, 6]);
+        assert_eq!(kids(&t, 6), [7]);
+        assert_eq!(kids(&Tree::in_order_binomial(8, 3), 7), [0, 1]);
+        // In-order binary of 7: 6 ← {5, 2}, 5 ← {4, 3}, 2 ← {1, 0}.
+        let t = Tree::in_order_binary(7);
+        assert_eq!(t.root, 6);
+        assert_eq!(kids(&t, 6), [5, 2]);
+        assert_eq!(kids(&t, 5), [4, 3]);
+        assert_eq!(kids(&t, 2), [1, 0]);
+        assert_eq!(kids(&Tree::in_order_binary(2), 1), [0]);
+        // 4 ranks: 3 ← {2, 1}, 1 ← {0}.
+        let t = Tree::in_order_binary(4);
+        assert_eq!(kids(&t, 3), [2, 1]);
+        assert_eq!(kids(&t, 1), [0]);
+    }
+
+    #[test]
     fn any_root_shifts_virtual_ranks() {
         let t = Tree::binomial(8, 5);
         assert_eq!(t.parent[5], None);
@@ -255,7 +333,10 @@ mod tests {
                     Tree::kary(p, root, 2),
                     Tree::binomial(p, root),
                     Tree::knomial(p, root, 3),
+                    Tree::in_order_binomial(p, root),
+                    Tree::in_order_binary(p),
                 ] {
+                    let root = t.root;
                     let mut seen = vec![0; p as usize];
                     for r in 0..p {
                         for &k in t.children(r) {

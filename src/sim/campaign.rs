@@ -41,6 +41,7 @@ pub fn run(c: &Campaign) -> Result<Vec<Measurement>, String> {
             for &msg_bytes in &c.sizes {
                 for &(algorithm, segsize, fanout) in &c.candidates {
                     let spec = Spec {
+                        collective: crate::data::Collective::Bcast,
                         algorithm,
                         procs,
                         root: 0,

@@ -21,10 +21,12 @@
 //! models fit those parameters along the critical path).
 
 pub mod campaign;
+pub mod partials;
 mod stages;
 
-use crate::data::Placement;
+use crate::data::{Algorithm, Collective, Placement};
 use crate::schedule::{Op, Schedule, Span};
+use partials::{Clash, Pieces};
 
 /// Rank programs to execute: a [`Schedule`], or in tests a hand-made one.
 pub trait Programs {
@@ -33,6 +35,19 @@ pub trait Programs {
     fn msg_bytes(&self) -> u64;
     /// Appends `rank`'s operations to `ops`.
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>);
+    /// `Some` for a reduction (every rank starts with its contribution, the
+    /// root must end with all of them), `None` for a broadcast.
+    fn reduction(&self) -> Option<Reduction> {
+        None
+    }
+}
+
+/// How a reduction must combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reduction {
+    /// Every combination keeps rank order (what a non-commutative operation
+    /// needs).
+    pub ordered: bool,
 }
 
 impl Programs for Schedule {
@@ -47,6 +62,11 @@ impl Programs for Schedule {
     }
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
         Schedule::ops_into(self, rank, ops)
+    }
+    fn reduction(&self) -> Option<Reduction> {
+        (self.spec.collective == Collective::Reduce).then_some(Reduction {
+            ordered: self.spec.algorithm == Algorithm::InOrderBinary,
+        })
     }
 }
 /// The arrival algorithm's rounds: the root runs them in turn, each
@@ -119,6 +139,8 @@ pub trait Cost {
         to: u32,
         bytes: u64,
     ) -> (Self::Time, Self::Time);
+    /// What combining `bytes` of partial results costs the rank doing it.
+    fn combine(&self, bytes: u64) -> Self::Time;
 }
 
 /// One channel's cost parameters (see the module docs).
@@ -177,6 +199,9 @@ pub struct CostModel {
     pub shm: Link,
     /// Across nodes.
     pub net: Link,
+    /// Combining partial results (reductions), per byte.
+    #[serde(default)]
+    pub combine_us_per_byte: f64,
 }
 
 impl CostModel {
@@ -185,6 +210,7 @@ impl CostModel {
     pub const UNIT_STEPS: CostModel = CostModel {
         shm: Link::overlapped(1.0, 0.0),
         net: Link::overlapped(1.0, 0.0),
+        combine_us_per_byte: 0.0,
     };
 
     pub fn link(&self, cross_node: bool) -> &Link {
@@ -201,6 +227,9 @@ impl Cost for CostModel {
     fn transfer(&self, placement: &Placement, from: u32, to: u32, bytes: u64) -> (f64, f64) {
         let link = self.link(placement.crosses_nodes(from, to));
         link.parts_us(bytes, placement.doublings_apart(from, to))
+    }
+    fn combine(&self, bytes: u64) -> f64 {
+        self.combine_us_per_byte * bytes as f64
     }
 }
 
@@ -226,6 +255,19 @@ pub enum SimError {
     Missing { rank: u32, held: u64, expected: u64 },
     /// A wait with nothing to wait for, or a receive never waited for.
     BadWait { rank: u32, what: &'static str },
+    /// A reduction's bytes could not be combined or stored.
+    Combine {
+        rank: u32,
+        bytes: Span,
+        clash: Clash,
+    },
+    /// A reduction's root ends without every contribution, or another rank
+    /// ends holding a partial result it never passed on.
+    Unfinished {
+        rank: u32,
+        bytes: Span,
+        contributions: u32,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -266,6 +308,25 @@ impl fmt::Display for SimError {
                 expected,
             } => write!(f, "rank {rank} ends with {held} of {expected} bytes"),
             SimError::BadWait { rank, what } => write!(f, "rank {rank}: {what}"),
+            SimError::Combine { rank, bytes, clash } => match clash {
+                Clash::Uncovered => write!(f, "rank {rank} uses {bytes} before holding them"),
+                Clash::Occupied => write!(f, "rank {rank} overwrites {bytes}, which it holds"),
+                Clash::Twice(c) => write!(
+                    f,
+                    "rank {rank} combines rank {c}'s contribution to {bytes} twice"
+                ),
+                Clash::OutOfOrder => {
+                    write!(f, "rank {rank} combines {bytes} out of rank order")
+                }
+            },
+            SimError::Unfinished {
+                rank,
+                bytes,
+                contributions,
+            } => write!(
+                f,
+                "rank {rank} ends with {contributions} contributions combined in {bytes}"
+            ),
         }
     }
 }
@@ -332,7 +393,12 @@ pub fn simulate_recording<C: Cost>(
 struct Message<T> {
     bytes: Span,
     arrival_us: T,
+    /// A reduction's message: what it carries (index into the simulator's
+    /// contents); `NO_CONTENT` for a broadcast.
+    content: u32,
 }
+
+const NO_CONTENT: u32 = u32::MAX;
 
 /// A posted receive; `done_us` is set once matched.
 #[derive(Clone, Copy, Debug)]
@@ -341,6 +407,9 @@ struct RecvSlot<T> {
     bytes: Span,
     posted_us: T,
     done_us: Option<T>,
+    /// A partial result to combine rather than bytes to store.
+    partial: bool,
+    content: u32,
 }
 
 /// Messages from one peer, in order, and receives posted for it, in order.
@@ -416,6 +485,11 @@ struct RankState<T> {
     open_group: Option<SendGroup>,
     /// The posted request of a blocking receive still waiting.
     blocked_on: Option<usize>,
+    /// A reduction's buffer.
+    acc: Pieces,
+    /// Partial results received and not combined yet: (peer, bytes,
+    /// content).
+    partials: Vec<(u32, Span, u32)>,
     /// Whether the rank is in the run queue.
     queued: bool,
 }
@@ -435,6 +509,8 @@ impl<T: Time> RankState<T> {
             held: Intervals(spare.spans.pop().unwrap_or_default()),
             open_group: None,
             blocked_on: None,
+            acc: Pieces::default(),
+            partials: Vec::new(),
             queued: false,
         }
     }
@@ -492,6 +568,9 @@ struct Simulator<'a, C: Cost> {
     ranks: Vec<RankState<C::Time>>,
     runnable: VecDeque<u32>,
     groups: Vec<SendGroup>,
+    reduction: Option<Reduction>,
+    /// What the messages of a reduction carry.
+    contents: Vec<Pieces>,
 }
 
 impl<'a, C: Cost> Simulator<'a, C> {
@@ -506,20 +585,34 @@ impl<'a, C: Cost> Simulator<'a, C> {
                 .map(|_| RankState::new(spare))
                 .collect()
         });
-        let root = &mut ranks[schedule.root() as usize];
-        root.queued = true;
-        root.held.insert(Span {
+        let all = Span {
             start: 0,
             end: schedule.msg_bytes(),
-        });
+        };
+        let reduction = schedule.reduction();
+        let runnable = if reduction.is_some() {
+            // Everyone starts with its contribution, and leaves send first.
+            for (rank, s) in ranks.iter_mut().enumerate() {
+                s.acc = Pieces::own(rank as u32, all);
+                s.queued = true;
+            }
+            (0..schedule.procs()).collect()
+        } else {
+            let root = &mut ranks[schedule.root() as usize];
+            root.queued = true;
+            root.held.insert(all);
+            VecDeque::from([schedule.root()])
+        };
         Simulator {
             schedule,
             placement,
             cost,
             record,
             ranks,
-            runnable: VecDeque::from([schedule.root()]),
+            runnable,
             groups: Vec::new(),
+            reduction,
+            contents: Vec::new(),
         }
     }
 
@@ -543,7 +636,12 @@ impl<'a, C: Cost> Simulator<'a, C> {
             let receives = s
                 .ops
                 .iter()
-                .filter(|op| matches!(op, Op::Recv { .. } | Op::Irecv { .. }))
+                .filter(|op| {
+                    matches!(
+                        op,
+                        Op::Recv { .. } | Op::Irecv { .. } | Op::IrecvPartial { .. }
+                    )
+                })
                 .count();
             s.slots.reserve_exact(receives);
         }
@@ -557,14 +655,19 @@ impl<'a, C: Cost> Simulator<'a, C> {
                     self.close_group(rank);
                 }
                 Op::Irecv { peer, bytes } => {
-                    let slot = self.post_recv(rank, peer, bytes)?;
+                    let slot = self.post_recv(rank, peer, bytes, false)?;
                     self.ranks[r].pending.push_back(slot);
                 }
+                Op::IrecvPartial { peer, bytes } => {
+                    let slot = self.post_recv(rank, peer, bytes, true)?;
+                    self.ranks[r].pending.push_back(slot);
+                }
+                Op::Combine { peer, bytes } => self.combine(rank, peer, bytes)?,
                 Op::Recv { peer, bytes } => {
                     // A blocking receive: post it once, then wait on that request.
                     let slot = match self.ranks[r].blocked_on.take() {
                         Some(slot) => slot,
-                        None => self.post_recv(rank, peer, bytes)?,
+                        None => self.post_recv(rank, peer, bytes, false)?,
                     };
                     if !self.complete_recv(rank, slot)? {
                         self.ranks[r].blocked_on = Some(slot);
@@ -592,7 +695,16 @@ impl<'a, C: Cost> Simulator<'a, C> {
 
     fn send(&mut self, from: u32, to: u32, bytes: Span, blocking: bool) -> Result<(), SimError> {
         let s = &mut self.ranks[from as usize];
-        if !s.held.contains(bytes) {
+        let mut content = NO_CONTENT;
+        if self.reduction.is_some() {
+            // The partial result moves on with the message.
+            let pieces = s
+                .acc
+                .take(bytes)
+                .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
+            content = self.contents.len() as u32;
+            self.contents.push(pieces);
+        } else if !s.held.contains(bytes) {
             return Err(SimError::SendsUnheld { rank: from, bytes });
         }
         let (busy, wire) = self.cost.transfer(self.placement, from, to, bytes.len());
@@ -624,8 +736,33 @@ impl<'a, C: Cost> Simulator<'a, C> {
             Message {
                 bytes,
                 arrival_us: end,
+                content,
             },
         )
+    }
+
+    /// Folds the oldest waited-for partial result from `peer` into the
+    /// buffer; the rank is busy combining.
+    fn combine(&mut self, rank: u32, peer: u32, bytes: Span) -> Result<(), SimError> {
+        let ordered = self.reduction.is_some_and(|r| r.ordered);
+        let s = &mut self.ranks[rank as usize];
+        let found = s
+            .partials
+            .iter()
+            .position(|&(p, b, _)| p == peer && b == bytes);
+        let Some(i) = found else {
+            return Err(SimError::BadWait {
+                rank,
+                what: "combines a partial result it has not received",
+            });
+        };
+        let (_, _, content) = s.partials.remove(i);
+        let incoming = std::mem::take(&mut self.contents[content as usize]);
+        s.acc
+            .combine(incoming, ordered)
+            .map_err(|clash| SimError::Combine { rank, bytes, clash })?;
+        s.clock = s.clock.plus(self.cost.combine(bytes.len()));
+        Ok(())
     }
 
     fn close_group(&mut self, rank: u32) {
@@ -651,6 +788,7 @@ impl<'a, C: Cost> Simulator<'a, C> {
                     });
                 }
                 slot.done_us = Some(slot.posted_us.later(msg.arrival_us));
+                slot.content = msg.content;
             }
             None => inbox.unmatched_msgs.push_back(msg),
         }
@@ -662,11 +800,18 @@ impl<'a, C: Cost> Simulator<'a, C> {
     }
 
     /// Posts a receive, matching an already queued message if there is one.
-    fn post_recv(&mut self, rank: u32, peer: u32, bytes: Span) -> Result<usize, SimError> {
+    fn post_recv(
+        &mut self,
+        rank: u32,
+        peer: u32,
+        bytes: Span,
+        partial: bool,
+    ) -> Result<usize, SimError> {
         let s = &mut self.ranks[rank as usize];
         let index = s.slots.len();
         let clock = s.clock;
         let inbox = s.inbox(peer);
+        let mut content = NO_CONTENT;
         let done_us = match inbox.unmatched_msgs.pop_front() {
             Some(msg) if msg.bytes != bytes => {
                 return Err(SimError::Mismatch {
@@ -676,7 +821,10 @@ impl<'a, C: Cost> Simulator<'a, C> {
                     expected: bytes,
                 })
             }
-            Some(msg) => Some(clock.later(msg.arrival_us)),
+            Some(msg) => {
+                content = msg.content;
+                Some(clock.later(msg.arrival_us))
+            }
             None => {
                 inbox.unmatched_slots.push_back(index);
                 None
@@ -687,6 +835,8 @@ impl<'a, C: Cost> Simulator<'a, C> {
             bytes,
             posted_us: clock,
             done_us,
+            partial,
+            content,
         });
         Ok(index)
     }
@@ -696,16 +846,32 @@ impl<'a, C: Cost> Simulator<'a, C> {
     fn complete_recv(&mut self, rank: u32, slot: usize) -> Result<bool, SimError> {
         let s = &mut self.ranks[rank as usize];
         // Fields by reference: a symbolic time is hundreds of bytes.
-        let RecvSlot { bytes, done_us, .. } = &s.slots[slot];
-        let bytes = *bytes;
+        let RecvSlot {
+            bytes,
+            done_us,
+            partial,
+            content,
+            peer,
+            ..
+        } = &s.slots[slot];
+        let (bytes, partial, content, peer) = (*bytes, *partial, *content, *peer);
         let Some(done) = done_us else {
             return Ok(false);
         };
         s.clock = s.clock.later(*done);
         self.close_group(rank);
         let s = &mut self.ranks[rank as usize];
-        if !s.held.insert(bytes) {
-            return Err(SimError::Duplicate { rank, bytes });
+        if self.reduction.is_none() {
+            if !s.held.insert(bytes) {
+                return Err(SimError::Duplicate { rank, bytes });
+            }
+        } else if partial {
+            s.partials.push((peer, bytes, content));
+        } else {
+            let incoming = std::mem::take(&mut self.contents[content as usize]);
+            s.acc
+                .store(incoming)
+                .map_err(|clash| SimError::Combine { rank, bytes, clash })?;
         }
         Ok(true)
     }
@@ -746,7 +912,9 @@ impl<'a, C: Cost> Simulator<'a, C> {
                     });
                 }
             }
-            if s.held.total() != m || !s.held.contains(Span { start: 0, end: m }) {
+            if self.reduction.is_some() {
+                self.check_reduced(rank as u32, s)?;
+            } else if s.held.total() != m || !s.held.contains(Span { start: 0, end: m }) {
                 return Err(SimError::Missing {
                     rank: rank as u32,
                     held: s.held.total(),
@@ -758,6 +926,40 @@ impl<'a, C: Cost> Simulator<'a, C> {
             completion_us: self.ranks.iter().map(|s| s.clock).collect(),
             groups: std::mem::take(&mut self.groups),
         })
+    }
+}
+
+impl<C: Cost> Simulator<'_, C> {
+    /// A reduction's end: the root holds every contribution in every byte,
+    /// every other rank passed all it held on, nothing was left uncombined.
+    fn check_reduced(&self, rank: u32, s: &RankState<C::Time>) -> Result<(), SimError> {
+        let (p, m) = (self.schedule.procs(), self.schedule.msg_bytes());
+        if !s.partials.is_empty() {
+            return Err(SimError::BadWait {
+                rank,
+                what: "received a partial result it never combined",
+            });
+        }
+        let mut at = 0;
+        for (span, ranks) in s.acc.iter() {
+            let complete = rank == self.schedule.root() && span.start == at && ranks.is_all(p);
+            if !complete {
+                return Err(SimError::Unfinished {
+                    rank,
+                    bytes: *span,
+                    contributions: ranks.len(),
+                });
+            }
+            at = span.end;
+        }
+        if rank == self.schedule.root() && at != m {
+            return Err(SimError::Unfinished {
+                rank,
+                bytes: Span { start: at, end: m },
+                contributions: 0,
+            });
+        }
+        Ok(())
     }
 }
 

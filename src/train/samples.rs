@@ -224,6 +224,7 @@ mod tests {
             cost: CostModel {
                 shm: Link::serialized(1.0, 3e-4),
                 net: Link::serialized(4.0, 1e-3),
+                combine_us_per_byte: 0.0,
             },
             noise: 0.02,
             seed: 3,

@@ -150,6 +150,7 @@ fn grid(session: &Session, args: &Options) -> Result<Vec<(Config, Candidate)>> {
     let mut algorithms = vec![Algorithm::Default];
     algorithms.extend(args.algorithms.iter().filter(|a| **a != Algorithm::Default));
     let sweep = Sweep {
+        collective: crate::data::Collective::Bcast,
         sizes: args.sizes.clone(),
         algorithms,
         segsizes: args.segsizes.clone(),

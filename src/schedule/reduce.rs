@@ -1,0 +1,415 @@
+//! Reduce schedules as Open MPI 4.1 runs them (`coll_base_reduce.c`, its
+//! commutative path, which `MPI_SUM` takes): the generic segmented tree
+//! executor (chain, pipeline, binary, binomial, in-order binary), linear,
+//! and Rabenseifner's reduce-scatter + gather.
+//!
+//! Data model: every rank starts with its own contribution as its partial
+//! result ("the buffer"). A send passes bytes of the buffer on; a partial
+//! result received to be combined lands in scratch memory
+//! ([`Op::IrecvPartial`]) and [`Op::Combine`] folds it into the buffer; a
+//! plain receive ([`Op::Irecv`], [`Op::Recv`]) writes finished bytes into
+//! the buffer. The simulator proves that the root ends with every rank's
+//! contribution combined exactly once.
+
+use super::{Op, Plan, Segments, Span, Spec, Tree, DEFAULT_FANOUT};
+use crate::data::Algorithm;
+
+/// The datatype the harness reduces: `MPI_FLOAT`, as `osu_reduce` does.
+pub const ELEMENT_BYTES: u64 = 4;
+
+/// The reduce plan of `spec` (p > 1, a non-empty message).
+pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
+    let (p, root, m) = (spec.procs, spec.root, spec.msg_bytes);
+    if !m.is_multiple_of(ELEMENT_BYTES) {
+        return Err(format!(
+            "a reduce message is whole {ELEMENT_BYTES}-byte floats; {m} bytes is not"
+        ));
+    }
+    let tree = |tree: Tree| Plan::ReduceTree {
+        tree,
+        segments: segments(m, spec.segsize),
+        root,
+    };
+    Ok(match spec.algorithm {
+        Algorithm::Linear => Plan::ReduceLinear,
+        Algorithm::Chain => tree(Tree::chain(p, root, spec.fanout.unwrap_or(DEFAULT_FANOUT))),
+        Algorithm::Pipeline => tree(Tree::chain(p, root, 1)),
+        Algorithm::Binary => tree(Tree::kary(p, root, 2)),
+        Algorithm::Binomial => tree(Tree::in_order_binomial(p, root)),
+        Algorithm::InOrderBinary => tree(Tree::in_order_binary(p)),
+        Algorithm::Rabenseifner if p.ilog2() >= 1 && m / ELEMENT_BYTES >= 1 << p.ilog2() => {
+            Plan::ReduceScatterGather
+        }
+        // Open MPI's own fallback: fewer floats than the power of two.
+        Algorithm::Rabenseifner => Plan::ReduceLinear,
+        other => {
+            return Err(format!(
+                "no reduce schedule for '{other}' (own reduce algorithms: {})",
+                SCHEDULED.map(|a| a.name()).join(", ")
+            ))
+        }
+    })
+}
+
+/// Reduce algorithms with a schedule (what `impl=own` can run).
+pub const SCHEDULED: [Algorithm; 7] = [
+    Algorithm::Linear,
+    Algorithm::Chain,
+    Algorithm::Pipeline,
+    Algorithm::Binary,
+    Algorithm::Binomial,
+    Algorithm::InOrderBinary,
+    Algorithm::Rabenseifner,
+];
+
+/// Open MPI's segment of whole elements (`COLL_BASE_COMPUTED_SEGCOUNT`):
+/// `segsize` rounded to the nearest number of floats (a remainder of
+/// exactly half a float rounds down), one segment when that is not below
+/// the message.
+fn segments(msg: u64, segsize: u64) -> Segments {
+    let mut count = msg / ELEMENT_BYTES;
+    if segsize >= ELEMENT_BYTES && segsize < msg {
+        count = segsize / ELEMENT_BYTES;
+        if segsize % ELEMENT_BYTES > ELEMENT_BYTES / 2 {
+            count += 1;
+        }
+    }
+    Segments::new(0, msg, count * ELEMENT_BYTES)
+}
+
+/// The generic executor's program for `rank` (`reduce_generic`, no limit
+/// on outstanding sends, Open MPI's default): a leaf sends its segments
+/// with blocking sends; an inner rank keeps receives from two children or
+/// segments in flight, combines each child's segment after it arrived, and
+/// sends a segment up once every child's part of it is combined. In-order
+/// binary's tree is rooted at p − 1; that rank then hands the result to
+/// the real root.
+pub(super) fn tree_ops(tree: &Tree, segments: &Segments, root: u32, rank: u32, ops: &mut Vec<Op>) {
+    let kids = tree.children(rank);
+    let parent = tree.parent[rank as usize];
+    let n = segments.count();
+    if kids.is_empty() {
+        if let Some(peer) = parent {
+            ops.extend((0..n).map(|k| Op::Send {
+                peer,
+                bytes: segments.span(k),
+            }));
+        }
+    } else {
+        let k = kids.len();
+        'segments: for s in 0..=n {
+            for (i, &child) in kids.iter().enumerate() {
+                if s < n {
+                    ops.push(Op::IrecvPartial {
+                        peer: child,
+                        bytes: segments.span(s),
+                    });
+                }
+                if s == 0 && i == 0 {
+                    continue;
+                }
+                ops.push(Op::WaitRecv);
+                if i > 0 {
+                    ops.push(Op::Combine {
+                        peer: kids[i - 1],
+                        bytes: segments.span(s),
+                    });
+                } else {
+                    let bytes = segments.span(s - 1);
+                    ops.push(Op::Combine {
+                        peer: kids[k - 1],
+                        bytes,
+                    });
+                    if let Some(peer) = parent {
+                        ops.push(Op::Send { peer, bytes });
+                    }
+                    if s == n {
+                        break 'segments;
+                    }
+                }
+            }
+        }
+    }
+    let all = Span {
+        start: 0,
+        end: segments.total,
+    };
+    if tree.root != root && rank == tree.root {
+        ops.push(Op::Send {
+            peer: root,
+            bytes: all,
+        });
+    } else if tree.root != root && rank == root {
+        ops.push(Op::Recv {
+            peer: tree.root,
+            bytes: all,
+        });
+    }
+}
+
+/// Linear (`reduce_intra_basic_linear`): everyone sends to the root, which
+/// receives from p − 1, then p − 2 down to 0, combining each in turn.
+pub(super) fn linear_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+    let (p, root) = (spec.procs, spec.root);
+    let bytes = Span {
+        start: 0,
+        end: spec.msg_bytes,
+    };
+    if rank != root {
+        ops.push(Op::Send { peer: root, bytes });
+        return;
+    }
+    for peer in std::iter::once(p - 1)
+        .chain((0..p - 1).rev())
+        .filter(|&r| r != root)
+    {
+        ops.extend([
+            Op::IrecvPartial { peer, bytes },
+            Op::WaitRecv,
+            Op::Combine { peer, bytes },
+        ]);
+    }
+}
+
+/// Rabenseifner's reduce (`reduce_intra_redscat_gather`): fold the
+/// communicator to the power of two p' below p (the first 2(p − p') ranks
+/// pair up, odd ones drop out), reduce-scatter by recursive halving, then
+/// gather the p' blocks to the root along a binomial tree. Counts are in
+/// floats, as Open MPI splits them.
+pub(super) fn scatter_gather_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+    let (p, root) = (spec.procs, spec.root);
+    let count = spec.msg_bytes / ELEMENT_BYTES;
+    let span = |start: u64, len: u64| Span {
+        start: start * ELEMENT_BYTES,
+        end: (start + len) * ELEMENT_BYTES,
+    };
+    // Post the receive, send, wait: Open MPI's sendrecv.
+    let exchange = |ops: &mut Vec<Op>, peer: u32, send: Span, recv: Span| {
+        ops.extend([
+            Op::IrecvPartial { peer, bytes: recv },
+            Op::Send { peer, bytes: send },
+            Op::WaitRecv,
+            Op::Combine { peer, bytes: recv },
+        ]);
+    };
+    let steps = p.ilog2();
+    let pof2 = 1u32 << steps;
+    let rem = p - pof2;
+    let real = |v: u32| if v < rem { 2 * v } else { v + rem };
+
+    // Step 1: fold to p' ranks.
+    let mut vrank = None;
+    if rank < 2 * rem {
+        let left = count / 2;
+        let (lo, hi) = (span(0, left), span(left, count - left));
+        if rank % 2 == 1 {
+            exchange(ops, rank - 1, lo, hi);
+            ops.push(Op::Send {
+                peer: rank - 1,
+                bytes: hi,
+            });
+        } else {
+            exchange(ops, rank + 1, hi, lo);
+            ops.push(Op::Recv {
+                peer: rank + 1,
+                bytes: hi,
+            });
+            vrank = Some(rank / 2);
+        }
+    } else {
+        vrank = Some(rank - rem);
+    }
+
+    // Step 2: reduce-scatter; window (start, size) per step, and what was
+    // kept (r) and sent away (s) at each.
+    let mut kept = Vec::with_capacity(steps as usize);
+    let mut gave = Vec::with_capacity(steps as usize);
+    // Every rank that takes part, and an odd root that takes rank 0's place
+    // in the gather, needs the windows of its virtual rank.
+    let odd_root = root < 2 * rem && root % 2 == 1;
+    let windows_of = if rank == root && odd_root {
+        Some(0)
+    } else {
+        vrank
+    };
+    if let Some(v) = windows_of {
+        let (mut start, mut size) = (0u64, count);
+        for j in 0..steps {
+            let lower = v < v ^ (1 << j);
+            let (r, s) = if lower {
+                let r = (start, size / 2);
+                (r, (start + size / 2, size - size / 2))
+            } else {
+                let s = (start, size / 2);
+                ((start + size / 2, size - size / 2), s)
+            };
+            kept.push(r);
+            gave.push(s);
+            (start, size) = r;
+        }
+    }
+    if let Some(v) = vrank {
+        for (j, (r, s)) in kept.iter().zip(&gave).enumerate() {
+            exchange(ops, real(v ^ (1 << j)), span(s.0, s.1), span(r.0, r.1));
+        }
+    }
+
+    // Step 3: gather to the root, doubling the blocks.
+    let vroot = if odd_root {
+        0
+    } else if root < 2 * rem {
+        root / 2
+    } else {
+        root - rem
+    };
+    if odd_root && rank == root {
+        let (start, size) = kept[steps as usize - 1];
+        ops.push(Op::Recv {
+            peer: 0,
+            bytes: span(start, size),
+        });
+        vrank = Some(0);
+    } else if odd_root && vrank == Some(0) {
+        let (start, size) = kept[steps as usize - 1];
+        ops.push(Op::Send {
+            peer: root,
+            bytes: span(start, size),
+        });
+        vrank = None;
+    }
+    if let Some(v) = vrank {
+        for j in (0..steps).rev() {
+            let vdest = v ^ (1 << j);
+            let dest = if vdest == 0 && odd_root {
+                root
+            } else {
+                real(vdest)
+            };
+            if vdest >> j == vroot >> j {
+                let (start, size) = kept[j as usize];
+                ops.push(Op::Send {
+                    peer: dest,
+                    bytes: span(start, size),
+                });
+                break;
+            }
+            let (start, size) = gave[j as usize];
+            ops.push(Op::Recv {
+                peer: dest,
+                bytes: span(start, size),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Collective;
+    use crate::schedule::Schedule;
+
+    fn spec(algorithm: Algorithm, procs: u32, root: u32, msg: u64, segsize: u64) -> Spec {
+        Spec {
+            collective: Collective::Reduce,
+            algorithm,
+            procs,
+            root,
+            msg_bytes: msg,
+            segsize,
+            fanout: None,
+        }
+    }
+
+    #[test]
+    fn segments_are_whole_floats_rounded_to_nearest() {
+        assert_eq!(segments(100, 11).seg, 12);
+        assert_eq!(segments(100, 10).seg, 8);
+        assert_eq!(segments(100, 9).seg, 8);
+        assert_eq!(segments(100, 0).seg, 100);
+        assert_eq!(segments(100, 3).seg, 100);
+        assert_eq!(segments(100, 100).seg, 100);
+    }
+
+    #[test]
+    fn pipeline_receives_combines_and_forwards_each_segment() {
+        let s = Schedule::new(spec(Algorithm::Pipeline, 3, 0, 16, 8)).unwrap();
+        let seg = |k: u64| Span {
+            start: 8 * k,
+            end: 8 * k + 8,
+        };
+        assert_eq!(
+            s.ops(1),
+            [
+                Op::IrecvPartial {
+                    peer: 2,
+                    bytes: seg(0)
+                },
+                Op::IrecvPartial {
+                    peer: 2,
+                    bytes: seg(1)
+                },
+                Op::WaitRecv,
+                Op::Combine {
+                    peer: 2,
+                    bytes: seg(0)
+                },
+                Op::Send {
+                    peer: 0,
+                    bytes: seg(0)
+                },
+                Op::WaitRecv,
+                Op::Combine {
+                    peer: 2,
+                    bytes: seg(1)
+                },
+                Op::Send {
+                    peer: 0,
+                    bytes: seg(1)
+                },
+            ]
+        );
+        assert_eq!(
+            s.ops(2),
+            [
+                Op::Send {
+                    peer: 1,
+                    bytes: seg(0)
+                },
+                Op::Send {
+                    peer: 1,
+                    bytes: seg(1)
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn linear_root_takes_the_last_rank_first_then_counts_down() {
+        let s = Schedule::new(spec(Algorithm::Linear, 5, 2, 8, 0)).unwrap();
+        let peers: Vec<u32> = s
+            .ops(2)
+            .iter()
+            .filter_map(|op| match op {
+                Op::IrecvPartial { peer, .. } => Some(*peer),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(peers, [4, 3, 1, 0]);
+    }
+
+    #[test]
+    fn rabenseifner_falls_back_to_linear_below_one_float_per_rank() {
+        let few = Schedule::new(spec(Algorithm::Rabenseifner, 8, 0, 4 * 7, 0)).unwrap();
+        let linear = Schedule::new(spec(Algorithm::Linear, 8, 0, 4 * 7, 0)).unwrap();
+        assert_eq!(few.ops(0), linear.ops(0));
+        let enough = Schedule::new(spec(Algorithm::Rabenseifner, 8, 0, 4 * 8, 0)).unwrap();
+        assert_ne!(enough.ops(0), linear.ops(0));
+    }
+
+    #[test]
+    fn odd_byte_counts_and_broadcast_only_algorithms_are_refused() {
+        assert!(Schedule::new(spec(Algorithm::Binomial, 4, 0, 10, 0)).is_err());
+        assert!(Schedule::new(spec(Algorithm::SplitBinary, 4, 0, 16, 0)).is_err());
+        assert!(Schedule::new(spec(Algorithm::Sbbt, 4, 0, 16, 0)).is_err());
+    }
+}
