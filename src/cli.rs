@@ -628,9 +628,11 @@ pub struct PlanArgs {
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// Model directory written by `train`.
-    #[arg(long)]
-    pub model: PathBuf,
+    /// Model directory written by `train`. Repeat it with one model per
+    /// collective (e.g. a broadcast and a reduce model of the same machine)
+    /// to write one rules file holding each collective's rules.
+    #[arg(long, required = true)]
+    pub model: Vec<PathBuf>,
     /// Nodes of the job.
     #[arg(long)]
     pub nodes: u32,
@@ -673,7 +675,7 @@ pub struct PredictArgs {
     /// With --format mpich-json: your MPICH's collective-selection file
     /// (maint/tuning/coll/mpir/generic.json in the sources of your MPICH
     /// version). MPICH needs an entry for every collective, so the output is
-    /// this file with only its bcast part replaced.
+    /// this file with only the parts of the collectives decided replaced.
     #[arg(long, value_name = "FILE")]
     pub mpich_base: Option<PathBuf>,
     /// Write here instead of standard output.

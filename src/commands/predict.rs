@@ -1,53 +1,82 @@
 use crate::cli::PredictArgs;
+use crate::data::System;
 use crate::error::{Error, Result};
-use crate::export::{self, mpich_json, Format};
+use crate::export::{self, mpich_json, Format, Section};
 use crate::select::decision::DecisionTable;
 use crate::train::{store, Choice};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let choice: Choice = args.learner.parse().map_err(Error::Usage)?;
     let jobs = args.jobs()?;
-    let trained = store::load(&args.model, choice)?;
-    let sizes = args.sizes(&trained.manifest.training.msg_bytes)?;
-    // MPICH has no chain or split-binary: decide among what it has.
-    let allowed = (args.format == Format::MpichJson).then(|| {
-        let (allowed, left_out) = trained.allowed(mpich_json::has_equivalent);
-        if !left_out.is_empty() {
-            eprintln!(
-                "note: MPICH has no equivalent of {}: deciding among the other candidates",
-                left_out.join(", ")
-            );
-        }
-        allowed
-    });
+    let mut sections = Vec::new();
+    let mut systems: Vec<System> = Vec::new();
+    let mut labels = Vec::new();
     // Each warning once, though several jobs may raise it.
     let mut warnings: Vec<String> = Vec::new();
-    for w in jobs.iter().flat_map(|j| trained.warnings(j)) {
-        if !warnings.contains(&w) {
-            warnings.push(w);
+    for model in &args.model {
+        let trained = store::load(model, choice)?;
+        let system = trained.manifest.training.system();
+        let collective = system.collective;
+        let sizes = args.sizes(&trained.manifest.training.msg_bytes)?;
+        // MPICH lacks some of Open MPI's algorithms: decide among what it has.
+        let allowed = (args.format == Format::MpichJson).then(|| {
+            let (allowed, left_out) =
+                trained.allowed(|c| mpich_json::has_equivalent(collective, c));
+            if !left_out.is_empty() {
+                eprintln!(
+                    "note: MPICH has no {} equivalent of {}: deciding among the other candidates",
+                    collective.name(),
+                    left_out.join(", ")
+                );
+            }
+            allowed
+        });
+        for w in jobs.iter().flat_map(|j| trained.warnings(j)) {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
         }
+        let decider = trained.decider(choice)?;
+        let label = trained.label(choice);
+        let tables = jobs
+            .iter()
+            .map(|job| {
+                DecisionTable::new(&decider, *job, label.clone(), &sizes, allowed.as_deref())
+            })
+            .collect::<Result<Vec<_>>>()?;
+        sections.push(Section { collective, tables });
+        labels.push(format!("{} ({label})", model.display()));
+        systems.push(system);
     }
     super::warn_all(&warnings);
-    let decider = trained.decider(choice)?;
-    let label = trained.label(choice);
-    let tables = jobs
-        .into_iter()
-        .map(|job| DecisionTable::new(&decider, job, label.clone(), &sizes, allowed.as_deref()))
-        .collect::<Result<Vec<_>>>()?;
+    let system = one_system(&systems)?;
     let options = export::Options {
         rules_version: args.rules_version,
-        origin: format!(
-            "model {}, learner {label}, mapping {}",
-            args.model.display(),
-            args.mapping
-        ),
-        system: trained.manifest.training.system(),
+        origin: format!("model {}, mapping {}", labels.join(", "), args.mapping),
+        system,
         mpich_base: args
             .mpich_base
             .as_deref()
             .map(mpich_json::Base::read)
             .transpose()?,
     };
-    let text = export::render(&tables, args.format, &options)?;
+    let text = export::render(&sections, args.format, &options)?;
     super::write_output(args.out.as_deref(), &text)
+}
+
+/// The system all models were measured on (one model: its own, collective
+/// included); models of different machines or MPI libraries do not go
+/// into one file.
+fn one_system(systems: &[System]) -> Result<System> {
+    let first = systems[0].clone();
+    if let Some(other) = systems
+        .iter()
+        .find(|s| (&s.machine, &s.mpi) != (&first.machine, &first.mpi))
+    {
+        return Err(Error::Usage(format!(
+            "the models were measured on different systems ({first} and {other}); a rules \
+             file is for one machine and MPI library"
+        )));
+    }
+    Ok(first)
 }

@@ -9,9 +9,17 @@ mod ompi_json;
 mod ompi_rules;
 mod table;
 
-use crate::data::{Algorithm, Candidate};
+use crate::data::{Algorithm, Candidate, Collective};
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;
+
+/// The decision tables of one collective, one per job size (ascending
+/// procs).
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub collective: Collective,
+    pub tables: Vec<DecisionTable>,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -59,8 +67,9 @@ impl Format {
         (
             Format::MpichJson,
             "mpich-json",
-            "MPICH selection JSON: the --mpich-base file with its bcast part replaced \
-             (applied by MPICH 5.0.2 in the tests; see the README for its variables)",
+            "MPICH selection JSON: the --mpich-base file with the parts of the collectives \
+             decided replaced (applied by MPICH 5.0 in the tests; see the README for its \
+             variables)",
         ),
     ];
 }
@@ -72,31 +81,60 @@ pub struct Options {
     pub rules_version: u8,
     /// Where the decisions came from, for the files' comments.
     pub origin: String,
-    /// The machine and MPI library the model was measured on: decisions
-    /// are for that system only.
+    /// The machine and MPI library the models were measured on (and, for
+    /// one model, its collective): decisions are for that system only.
     pub system: crate::data::System,
     /// The MPICH selection file whose bcast part `mpich-json` replaces.
     pub mpich_base: Option<mpich_json::Base>,
 }
 
-/// Renders one table per job size (ascending procs).
-pub fn render(tables: &[DecisionTable], format: Format, opts: &Options) -> Result<String> {
-    if tables.is_empty() || tables.iter().any(|t| t.decisions.is_empty()) {
+/// Renders the sections: each collective's tables. The rules formats hold
+/// every collective in one file; the others describe one collective.
+pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<String> {
+    let empty =
+        |s: &Section| s.tables.is_empty() || s.tables.iter().any(|t| t.decisions.is_empty());
+    if sections.is_empty() || sections.iter().any(empty) {
         return Err(Error::Usage(
             "nothing to export: no job or message size".into(),
         ));
     }
+    let mut seen: Vec<Collective> = sections.iter().map(|s| s.collective).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.len() < sections.len() {
+        return Err(Error::Usage(
+            "two models of the same collective: give one --model per collective".into(),
+        ));
+    }
     let rules = matches!(
         format,
-        Format::OmpiRules | Format::OmpiHan | Format::OmpiJson | Format::MpichJson
+        Format::OmpiRules | Format::OmpiJson | Format::MpichJson
     );
-    if rules && opts.system.collective != crate::data::Collective::Bcast {
-        return Err(Error::Usage(format!(
-            "rules files are written for MPI_Bcast only so far; the decisions for {} are \
-             available as --format table, csv or json",
-            opts.system.collective.function()
-        )));
+    if let Some(s) = sections
+        .iter()
+        .find(|s| s.collective == Collective::Allreduce)
+    {
+        if rules {
+            return Err(Error::Usage(format!(
+                "rules files hold MPI_Bcast and MPI_Reduce so far; the decisions for {} are \
+                 available as --format table, csv or json",
+                s.collective.function()
+            )));
+        }
     }
+    if format == Format::OmpiHan && sections.iter().any(|s| s.collective != Collective::Bcast) {
+        return Err(Error::Usage(
+            "--format ompi-han routes MPI_Bcast only: give the broadcast model alone".into(),
+        ));
+    }
+    if !rules && sections.len() > 1 {
+        return Err(Error::Usage(
+            "several models (one per collective) go into one rules file: --format ompi-rules, \
+             ompi-json or mpich-json; the other formats take one --model"
+                .into(),
+        ));
+    }
+    let tables = &sections[0].tables;
     match format {
         Format::Table => Ok(tables
             .iter()
@@ -105,22 +143,23 @@ pub fn render(tables: &[DecisionTable], format: Format, opts: &Options) -> Resul
             .join("\n")),
         Format::Csv => Ok(csv::render(tables, &opts.system)),
         Format::Json => json::render(tables, &opts.system),
-        Format::OmpiRules => ompi_rules::render(tables, opts),
+        Format::OmpiRules => ompi_rules::render(sections, opts),
         Format::OmpiHan => Ok(ompi_han::render(tables, opts)),
-        Format::OmpiJson => ompi_json::render(tables),
-        Format::MpichJson => mpich_json::render(tables, opts.mpich_base.as_ref()),
+        Format::OmpiJson => ompi_json::render(sections),
+        Format::MpichJson => mpich_json::render(sections, opts.mpich_base.as_ref()),
     }
 }
 
-/// Open MPI's (algorithm id, fan-in/out, segment size) for a candidate.
-/// `default` is algorithm 0: no match, the library decides. Our own
-/// re-implementations of Open MPI algorithms map to the library's version;
-/// algorithms Open MPI lacks are an error.
-fn ompi_rule(c: &Candidate) -> Result<(u8, u32, u64)> {
-    let id = c.algorithm.ompi_id().ok_or_else(|| {
+/// Open MPI's (algorithm id, fan-in/out, segment size) for a candidate of
+/// `collective`. `default` is algorithm 0: no match, the library decides.
+/// Our own re-implementations of Open MPI algorithms map to the library's
+/// version; algorithms Open MPI lacks are an error.
+fn ompi_rule(collective: Collective, c: &Candidate) -> Result<(u8, u32, u64)> {
+    let id = collective.ompi_id(c.algorithm).ok_or_else(|| {
         Error::Usage(format!(
-            "the decision picks '{}', which Open MPI does not have; \
+            "the {} decision picks '{}', which Open MPI does not have; \
              train without it or export to another format",
+            collective.name(),
             c.algorithm
         ))
     })?;
@@ -136,9 +175,11 @@ fn ompi_rule(c: &Candidate) -> Result<(u8, u32, u64)> {
 
 /// Open MPI's radix for knomial comes from an MCA variable, never from a
 /// rules file: a note when a decision needs another radix.
-fn radix_notes(tables: &[DecisionTable]) -> Vec<String> {
-    let mut radices: Vec<u32> = tables
-        .iter()
+fn radix_notes<'a>(sections: impl IntoIterator<Item = &'a Section>) -> Vec<String> {
+    let mut radices: Vec<u32> = sections
+        .into_iter()
+        .filter(|s| s.collective == Collective::Bcast)
+        .flat_map(|s| &s.tables)
         .flat_map(|t| t.rules())
         .filter(|(_, c)| c.algorithm == Algorithm::Knomial)
         .filter_map(|(_, c)| c.fanout)
@@ -169,6 +210,14 @@ mod tests {
             fanout,
             implementation: Impl::Ompi,
         }
+    }
+
+    /// Broadcast tables as the one section of an export.
+    fn bcast(tables: &[DecisionTable]) -> Vec<Section> {
+        vec![Section {
+            collective: Collective::Bcast,
+            tables: tables.to_vec(),
+        }]
     }
 
     /// A table for `procs` ranks choosing `picks` at 1 B, 64 KiB, 1 MiB.
@@ -238,7 +287,7 @@ mod tests {
             table(4, [Candidate::DEFAULT, pipeline, binomial]),
             table(9, [Candidate::DEFAULT; 3]),
         ];
-        let text = render(&tables, Format::OmpiHan, &opts(1)).unwrap();
+        let text = render(&bcast(&tables), Format::OmpiHan, &opts(1)).unwrap();
         assert!(text.contains("coll_han_dynamic_rules_filename"), "{text}");
         let expected = [
             "1",
@@ -261,7 +310,7 @@ mod tests {
             "0 han",
         ];
         assert_eq!(numbers(&text), expected);
-        let one = render(&tables[..1], Format::OmpiHan, &opts(1)).unwrap();
+        let one = render(&bcast(&tables[..1]), Format::OmpiHan, &opts(1)).unwrap();
         assert_eq!(
             numbers(&one),
             ["1", "7", "1", "2", "1", "1", "1", "0 tuned"],
@@ -279,7 +328,7 @@ mod tests {
                 cand(Algorithm::Binomial, Some(0), None),
             ],
         );
-        let text = render(&[t], Format::OmpiRules, &opts(1)).unwrap();
+        let text = render(&bcast(&[t]), Format::OmpiRules, &opts(1)).unwrap();
         assert_eq!(
             numbers(&text),
             [
@@ -298,7 +347,7 @@ mod tests {
             .lines()
             .all(|l| l.starts_with('#') || l.starts_with(char::is_numeric)));
         let v2 = render(
-            &[table(4, [Candidate::DEFAULT; 3])],
+            &bcast(&[table(4, [Candidate::DEFAULT; 3])]),
             Format::OmpiRules,
             &opts(2),
         )
@@ -313,7 +362,7 @@ mod tests {
         let lin = cand(Algorithm::Linear, None, None);
         let bin = cand(Algorithm::Binary, Some(0), None);
         let text = render(
-            &[table(4, [lin; 3]), table(8, [bin; 3])],
+            &bcast(&[table(4, [lin; 3]), table(8, [bin; 3])]),
             Format::OmpiRules,
             &opts(1),
         )
@@ -332,28 +381,32 @@ mod tests {
         let sbbt = cand(Algorithm::Sbbt, None, None);
         let t = table(4, [sbbt; 3]);
         assert!(matches!(
-            render(std::slice::from_ref(&t), Format::OmpiRules, &opts(1)),
+            render(
+                &bcast(std::slice::from_ref(&t)),
+                Format::OmpiRules,
+                &opts(1)
+            ),
             Err(Error::Usage(_))
         ));
         assert!(matches!(
-            render(std::slice::from_ref(&t), Format::OmpiJson, &opts(1)),
+            render(&bcast(std::slice::from_ref(&t)), Format::OmpiJson, &opts(1)),
             Err(Error::Usage(_))
         ));
         assert!(
-            render(&[t], Format::MpichJson, &opts(1)).is_ok(),
+            render(&bcast(&[t]), Format::MpichJson, &opts(1)).is_ok(),
             "sbbt is MPICH's binomial"
         );
         // `predict` offers MPICH only what it has; a table with chain here
         // is a bug, reported as such rather than written.
         let chain = cand(Algorithm::Chain, Some(0), Some(4));
-        assert!(!mpich_json::has_equivalent(&chain));
-        assert!(mpich_json::has_equivalent(&sbbt));
+        assert!(!mpich_json::has_equivalent(Collective::Bcast, &chain));
+        assert!(mpich_json::has_equivalent(Collective::Bcast, &sbbt));
         assert!(matches!(
-            render(&[table(4, [chain; 3])], Format::MpichJson, &opts(1)),
+            render(&bcast(&[table(4, [chain; 3])]), Format::MpichJson, &opts(1)),
             Err(Error::Other(_))
         ));
         assert!(matches!(
-            render(&[], Format::OmpiRules, &opts(1)),
+            render(&bcast(&[]), Format::OmpiRules, &opts(1)),
             Err(Error::Usage(_))
         ));
     }
@@ -369,7 +422,8 @@ mod tests {
             ],
         );
         let v: serde_json::Value =
-            serde_json::from_str(&render(&[t], Format::OmpiJson, &opts(1)).unwrap()).unwrap();
+            serde_json::from_str(&render(&bcast(&[t]), Format::OmpiJson, &opts(1)).unwrap())
+                .unwrap();
         let comm = &v["collectives"]["bcast"][0];
         assert_eq!(
             (comm["comm_size_min"].clone(), comm["comm_size_max"].clone()),
@@ -387,7 +441,12 @@ mod tests {
     #[test]
     fn mpich_json_replaces_only_the_bcast_part_of_the_base_file() {
         let t = table(4, [cand(Algorithm::Binary, Some(0), None); 3]);
-        let text = render(std::slice::from_ref(&t), Format::MpichJson, &opts(1)).unwrap();
+        let text = render(
+            &bcast(std::slice::from_ref(&t)),
+            Format::MpichJson,
+            &opts(1),
+        )
+        .unwrap();
         let pos = |needle: &str| {
             text.find(needle)
                 .unwrap_or_else(|| panic!("{needle}:\n{text}"))
@@ -414,7 +473,7 @@ mod tests {
             mpich_base: None,
             ..opts(1)
         };
-        let err = render(std::slice::from_ref(&t), Format::MpichJson, &none).unwrap_err();
+        let err = render(&bcast(std::slice::from_ref(&t)), Format::MpichJson, &none).unwrap_err();
         assert!(err.to_string().contains("--mpich-base"), "{err}");
 
         let path = std::path::Path::new("b.json");
@@ -433,7 +492,7 @@ mod tests {
                 cand(Algorithm::Binary, Some(65536), None),
             ],
         );
-        let text = render(&[t], Format::MpichJson, &opts(1)).unwrap();
+        let text = render(&bcast(&[t]), Format::MpichJson, &opts(1)).unwrap();
         // The measured ppn's branch (before MPICH's rule for denser ones).
         let ours = &text[..text.find("comm_avg_ppn=any").unwrap()];
         let keys: Vec<&str> = ours
@@ -453,5 +512,91 @@ mod tests {
         assert!(text.find("binomial").unwrap() < text.find("recursive_doubling").unwrap());
         assert!(text.contains("\"chunk_size=65536\": {}"));
         serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    }
+
+    /// Broadcast and reduce in one file: a section per collective with
+    /// coll/tuned's ids (reduce 11, its algorithm ids its own), the JSON
+    /// with both collectives, MPICH's file with the reduce part replaced;
+    /// the formats of one collective refuse several.
+    #[test]
+    fn every_collective_goes_into_one_rules_file() {
+        let in_order = cand(Algorithm::InOrderBinary, Some(0), None);
+        let binomial = cand(Algorithm::Binomial, Some(8192), None);
+        let sections = vec![
+            Section {
+                collective: Collective::Reduce,
+                tables: vec![table(4, [in_order, binomial, Candidate::DEFAULT])],
+            },
+            Section {
+                collective: Collective::Bcast,
+                tables: vec![table(4, [binomial; 3])],
+            },
+        ];
+        let text = render(&sections, Format::OmpiRules, &opts(1)).unwrap();
+        assert!(text.contains("MPI_Bcast and MPI_Reduce rules"), "{text}");
+        assert!(text.contains("\n2 # collectives in this file"), "{text}");
+        let bcast_at = text.find("7 # collective id: bcast").unwrap();
+        let reduce_at = text.find("11 # collective id: reduce").unwrap();
+        assert!(bcast_at < reduce_at, "{text}");
+        // Reduce's in-order binary is its algorithm 6, binomial its 5; the
+        // broadcast keeps binomial as its 6.
+        let reduce_part = &text[reduce_at..];
+        assert!(reduce_part.contains("\n0 6 0 0 #"), "{text}");
+        assert!(reduce_part.contains("\n65536 5 0 8192 #"), "{text}");
+        assert!(reduce_part.contains("\n1048576 0 0 0 #"), "{text}");
+        assert!(
+            text[bcast_at..reduce_at].contains("\n0 6 0 8192 #"),
+            "{text}"
+        );
+
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&sections, Format::OmpiJson, &opts(1)).unwrap()).unwrap();
+        let reduce = &json["collectives"]["reduce"][0]["rules"];
+        assert_eq!(reduce[0]["alg"], "in-order_binary");
+        assert_eq!(reduce[1]["alg"], "binomial");
+        assert_eq!(
+            json["collectives"]["bcast"][0]["rules"][0]["alg"],
+            "binomial"
+        );
+
+        // MPICH: in-order binary has no equivalent, so only binomial and
+        // default may be offered there.
+        let mpich_sections = vec![
+            Section {
+                collective: Collective::Reduce,
+                tables: vec![table(
+                    4,
+                    [
+                        binomial,
+                        cand(Algorithm::Rabenseifner, None, None),
+                        Candidate::DEFAULT,
+                    ],
+                )],
+            },
+            sections[1].clone(),
+        ];
+        let text = render(&mpich_sections, Format::MpichJson, &opts(1)).unwrap();
+        assert!(text.contains("\"collective=reduce\""), "{text}");
+        assert!(
+            text.contains("MPIR_Reduce_intra_reduce_scatter_gather"),
+            "{text}"
+        );
+        assert!(text.contains("\"collective=barrier\""), "{text}");
+        assert!(!mpich_json::has_equivalent(Collective::Reduce, &in_order));
+        assert!(render(&sections, Format::MpichJson, &opts(1)).is_err());
+
+        for (format, why) in [
+            (Format::OmpiHan, "MPI_Bcast only"),
+            (Format::Table, "one --model"),
+        ] {
+            let err = render(&sections, format, &opts(1)).unwrap_err();
+            assert!(err.to_string().contains(why), "{err}");
+        }
+        let twice = vec![sections[1].clone(), sections[1].clone()];
+        let err = render(&twice, Format::OmpiRules, &opts(1)).unwrap_err();
+        assert!(
+            err.to_string().contains("one --model per collective"),
+            "{err}"
+        );
     }
 }

@@ -2,18 +2,21 @@
 //! a tree of conditions in which the first true key of an object wins, so
 //! key order matters (serde_json's map would sort them; this module keeps
 //! its own ordered tree). Open MPI's algorithms map to MPICH's where it has
-//! an equivalent; `default` becomes MPICH's own shipped bcast rule for that
+//! an equivalent; `default` becomes MPICH's own shipped rule for that
 //! range.
 //!
 //! MPICH reads one file for every collective and aborts at `MPI_Init` when
 //! a collective it needs has no entry (checked with MPICH 5.0.2), so the
 //! file written is the user's own MPICH selection file ([`Base`]) with only
-//! its `collective=bcast` subtree replaced: every other collective keeps
-//! MPICH's choice. MPICH consults this file for bcast only when bcast is
-//! not left to its device layer (`MPIR_CVAR_DEVICE_COLLECTIVES=percoll`,
-//! `MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0`); see the README.
+//! the subtrees of the collectives decided (`collective=bcast`,
+//! `collective=reduce`) replaced: every other collective keeps MPICH's
+//! choice. MPICH consults this file for a collective only when it is not
+//! left to its device layer (`MPIR_CVAR_DEVICE_COLLECTIVES=percoll`,
+//! `MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0`, `MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE=0`);
+//! see the README.
 
-use crate::data::{Algorithm, Candidate};
+use super::Section;
+use crate::data::{Algorithm, Candidate, Collective};
 use crate::error::{Error, InputError, Result};
 use crate::select::decision::DecisionTable;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -73,11 +76,9 @@ impl<'de> Deserialize<'de> for Node {
 }
 
 /// The user's MPICH collective-selection file, which the export keeps but
-/// for its bcast part.
+/// for the parts of the collectives decided.
 #[derive(Clone, Debug)]
 pub struct Base(Node);
-
-const BCAST: &str = "collective=bcast";
 
 impl Base {
     /// Reads the selection file at `path` (`predict --mpich-base`).
@@ -114,23 +115,27 @@ impl Base {
     }
 }
 
-/// The base file with its bcast entry replaced by `tables`' decisions (in
-/// the same place; first when it had none).
-pub fn render(tables: &[DecisionTable], base: Option<&Base>) -> Result<String> {
+/// The base file with each section's collective entry replaced by its
+/// decisions (in the same place; first when it had none).
+pub fn render(sections: &[Section], base: Option<&Base>) -> Result<String> {
     let Some(base) = base else {
         return Err(Error::Usage(
             "MPICH reads one selection file for every collective and aborts at start-up \
-             when one is missing, so a bcast-only file cannot be used: give your MPICH's \
-             selection file with --mpich-base FILE (maint/tuning/coll/mpir/generic.json in \
-             the sources of your MPICH version); only its bcast part is replaced"
+             when one is missing, so a file of the decided collectives alone cannot be used: \
+             give your MPICH's selection file with --mpich-base FILE \
+             (maint/tuning/coll/mpir/generic.json in the sources of your MPICH version); only \
+             the parts of the collectives decided are replaced"
                 .into(),
         ));
     };
-    let bcast = bcast(tables)?;
     let mut doc = base.0.clone();
-    match doc.0.iter_mut().find(|(k, _)| k == BCAST) {
-        Some((_, value)) => *value = bcast,
-        None => doc.0.insert(0, (BCAST.to_string(), bcast)),
+    for section in sections {
+        let subtree = subtree(section.collective, &section.tables)?;
+        let key = format!("collective={}", section.collective.name());
+        match doc.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, value)) => *value = subtree,
+            None => doc.0.insert(0, (key, subtree)),
+        }
     }
     let mut s = String::new();
     doc.write(&mut s, 0);
@@ -138,11 +143,11 @@ pub fn render(tables: &[DecisionTable], base: Option<&Base>) -> Result<String> {
     Ok(s)
 }
 
-/// The bcast subtree: intra-communicators by size, then by processes per
-/// node, then message size. A communicator denser than the job measured
-/// (more ranks per node: `comm_avg_ppn` is MPICH's ranks / nodes) keeps
-/// MPICH's own choice: the decisions were not measured there.
-fn bcast(tables: &[DecisionTable]) -> Result<Node> {
+/// A collective's subtree: intra-communicators by size, then by processes
+/// per node, then message size. A communicator denser than the job
+/// measured (more ranks per node: `comm_avg_ppn` is MPICH's ranks / nodes)
+/// keeps MPICH's own choice: the decisions were not measured there.
+fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
     let mut by_comm = Node::default();
     for (i, t) in tables.iter().enumerate() {
         // Each job size covers the sizes up to it; the largest all the rest.
@@ -152,18 +157,24 @@ fn bcast(tables: &[DecisionTable]) -> Result<Node> {
             format!("comm_size<={}", t.job.procs)
         };
         let by_ppn = Node::default()
-            .with(format!("comm_avg_ppn<={}", t.job.ppn), size_tree(t)?)
-            .with("comm_avg_ppn=any", mpich_tree(t.job.procs));
+            .with(
+                format!("comm_avg_ppn<={}", t.job.ppn),
+                size_tree(collective, t)?,
+            )
+            .with("comm_avg_ppn=any", mpich_tree(collective, t.job.procs));
         by_comm = by_comm.with(key, by_ppn);
     }
-    Ok(Node::default().with("comm_type=intra", by_comm).with(
-        "comm_type=inter",
-        leaf("MPIR_Bcast_inter_remote_send_local_bcast", &[]),
-    ))
+    let inter = match collective {
+        Collective::Reduce => "MPIR_Reduce_inter_local_reduce_remote_send",
+        _ => "MPIR_Bcast_inter_remote_send_local_bcast",
+    };
+    Ok(Node::default()
+        .with("comm_type=intra", by_comm)
+        .with("comm_type=inter", leaf(inter, &[])))
 }
 
 /// `avg_msg_size<=X` conditions in increasing order, the last one `any`.
-fn size_tree(t: &DecisionTable) -> Result<Node> {
+fn size_tree(collective: Collective, t: &DecisionTable) -> Result<Node> {
     let p = t.job.procs;
     // (last size covered, None = no bound; leaf), in size order.
     let mut pieces: Vec<(Option<u64>, Node)> = Vec::new();
@@ -175,19 +186,19 @@ fn size_tree(t: &DecisionTable) -> Result<Node> {
     for (i, (from, c)) in rules.iter().enumerate() {
         let to = rules.get(i + 1).map(|(next, _)| next - 1);
         if c.algorithm != Algorithm::Default {
-            push(to, algorithm(c, p)?);
+            push(to, algorithm(collective, c, p)?);
             continue;
         }
         // MPICH's own rule, cut to [from, to].
         let mut lo = 0;
-        for (upto, name) in mpich_default(p) {
+        for (upto, node) in mpich_default(collective, p) {
             let start = lo.max(*from);
             let end = match (upto, to) {
                 (Some(u), Some(t)) => Some(u.min(t)),
                 (u, t) => u.or(t),
             };
             if end.is_none_or(|e| e >= start) {
-                push(end, leaf(name, &[]));
+                push(end, node);
             }
             match upto {
                 Some(u) => lo = u + 1,
@@ -208,36 +219,58 @@ fn size_tree(t: &DecisionTable) -> Result<Node> {
         }))
 }
 
-/// MPICH's shipped bcast rule for `p` ranks as a message-size tree.
-fn mpich_tree(p: u32) -> Node {
-    mpich_default(p)
+/// MPICH's shipped rule for `p` ranks as a message-size tree.
+fn mpich_tree(collective: Collective, p: u32) -> Node {
+    mpich_default(collective, p)
         .into_iter()
-        .fold(Node::default(), |tree, (upto, name)| {
+        .fold(Node::default(), |tree, (upto, node)| {
             let key = upto.map_or("avg_msg_size=any".to_string(), |u| {
                 format!("avg_msg_size<={u}")
             });
-            tree.with(key, leaf(name, &[]))
+            tree.with(key, node)
         })
 }
 
-/// MPICH's shipped bcast choice for `p` ranks: (largest size, algorithm).
-fn mpich_default(p: u32) -> Vec<(Option<u64>, &'static str)> {
-    const BINOMIAL: &str = "MPIR_Bcast_intra_binomial";
-    const RING: &str = "MPIR_Bcast_intra_scatter_ring_allgather";
+/// MPICH's shipped choice for `p` ranks: (largest size, what runs).
+fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
+    if collective == Collective::Reduce {
+        // MPICH 5.0.1's generic.json: binomial up to 2 KiB, then
+        // reduce-scatter + gather for built-in operations.
+        let binomial = || leaf(REDUCE_BINOMIAL, &[]);
+        let large = Node::default()
+            .with("is_op_built_in=yes", reduce_scatter_gather())
+            .with("is_op_built_in=no", binomial());
+        return vec![(Some(2048), binomial()), (None, large)];
+    }
+    let binomial = || leaf("MPIR_Bcast_intra_binomial", &[]);
+    let ring = || leaf("MPIR_Bcast_intra_scatter_ring_allgather", &[]);
     if p < 8 {
-        vec![(None, BINOMIAL)]
+        vec![(None, binomial())]
     } else if p.is_power_of_two() {
         vec![
-            (Some(12288), BINOMIAL),
+            (Some(12288), binomial()),
             (
                 Some(524288),
-                "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
+                leaf("MPIR_Bcast_intra_scatter_recursive_doubling_allgather", &[]),
             ),
-            (None, RING),
+            (None, ring()),
         ]
     } else {
-        vec![(Some(12288), BINOMIAL), (None, RING)]
+        vec![(Some(12288), binomial()), (None, ring())]
     }
+}
+
+const REDUCE_BINOMIAL: &str = "MPIR_Reduce_intra_binomial";
+
+/// MPICH's reduce-scatter + gather where it has a float per power-of-two
+/// rank (MPICH guards it so), binomial otherwise.
+fn reduce_scatter_gather() -> Node {
+    Node::default()
+        .with("count<pow2", leaf(REDUCE_BINOMIAL, &[]))
+        .with(
+            "count=any",
+            leaf("MPIR_Reduce_intra_reduce_scatter_gather", &[]),
+        )
 }
 
 fn leaf(name: &str, params: &[(&str, String)]) -> Node {
@@ -247,25 +280,43 @@ fn leaf(name: &str, params: &[(&str, String)]) -> Node {
     Node::default().with(format!("algorithm={name}"), inner)
 }
 
-/// Whether MPICH runs the same schedule as this candidate (`default` is
-/// MPICH's own choice): what `predict --format mpich-json` decides among.
-pub fn has_equivalent(c: &Candidate) -> bool {
-    matches!(
-        c.algorithm,
-        Algorithm::Default
-            | Algorithm::Binomial
-            | Algorithm::Sbbt
-            | Algorithm::ScatterAllgather
-            | Algorithm::ScatterAllgatherRing
-            | Algorithm::Pipeline
-            | Algorithm::Binary
-            | Algorithm::Linear
-            | Algorithm::Knomial
-    )
+/// Whether MPICH runs the same schedule as this candidate of `collective`
+/// (`default` is MPICH's own choice): what `predict --format mpich-json`
+/// decides among.
+pub fn has_equivalent(collective: Collective, c: &Candidate) -> bool {
+    if collective == Collective::Reduce {
+        return matches!(
+            c.algorithm,
+            Algorithm::Default | Algorithm::Binomial | Algorithm::Rabenseifner
+        );
+    }
+    collective == Collective::Bcast
+        && matches!(
+            c.algorithm,
+            Algorithm::Default
+                | Algorithm::Binomial
+                | Algorithm::Sbbt
+                | Algorithm::ScatterAllgather
+                | Algorithm::ScatterAllgatherRing
+                | Algorithm::Pipeline
+                | Algorithm::Binary
+                | Algorithm::Linear
+                | Algorithm::Knomial
+        )
 }
 
 /// MPICH's equivalent of a candidate, or an error when it has none.
-fn algorithm(c: &Candidate, p: u32) -> Result<Node> {
+fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
+    if collective == Collective::Reduce {
+        return match c.algorithm {
+            Algorithm::Binomial => Ok(leaf(REDUCE_BINOMIAL, &[])),
+            Algorithm::Rabenseifner => Ok(reduce_scatter_gather()),
+            other => Err(Error::Other(format!(
+                "the reduce decision picks '{other}', which MPICH does not have (only \
+                 candidates with an MPICH equivalent should have been offered)"
+            ))),
+        };
+    }
     let tree = |tree_type: &str, k: u32| match c.segsize.unwrap_or(0) {
         0 => leaf(
             "MPIR_Bcast_intra_tree",

@@ -3,26 +3,45 @@
 //! decision, so `default` (and `tuned`, tuned's own decision) ranges are
 //! simply left out.
 
-use super::ompi_rule;
-use crate::data::Algorithm;
+use super::{ompi_rule, Section};
+use crate::data::{Algorithm, Collective};
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-pub fn render(tables: &[DecisionTable]) -> Result<String> {
+pub fn render(sections: &[Section]) -> Result<String> {
+    let mut collectives = Map::new();
+    for section in sections {
+        collectives.insert(
+            section.collective.name().to_string(),
+            Value::Array(comm_rules(section.collective, &section.tables)?),
+        );
+    }
+    let doc = json!({
+        "rule_file_version": 3,
+        "module": "tuned",
+        "collectives": collectives,
+    });
+    serde_json::to_string_pretty(&doc)
+        .map(|s| s + "\n")
+        .map_err(|e| Error::Other(e.to_string()))
+}
+
+/// One collective's rules: per job size, its message-size rules.
+fn comm_rules(collective: Collective, tables: &[DecisionTable]) -> Result<Vec<Value>> {
     let mut comms = Vec::new();
     for t in tables {
         let rules = t.rules();
         let mut msg_rules = Vec::new();
         for (i, (from, c)) in rules.iter().enumerate() {
             // The fixed decision (`default`, or tuned's own) has no rule.
-            if c.algorithm.ompi_id() == Some(0) {
+            if collective.ompi_id(c.algorithm) == Some(0) {
                 continue;
             }
-            let (_, faninout, seg_size) = ompi_rule(c)?;
+            let (_, faninout, seg_size) = ompi_rule(collective, c)?;
             let mut rule = json!({
                 "msg_size_min": from,
-                "alg": enum_name(c.algorithm),
+                "alg": enum_name(collective, c.algorithm),
                 "faninout": faninout,
                 "seg_size": seg_size,
             });
@@ -37,22 +56,16 @@ pub fn render(tables: &[DecisionTable]) -> Result<String> {
             "rules": msg_rules,
         }));
     }
-    let doc = json!({
-        "rule_file_version": 3,
-        "module": "tuned",
-        "collectives": { "bcast": Value::Array(comms) },
-    });
-    serde_json::to_string_pretty(&doc)
-        .map(|s| s + "\n")
-        .map_err(|e| Error::Other(e.to_string()))
+    Ok(comms)
 }
 
-/// The name of `coll_tuned_bcast_algorithm`'s enum value.
-fn enum_name(a: Algorithm) -> &'static str {
-    match a {
-        Algorithm::Linear => "basic_linear",
-        Algorithm::SplitBinary => "split_binary_tree",
-        Algorithm::Binary => "binary_tree",
-        other => other.name(),
+/// The name of `coll_tuned_<collective>_algorithm`'s enum value (reduce's
+/// are our names).
+fn enum_name(collective: Collective, a: Algorithm) -> &'static str {
+    match (collective, a) {
+        (Collective::Bcast, Algorithm::Linear) => "basic_linear",
+        (Collective::Bcast, Algorithm::SplitBinary) => "split_binary_tree",
+        (Collective::Bcast, Algorithm::Binary) => "binary_tree",
+        (_, other) => other.name(),
     }
 }

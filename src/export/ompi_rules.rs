@@ -1,4 +1,7 @@
-//! Open MPI's classic rules file (coll/tuned dynamic rules).
+//! Open MPI's classic rules file (coll/tuned dynamic rules): one section
+//! per collective, keyed by coll/tuned's collective id; message sizes are
+//! bytes of the whole buffer (for reduce: count × type size, as
+//! `coll_tuned_decision_dynamic.c` computes them).
 //!
 //! Numbers are never zero-padded (Open MPI reads a leading 0 as octal). Each
 //! job size P gets two identical comm-size blocks keyed P and P + 1: Open MPI
@@ -7,13 +10,14 @@
 //! communicator of exactly P ranks gets P's rules in every version. With one
 //! job size the file is portable for any communicator size.
 
-use super::{ompi_rule, radix_notes, Options};
+use super::{ompi_rule, radix_notes, Options, Section};
+use crate::data::Collective;
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::fmt::Write;
 
-pub fn render(tables: &[DecisionTable], opts: &Options) -> Result<String> {
+pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
     if !matches!(opts.rules_version, 1 | 2) {
         return Err(Error::Usage(format!(
             "--rules-version {} is not 1 or 2",
@@ -25,10 +29,13 @@ pub fn render(tables: &[DecisionTable], opts: &Options) -> Result<String> {
         // Must be the very first bytes; Open MPI before 4.1.8 / 5.0.7 rejects it.
         s.push_str("rule-file-version-2\n");
     }
-    let procs: Vec<String> = tables.iter().map(|t| t.job.procs.to_string()).collect();
+    let mut sections: Vec<&Section> = sections.iter().collect();
+    sections.sort_by_key(|s| coll_id(s.collective));
+    let functions: Vec<&str> = sections.iter().map(|s| s.collective.function()).collect();
     let _ = writeln!(
         s,
-        "# MPI_Bcast rules for Open MPI coll/tuned, written by bcast-select"
+        "# {} rules for Open MPI coll/tuned, written by bcast-select",
+        functions.join(" and ")
     );
     let _ = writeln!(s, "# {}", opts.origin);
     let _ = writeln!(s, "# for {} (measured there)", opts.system);
@@ -36,62 +43,88 @@ pub fn render(tables: &[DecisionTable], opts: &Options) -> Result<String> {
         s,
         "# Use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE ..."
     );
-    if tables.len() == 1 {
-        let _ = writeln!(
-            s,
-            "# Decided for {} ranks; one comm-size block, so every communicator uses these rules.",
-            procs[0]
-        );
-    } else {
-        let _ = writeln!(
-            s,
-            "# Decided for communicators of exactly {} ranks (each as two identical blocks, so that",
-            procs.join(", ")
-        );
-        let _ = writeln!(
-            s,
-            "# every Open MPI version picks them). Other sizes get the nearest size below in 4.1/5.0"
-        );
-        let _ = writeln!(s, "# and the nearest size above in 6.0 and later.");
+    for section in &sections {
+        let tables = &section.tables;
+        let procs: Vec<String> = tables.iter().map(|t| t.job.procs.to_string()).collect();
+        let name = section.collective.function();
+        if tables.len() == 1 {
+            let _ = writeln!(
+                s,
+                "# {name}: decided for {} ranks; one comm-size block, so every communicator uses \
+                 these rules.",
+                procs[0]
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "# {name}: decided for communicators of exactly {} ranks (each as two identical \
+                 blocks, so that",
+                procs.join(", ")
+            );
+            let _ = writeln!(
+                s,
+                "# every Open MPI version picks them). Other sizes get the nearest size below in \
+                 4.1/5.0"
+            );
+            let _ = writeln!(s, "# and the nearest size above in 6.0 and later.");
+        }
     }
     let _ = writeln!(
         s,
         "# Algorithm 0 leaves the choice to Open MPI's fixed decision."
     );
-    for note in radix_notes(tables) {
+    for note in radix_notes(sections.iter().copied()) {
         let _ = writeln!(s, "# NOTE: {note}");
     }
-    let _ = writeln!(s, "1 # collectives in this file");
-    let _ = writeln!(s, "7 # collective id: bcast");
-    let blocks = if tables.len() == 1 {
-        1
-    } else {
-        2 * tables.len()
-    };
-    let _ = writeln!(s, "{blocks} # comm-size blocks");
-    for t in tables {
-        let rules = rule_lines(t)?;
-        let keys: &[u32] = if tables.len() == 1 {
-            &[t.job.procs]
+    let _ = writeln!(s, "{} # collectives in this file", sections.len());
+    for section in &sections {
+        let tables = &section.tables;
+        let _ = writeln!(
+            s,
+            "{} # collective id: {}",
+            coll_id(section.collective),
+            section.collective.name()
+        );
+        let blocks = if tables.len() == 1 {
+            1
         } else {
-            &[t.job.procs, t.job.procs + 1]
+            2 * tables.len()
         };
-        for key in keys {
-            let _ = writeln!(s, "{key} # comm size");
-            let _ = writeln!(s, "{} # message-size rules", rules.len());
-            for line in &rules {
-                let _ = writeln!(s, "{line}");
+        let _ = writeln!(s, "{blocks} # comm-size blocks");
+        for t in tables {
+            let rules = rule_lines(section.collective, t)?;
+            let keys: &[u32] = if tables.len() == 1 {
+                &[t.job.procs]
+            } else {
+                &[t.job.procs, t.job.procs + 1]
+            };
+            for key in keys {
+                let _ = writeln!(s, "{key} # comm size");
+                let _ = writeln!(s, "{} # message-size rules", rules.len());
+                for line in &rules {
+                    let _ = writeln!(s, "{line}");
+                }
             }
         }
     }
     Ok(s)
 }
 
+/// coll/tuned's id of a collective (`COLLTYPE_T` in Open MPI's
+/// `coll_base_functions.h`).
+fn coll_id(c: Collective) -> u8 {
+    match c {
+        Collective::Allreduce => 2,
+        Collective::Bcast => 7,
+        Collective::Reduce => 11,
+    }
+}
+
 /// `MSGSIZE ALG FANINOUT SEGSIZE # comment`, identical neighbours merged.
-fn rule_lines(t: &DecisionTable) -> Result<Vec<String>> {
+fn rule_lines(collective: Collective, t: &DecisionTable) -> Result<Vec<String>> {
     let mut out: Vec<(u64, (u8, u32, u64), String)> = Vec::new();
     for (from, c) in t.rules() {
-        let rule = ompi_rule(&c)?;
+        let rule = ompi_rule(collective, &c)?;
         if out.last().is_some_and(|(_, r, _)| *r == rule) {
             continue;
         }

@@ -281,6 +281,11 @@ fn finish(args: &Options, grid: &[(Config, Candidate)]) -> Result<()> {
         .into_iter()
         .map(|job| DecisionTable::new(&decider, job, label.clone(), &sizes, None))
         .collect::<Result<Vec<_>>>()?;
+    let sections = [export::Section {
+        collective: crate::data::Collective::Bcast,
+        tables,
+    }];
+    let tables = &sections[0].tables;
     let rules = dir.join("rules");
     let export_options = export::Options {
         rules_version: 1,
@@ -290,13 +295,13 @@ fn finish(args: &Options, grid: &[(Config, Candidate)]) -> Result<()> {
     };
     write(
         &rules,
-        &export::render(&tables, Format::OmpiRules, &export_options)?,
+        &export::render(&sections, Format::OmpiRules, &export_options)?,
     )?;
     // Open MPI 5 gives broadcasts across nodes to coll/han: its file hands
     // them to tuned where a tuned algorithm was chosen.
     write(
         &dir.join("han.rules"),
-        &export::render(&tables, Format::OmpiHan, &export_options)?,
+        &export::render(&sections, Format::OmpiHan, &export_options)?,
     )?;
     let held_out = if sizes_of(grid) >= 3 {
         let (train, test) = split(
@@ -317,8 +322,8 @@ fn finish(args: &Options, grid: &[(Config, Candidate)]) -> Result<()> {
     } else {
         None
     };
-    let decisions = export::render(&tables, Format::Table, &export_options)?;
-    let text = report::tune::markdown(&rules, &tables, &decisions, &data, held_out.as_deref());
+    let decisions = export::render(&sections, Format::Table, &export_options)?;
+    let text = report::tune::markdown(&rules, tables, &decisions, &data, held_out.as_deref());
     write(&dir.join("report.md"), &text)?;
     eprintln!("tune: wrote {}", dir.display());
     Ok(())

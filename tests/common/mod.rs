@@ -53,14 +53,14 @@ pub fn wheel_bin(venv: &str, requirement: &str) -> std::path::PathBuf {
     bin
 }
 
-/// Compiles `tests/mpi/bcast_timer.c` with `mpicc` into `dir`.
+/// Compiles `tests/mpi/coll_timer.c` with `mpicc` into `dir`.
 #[allow(dead_code)]
 pub fn compile_timer(mpicc: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
-    let exe = dir.join("bcast_timer");
+    let exe = dir.join("coll_timer");
     let out = std::process::Command::new(mpicc)
         .args(["-O2", "-o"])
         .arg(&exe)
-        .arg("tests/mpi/bcast_timer.c")
+        .arg("tests/mpi/coll_timer.c")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", mpicc.display()));
     assert!(

@@ -1,0 +1,80 @@
+/* Times MPI_Bcast (or MPI_Reduce) of one size and checks the result; used
+ * by tests/ompi_rules.rs and tests/mpich_rules.rs to observe which rules
+ * the MPI library applied.
+ * Usage: coll_timer BYTES ITERATIONS [bcast|reduce]
+ * bcast: MPI_BYTE from rank 0, payload checked on every rank. reduce:
+ * MPI_SUM of BYTES/4 MPI_FLOATs to rank 0, the exact sum checked there.
+ * Prints "min_us <t>" (rank 0), or "bcast_error <code>" / "reduce_error
+ * <code>" and exits 3 when the call fails (e.g. a rule names an invalid
+ * algorithm). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    long bytes = argc > 1 ? atol(argv[1]) : 1024;
+    int iters = argc > 2 ? atoi(argv[2]) : 5;
+    int reduce = argc > 3 && strcmp(argv[3], "reduce") == 0;
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long floats = bytes / 4;
+    unsigned char *buf = malloc(bytes > 0 ? bytes : 1);
+    float *mine = malloc(floats > 0 ? floats * sizeof(float) : 1);
+    float *sum = malloc(floats > 0 ? floats * sizeof(float) : 1);
+    double best = 1e30;
+    for (int it = 0; it <= iters; it++) {
+        int rc;
+        double t0, t;
+        if (reduce) {
+            /* Small whole numbers: every sum is exact in any order. */
+            for (long i = 0; i < floats; i++)
+                mine[i] = (float)((i + it) % 16 + rank);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            rc = MPI_Reduce(mine, sum, (int)floats, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+            t = MPI_Wtime() - t0;
+        } else {
+            for (long i = 0; i < bytes; i++)
+                buf[i] = rank == 0 ? (unsigned char)(i * 7 + it) : 0;
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            rc = MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+            t = MPI_Wtime() - t0;
+        }
+        if (rc != MPI_SUCCESS) {
+            printf("%s_error %d\n", reduce ? "reduce" : "bcast", rc);
+            fflush(stdout);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        if (reduce && rank == 0) {
+            for (long i = 0; i < floats; i++) {
+                float want = (float)(size * ((i + it) % 16) + size * (size - 1) / 2);
+                if (sum[i] != want) {
+                    printf("bad_sum float %ld is %g, expected %g\n", i, sum[i], want);
+                    fflush(stdout);
+                    MPI_Abort(MPI_COMM_WORLD, 4);
+                }
+            }
+        }
+        for (long i = 0; !reduce && i < bytes; i++) {
+            if (buf[i] != (unsigned char)(i * 7 + it)) {
+                printf("bad_payload rank %d offset %ld\n", rank, i);
+                fflush(stdout);
+                MPI_Abort(MPI_COMM_WORLD, 4);
+            }
+        }
+        double slowest;
+        MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (it > 0 && slowest < best) best = slowest; /* iteration 0 warms up */
+    }
+    if (rank == 0) printf("min_us %.1f\n", best * 1e6);
+    free(buf);
+    free(mine);
+    free(sum);
+    MPI_Finalize();
+    return 0;
+}
