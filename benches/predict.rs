@@ -100,7 +100,9 @@ fn per_candidate(trained: &Trained, job: impl Fn(u32) -> Job) {
             .filter_map(|c| analytical.runs(c, candidate).map(|runs| (c, runs)))
             .filter(|(c, runs)| {
                 let platform = analytical.platform.as_ref();
-                platform.is_some_and(|p| price(c, runs, p, analytical.statistic).is_some())
+                platform.is_some_and(|p| {
+                    price(analytical.collective, c, runs, p, analytical.statistic).is_some()
+                })
             })
             .count();
         let shape = start.elapsed().as_secs_f64() * 1e6 / configs.len() as f64;

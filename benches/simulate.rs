@@ -7,7 +7,7 @@
 use bcast_select::analytical::platform::Platform;
 use bcast_select::analytical::price::{price, price_terms, Statistic};
 use bcast_select::data::{
-    Algorithm, Arrival, Candidate, Config, Impl, Mapping, NodeOrder, Placement,
+    Algorithm, Arrival, Candidate, Collective, Config, Impl, Mapping, NodeOrder, Placement,
 };
 use bcast_select::schedule::{Schedule, Spec};
 use bcast_select::sim::{simulate, stage_structure, CostModel, Link};
@@ -22,7 +22,7 @@ fn main() {
     let placement = Placement::new(1024, 32, 32, NodeOrder::Block).unwrap();
     for algorithm in [Algorithm::Binomial, Algorithm::Pipeline] {
         let schedule = Schedule::new(Spec {
-            collective: bcast_select::data::Collective::Bcast,
+            collective: Collective::Bcast,
             algorithm,
             procs: 1024,
             root: 0,
@@ -81,10 +81,24 @@ fn prices(cost: &CostModel) {
             };
             let median = |f: &dyn Fn()| sorted_ms(5, f)[2];
             let plain = median(&|| {
-                price(&config, &candidate, &platform, Statistic::Slowest).unwrap();
+                price(
+                    Collective::Bcast,
+                    &config,
+                    &candidate,
+                    &platform,
+                    Statistic::Slowest,
+                )
+                .unwrap();
             });
             let symbolic = median(&|| {
-                price_terms(&config, &candidate, &platform, Statistic::Slowest).unwrap();
+                price_terms(
+                    Collective::Bcast,
+                    &config,
+                    &candidate,
+                    &platform,
+                    Statistic::Slowest,
+                )
+                .unwrap();
             });
             println!(
                 "price    {algorithm} {} ranks ({nodes}x{ppn}) 1 MiB / 8 KiB: {plain:.2} ms, symbolic {symbolic:.2} ms",

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 fn main() {
     let campaign = Campaign {
+        collective: bcast_select::data::Collective::Bcast,
         procs: (2..=138).step_by(1).take(137).collect(),
         cores_per_node: 32,
         mappings: vec![Mapping::Core, Mapping::Socket, Mapping::Node],

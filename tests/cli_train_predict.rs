@@ -605,7 +605,7 @@ fn mpich_json_decides_among_mpich_algorithms() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
-        stderr.contains("MPICH has no equivalent of chain"),
+        stderr.contains("MPICH has no bcast equivalent of chain"),
         "{stderr}"
     );
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

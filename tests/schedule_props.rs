@@ -77,9 +77,9 @@ proptest! {
         let nodes = nodes_wanted.min(procs);
         let order = if cyclic { NodeOrder::Cyclic } else { NodeOrder::Block };
         let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
-        // Whole floats, at most 256 KiB (the grid in the simulator's unit
-        // tests covers tiny segments).
-        let msg = (msg.min(1 << 18) / 4) * 4;
+        // At most 256 KiB (the grid in the simulator's unit tests covers
+        // tiny segments); any byte count (elements of 4, 2 or 1 bytes).
+        let msg = msg.min(1 << 18);
         for &algorithm in scheduled(Collective::Reduce) {
             let spec = Spec { collective: Collective::Reduce, algorithm, procs, root, msg_bytes: msg, segsize, fanout: Some(fanout) };
             let schedule = Schedule::new(spec).unwrap();

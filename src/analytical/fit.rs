@@ -10,7 +10,7 @@
 //! fit explains the rows best wins.
 
 use super::paths::Paths;
-use super::platform::{knot_weights, Platform, KNOTS, PER_KNOT, PER_LINK};
+use super::platform::{knot_weights, Platform, COMBINE_AT, KNOTS, PER_KNOT, PER_LINK};
 use super::price::{self, Statistic};
 use super::{correct, Along, Fitted, Memo, Summary, HUBER_K, MAD_TO_SD};
 use crate::data::metrics::pairwise_accuracy;
@@ -34,6 +34,7 @@ const SAMPLE_ROWS: usize = 1000;
 
 /// A fitted row: where it ran, which schedule, and its measured time.
 struct Observation {
+    collective: Collective,
     config: Config,
     runs: Candidate,
     time_us: f64,
@@ -58,14 +59,16 @@ pub fn fit_along(d: &Dataset, full: &Fitted) -> Fitted {
 
 fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
     let library = Library::detect(&d.provenance.mpis);
-    // Only broadcast has schedules to price so far.
-    let bcast = d.provenance.collective() == Collective::Bcast;
+    let collective = d.provenance.collective();
+    // Allreduce has no schedules to price yet.
+    let priced = !crate::schedule::scheduled(collective).is_empty();
     let mut fitted = Fitted {
+        collective,
         platform: None,
         statistic: Statistic::default(),
         corrections: Vec::new(),
         library,
-        default_checks: if bcast {
+        default_checks: if priced {
             library::check(d, library)
         } else {
             Vec::new()
@@ -77,7 +80,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
         runs: Memo::default(),
         along: None,
     };
-    if !bcast {
+    if !priced {
         return fitted;
     }
     let all = observations(d, &mut fitted);
@@ -92,6 +95,13 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
     // only add noise (and lose the full fit's paths where it flipped).
     let statistic = match along {
         Some(paths) => paths.statistic,
+        // A reduction is done when the root has the result, and in a loop
+        // of them (how OSU times, iterations back to back) every rank is
+        // held to the root's pace by flow control: the mean over ranks of
+        // a loop is the root's time too. A single reduction's mean over
+        // ranks, where most ranks leave as soon as they sent, is what no
+        // benchmark measures.
+        None if collective != Collective::Bcast => Statistic::Slowest,
         None => {
             let sample = thin(&observations, SAMPLE_ROWS);
             [Statistic::Slowest, Statistic::MeanOverRanks]
@@ -126,7 +136,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
                 all.iter().map(|o| (o.config, o.runs)).collect();
             let pairs: Vec<_> = pairs.into_iter().collect();
             Some(Along {
-                paths: Arc::new(Paths::trace(&pairs, &platform, statistic)),
+                paths: Arc::new(Paths::trace(collective, &pairs, &platform, statistic)),
                 theta: None,
             })
         }
@@ -222,6 +232,7 @@ fn observations(d: &Dataset, fitted: &mut Fitted) -> Vec<Observation> {
         fitted.measured_net |= m.config.nodes > 1;
         fitted.measured_shm |= m.config.ppn > 1;
         all.push(Observation {
+            collective: fitted.collective,
             config: m.config,
             runs,
             time_us: m.time_us,
@@ -245,7 +256,11 @@ fn start() -> Platform {
         wire_us_per_byte: per_byte,
         far_us_per_byte: 0.1 * per_byte,
     };
-    Platform::uniform(link(0.5, 1e-4), link(1.5, 2e-4))
+    Platform {
+        combine_us: vec![0.2; KNOTS],
+        combine_us_per_byte: vec![1e-4; KNOTS],
+        ..Platform::uniform(link(0.5, 1e-4), link(1.5, 2e-4))
+    }
 }
 
 /// Which coefficients the rows can determine: the parameters of the
@@ -264,6 +279,8 @@ fn used_columns(observations: &[&Observation], fitted: &Fitted) -> Vec<bool> {
             }
         }
     }
+    // Only reductions combine.
+    let combines = fitted.collective != Collective::Bcast;
     knots
         .iter()
         .flat_map(|&k| {
@@ -274,6 +291,7 @@ fn used_columns(observations: &[&Observation], fitted: &Fitted) -> Vec<bool> {
             .into_iter()
             .flat_map(move |(measured, n)| std::iter::repeat_n(k && measured, n))
         })
+        .chain(knots.iter().flat_map(|&k| [k && combines; 2]))
         .collect()
 }
 
@@ -288,7 +306,7 @@ fn design(
     observations
         .par_iter()
         .map(|o| {
-            let counts = price::recipe(&o.config, &o.runs)
+            let counts = price::recipe(o.collective, &o.config, &o.runs)
                 .and_then(|r| {
                     r.combine(|run| memo.get_or(run, || price::run_terms(run, platform, statistic)))
                 })
@@ -326,6 +344,16 @@ fn r2_log(observations: &[&Observation], predict: impl Fn(&Observation) -> Optio
 /// smallest size measured); a channel never measured takes the other's (a
 /// guess, flagged in `Fitted::measured_*`).
 fn fill_unmeasured(theta: &mut [f64], used: &[bool], fitted: &Fitted) {
+    // Combining costs: the nearest measured knot's.
+    let measured: Vec<usize> = (0..KNOTS).filter(|&k| used[COMBINE_AT + 2 * k]).collect();
+    for k in 0..KNOTS {
+        if let Some(&from) = measured.iter().min_by_key(|&&m| m.abs_diff(k)) {
+            theta.copy_within(
+                COMBINE_AT + 2 * from..COMBINE_AT + 2 * from + 2,
+                COMBINE_AT + 2 * k,
+            );
+        }
+    }
     for channel in [0, PER_LINK] {
         let measured: Vec<usize> = (0..KNOTS)
             .filter(|&k| used[k * PER_KNOT + channel])
@@ -549,6 +577,7 @@ mod tests {
 
     fn simulated(cores: u32, noise: f64) -> Dataset {
         let rows = run(&Campaign {
+            collective: crate::data::Collective::Bcast,
             procs: vec![2, 3, 4, 5, 6, 8, 11, 12, 16],
             cores_per_node: cores,
             mappings: vec![Mapping::Core, Mapping::Node],
@@ -570,6 +599,70 @@ mod tests {
         })
         .unwrap();
         Dataset::from_rows(rows, Provenance::default())
+    }
+
+    /// A reduce campaign simulated with a cost per combination and per
+    /// byte combined: the fit recovers the combining costs and ranks the
+    /// reduce algorithms as the truth does, `default` priced as Open MPI's
+    /// fixed reduce decision.
+    #[test]
+    fn explains_simulated_reduce_campaigns() {
+        let truth = crate::sim::CostModel {
+            combine_us_per_byte: 4e-4,
+            ..TRUTH
+        };
+        let rows = run(&Campaign {
+            collective: Collective::Reduce,
+            procs: vec![2, 3, 4, 5, 6, 8, 11, 12, 16],
+            cores_per_node: 64,
+            mappings: vec![Mapping::Core],
+            sizes: (2..=20).step_by(2).map(|e| 1u64 << e).collect(),
+            candidates: [
+                Algorithm::Linear,
+                Algorithm::Binomial,
+                Algorithm::Binary,
+                Algorithm::InOrderBinary,
+                Algorithm::Rabenseifner,
+            ]
+            .iter()
+            .map(|&a| (a, 0, None))
+            .chain([(Algorithm::Pipeline, 8192, None)])
+            .collect(),
+            cost: truth,
+            noise: 0.0,
+            seed: 1,
+        })
+        .unwrap();
+        let provenance = Provenance {
+            collectives: BTreeSet::from([Collective::Reduce]),
+            ..Provenance::default()
+        };
+        let fitted = fit_dataset(&Dataset::from_rows(rows, provenance));
+        assert_eq!(fitted.collective, Collective::Reduce);
+        assert_eq!(fitted.statistic, Statistic::Slowest);
+        let pairwise = fitted.summary.pairwise.unwrap();
+        assert!(pairwise.accuracy > 0.97, "{pairwise:?}");
+        let platform = fitted.platform.as_ref().unwrap();
+        // 64 KiB and 1 MiB: the combining cost per byte, within 20%.
+        for k in [4, 5] {
+            let per_byte = platform.combine_us_per_byte[k];
+            assert!((per_byte / 4e-4 - 1.0).abs() < 0.2, "knot {k}: {per_byte}");
+        }
+        let config = Config {
+            procs: 16,
+            nodes: 1,
+            ppn: 16,
+            mapping: Mapping::Core,
+            msg_bytes: 1 << 20,
+            imbalance: 0.0,
+            arrival: Arrival::Barrier,
+        };
+        let runs = fitted.runs(&config, &Candidate::DEFAULT).unwrap();
+        assert_eq!(
+            runs.algorithm,
+            Algorithm::Binomial,
+            "Open MPI's fixed reduce"
+        );
     }
 
     /// On simulated data the fit explains the times exactly and ranks every
@@ -644,6 +737,7 @@ mod tests {
                 implementation: Impl::Own,
             };
             let truth = price::price(
+                Collective::Bcast,
                 &config,
                 &candidate,
                 &Platform::uniform(TRUTH.shm, TRUTH.net),
@@ -702,8 +796,12 @@ mod tests {
             .filter_map(|m| Some((m.config, full.runs(&m.config, &m.candidate)?)))
             .collect();
         let other = Statistic::MeanOverRanks;
-        full.along.as_mut().unwrap().paths =
-            Arc::new(Paths::trace(&pairs, full.platform.as_ref().unwrap(), other));
+        full.along.as_mut().unwrap().paths = Arc::new(Paths::trace(
+            Collective::Bcast,
+            &pairs,
+            full.platform.as_ref().unwrap(),
+            other,
+        ));
         let held = BTreeSet::from([5, 11]);
         let part = d.subset(|m| !held.contains(&m.config.procs));
         let fold = fit_along(&part, &full);

@@ -49,6 +49,9 @@ const MAD_TO_SD: f64 = 1.4826;
 /// The fitted platform and per-algorithm terms.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Fitted {
+    /// The collective the model prices (its data's).
+    #[serde(default)]
+    pub collective: crate::data::Collective,
     /// The platform's costs; `None` where no row could be fitted (no
     /// measured algorithm has a schedule): nothing is priced then.
     pub platform: Option<platform::Platform>,
@@ -114,7 +117,7 @@ impl Fitted {
         if candidate.is_default() && refuted {
             return None;
         }
-        self.library.runs(config, candidate)
+        self.library.runs(self.collective, config, candidate)
     }
 
     /// Predicted time (µs) of `candidate` on `config`; `None` where the
@@ -125,7 +128,7 @@ impl Fitted {
         let t = match self.along(config, &runs) {
             Some(t) => t,
             None => self.memo.get_or(&(*config, runs), || {
-                price::recipe(config, &runs)?.combine(|run| {
+                price::recipe(self.collective, config, &runs)?.combine(|run| {
                     self.runs
                         .get_or(run, || price::simulate_run(run, platform, self.statistic))
                 })

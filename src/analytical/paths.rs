@@ -38,6 +38,7 @@ impl Paths {
     /// Traces `pairs` on `platform`, on every core; pairs no schedule
     /// prices are left out.
     pub fn trace(
+        collective: crate::data::Collective,
         pairs: &[(Config, Candidate)],
         platform: &Platform,
         statistic: Statistic,
@@ -46,7 +47,7 @@ impl Paths {
         let paths = pairs
             .par_iter()
             .filter_map(|(config, runs)| {
-                let priced = price::recipe(config, runs)?.combine(|run| {
+                let priced = price::recipe(collective, config, runs)?.combine(|run| {
                     memo.get_or(run, || price::run_terms(run, platform, statistic))
                 })?;
                 let counts = (0..WIDTH)

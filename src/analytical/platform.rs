@@ -23,16 +23,30 @@ pub const PER_KNOT: usize = 2 * PER_LINK;
 pub const OCTAVES: u32 = 4;
 /// Knots at 1 B, 16 B, ..., 256 MiB.
 pub const KNOTS: usize = 8;
+/// Where the combining costs start in the parameters: after every knot's
+/// links, per knot the cost of one combination and of each byte
+/// (reductions).
+pub const COMBINE_AT: usize = KNOTS * PER_KNOT;
 /// Parameters of a platform.
-pub const WIDTH: usize = KNOTS * PER_KNOT;
+pub const WIDTH: usize = COMBINE_AT + 2 * KNOTS;
 
-/// The links at each knot.
+/// The links at each knot, and what combining partial results costs there
+/// (reductions): per combination — receiving the partial result to
+/// combine, which a root taking one from every rank pays p − 1 times — and
+/// per byte, a local operation whose speed depends on where the bytes sit
+/// in the memory hierarchy, so per knot as well.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Platform {
     /// Message size of each knot, bytes.
     pub knot_bytes: Vec<u64>,
     pub shm: Vec<Link>,
     pub net: Vec<Link>,
+    /// µs per combination at each knot; absent (a broadcast model): none.
+    #[serde(default)]
+    pub combine_us: Vec<f64>,
+    /// µs per byte combined at each knot; absent: none.
+    #[serde(default)]
+    pub combine_us_per_byte: Vec<f64>,
 }
 
 fn link_to(l: &Link) -> [f64; PER_LINK] {
@@ -83,10 +97,13 @@ impl Platform {
             knot_bytes: (0..KNOTS as u32).map(|k| 1u64 << (k * OCTAVES)).collect(),
             shm: vec![shm; KNOTS],
             net: vec![net; KNOTS],
+            combine_us: vec![0.0; KNOTS],
+            combine_us_per_byte: vec![0.0; KNOTS],
         }
     }
 
-    /// All parameters: per knot, shared memory's then network's.
+    /// All parameters: per knot, shared memory's then network's; then the
+    /// combining cost at each knot.
     pub fn to_vec(&self) -> Vec<f64> {
         (0..KNOTS)
             .flat_map(|k| {
@@ -94,7 +111,26 @@ impl Platform {
                     .into_iter()
                     .chain(link_to(&self.net[k]))
             })
+            .chain((0..KNOTS).flat_map(|k| self.combine(k)))
             .collect()
+    }
+
+    /// The combining costs at knot `k`, per combination and per byte (none
+    /// where not fitted).
+    fn combine(&self, k: usize) -> [f64; 2] {
+        let at = |v: &[f64]| v.get(k).copied().unwrap_or(0.0);
+        [at(&self.combine_us), at(&self.combine_us_per_byte)]
+    }
+
+    /// What combining `bytes` costs, interpolated between knots.
+    pub fn combine_cost_us(&self, bytes: u64) -> f64 {
+        knot_weights(bytes)
+            .iter()
+            .map(|&(k, w)| {
+                let [op, per_byte] = self.combine(k);
+                w * (op + per_byte * bytes as f64)
+            })
+            .sum()
     }
 
     pub fn from_slice(v: &[f64]) -> Platform {
@@ -104,12 +140,18 @@ impl Platform {
             p.shm[k] = link_from(&v[at..at + PER_LINK]);
             p.net[k] = link_from(&v[at + PER_LINK..at + PER_KNOT]);
         }
+        p.combine_us = (0..KNOTS).map(|k| v[COMBINE_AT + 2 * k]).collect();
+        p.combine_us_per_byte = (0..KNOTS).map(|k| v[COMBINE_AT + 2 * k + 1]).collect();
         p
     }
 
     /// A well-formed platform: one link per knot on each channel.
     pub fn is_complete(&self) -> bool {
-        self.knot_bytes.len() == KNOTS && self.shm.len() == KNOTS && self.net.len() == KNOTS
+        self.knot_bytes.len() == KNOTS
+            && self.shm.len() == KNOTS
+            && self.net.len() == KNOTS
+            && matches!(self.combine_us.len(), 0 | KNOTS)
+            && matches!(self.combine_us_per_byte.len(), 0 | KNOTS)
     }
 
     /// The link a message of `bytes` uses on a channel.
@@ -129,10 +171,8 @@ impl Cost for Platform {
         let link = self.link(placement.crosses_nodes(from, to), bytes);
         link.parts_us(bytes, placement.doublings_apart(from, to))
     }
-    /// The analytical model prices broadcasts only (its fit refuses other
-    /// collectives), whose schedules never combine.
-    fn combine(&self, _bytes: u64) -> f64 {
-        0.0
+    fn combine(&self, bytes: u64) -> f64 {
+        self.combine_cost_us(bytes)
     }
 }
 
@@ -223,6 +263,10 @@ enum Node {
         channel: u8,
         busy: bool,
     },
+    /// Combining `bytes` of partial results.
+    Combine {
+        bytes: u64,
+    },
     Sum(u32, u32),
     Scale(f64, u32),
 }
@@ -272,6 +316,12 @@ impl Trace {
                     weight[b as usize] += w;
                 }
                 Node::Scale(k, a) => weight[a as usize] += k * w,
+                Node::Combine { bytes } => {
+                    for (k, kw) in knot_weights(bytes) {
+                        priced.terms[COMBINE_AT + 2 * k] += w * kw;
+                        priced.terms[COMBINE_AT + 2 * k + 1] += w * kw * bytes as f64;
+                    }
+                }
                 Node::Part {
                     bytes,
                     far,
@@ -352,9 +402,11 @@ impl<'a> Cost for Symbolic<'a> {
             self.trace.push(wire, part(false)),
         )
     }
-    /// See `Platform`'s: broadcasts never combine.
-    fn combine(&self, _bytes: u64) -> Traced<'a> {
-        Traced::zero()
+    fn combine(&self, bytes: u64) -> Traced<'a> {
+        self.trace.push(
+            self.platform.combine_cost_us(bytes),
+            Node::Combine { bytes },
+        )
     }
 }
 

@@ -23,7 +23,7 @@
 //! farthest.
 
 use super::platform::{Platform, Priced, Symbolic, Trace};
-use crate::data::{Algorithm, Candidate, Config};
+use crate::data::{Algorithm, Candidate, Collective, Config};
 use crate::schedule::{Schedule, Spec};
 use crate::sim::{simulate, Cost, Time};
 use smallvec::{smallvec, SmallVec};
@@ -57,6 +57,7 @@ const FEWEST_NODES: u32 = 8;
 /// extrapolated), `candidate`'s schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Run {
+    pub collective: Collective,
     pub config: Config,
     pub candidate: Candidate,
 }
@@ -86,34 +87,42 @@ impl Recipe {
 /// The time of `candidate`'s schedule on `config` under `cost`; `None` for
 /// an algorithm without a schedule or an invalid job.
 pub fn price<C: Cost>(
+    collective: Collective,
     config: &Config,
     candidate: &Candidate,
     cost: &C,
     statistic: Statistic,
 ) -> Option<C::Time> {
-    recipe(config, candidate)?.combine(|run| simulate_run(run, cost, statistic))
+    recipe(collective, config, candidate)?.combine(|run| simulate_run(run, cost, statistic))
 }
 
 /// [`price`] on `platform`, with the count of each platform parameter the
 /// time sums (see [`Priced`]).
 pub fn price_terms(
+    collective: Collective,
     config: &Config,
     candidate: &Candidate,
     platform: &Platform,
     statistic: Statistic,
 ) -> Option<Priced> {
-    recipe(config, candidate)?.combine(|run| run_terms(run, platform, statistic))
+    recipe(collective, config, candidate)?.combine(|run| run_terms(run, platform, statistic))
 }
 
 /// The runs `config`'s price is made of (see [`Recipe`]); `None` for an
 /// algorithm without a schedule or an invalid job.
-pub fn recipe(config: &Config, candidate: &Candidate) -> Option<Recipe> {
-    recipe_up_to(config, candidate, MOST_RANKS)
+pub fn recipe(collective: Collective, config: &Config, candidate: &Candidate) -> Option<Recipe> {
+    recipe_up_to(collective, config, candidate, MOST_RANKS)
 }
 
 /// One run simulated under `cost`.
 pub fn simulate_run<C: Cost>(run: &Run, cost: &C, statistic: Statistic) -> Option<C::Time> {
-    let schedule = Schedule::new(spec(&run.config, &run.candidate, run.config.msg_bytes)).ok()?;
+    let schedule = Schedule::new(spec(
+        run.collective,
+        &run.config,
+        &run.candidate,
+        run.config.msg_bytes,
+    ))
+    .ok()?;
     let outcome = simulate(&schedule, &run.config.placement(), cost).ok()?;
     Some(match statistic {
         Statistic::Slowest => outcome.makespan(),
@@ -135,24 +144,33 @@ pub fn run_terms(run: &Run, platform: &Platform, statistic: Statistic) -> Option
 
 /// [`recipe`], simulating jobs of at most `most_ranks` ranks (or
 /// [`FEWEST_NODES`] nodes).
-fn recipe_up_to(config: &Config, candidate: &Candidate, most_ranks: u32) -> Option<Recipe> {
+fn recipe_up_to(
+    collective: Collective,
+    config: &Config,
+    candidate: &Candidate,
+    most_ranks: u32,
+) -> Option<Recipe> {
     if config.procs <= 1 || config.msg_bytes == 0 {
-        return Some(Recipe::default()); // MPI_Bcast returns at once
+        return Some(Recipe::default()); // the collective returns at once
     }
     let Some([a, b]) = fewer_nodes(config, most_ranks) else {
-        return job_recipe(config, candidate);
+        return job_recipe(collective, config, candidate);
     };
     // t = t_b + (x − x_b)·(t_b − t_a)/(x_b − x_a) along the extent x, or
     // along log₂ nodes where the two jobs' extents are equal.
-    let (xa, xb, x) = match (extent(&a, candidate), extent(&b, candidate)) {
-        (xa, xb) if xa < xb => (xa, xb, extent(config, candidate)),
+    let extent = |c: &Config| extent(collective, c, candidate);
+    let (xa, xb, x) = match (extent(&a), extent(&b)) {
+        (xa, xb) if xa < xb => (xa, xb, extent(config)),
         _ => {
             let log = |c: &Config| f64::from(c.nodes).log2();
             (log(&a), log(&b), log(config))
         }
     };
     let w = (x - xb) / (xb - xa);
-    let (ra, rb) = (job_recipe(&a, candidate)?, job_recipe(&b, candidate)?);
+    let (ra, rb) = (
+        job_recipe(collective, &a, candidate)?,
+        job_recipe(collective, &b, candidate)?,
+    );
     let mut runs = SmallVec::new();
     runs.extend(rb.0.into_iter().map(|(r, k)| (r, k * (1.0 + w))));
     runs.extend(ra.0.into_iter().map(|(r, k)| (r, k * -w)));
@@ -190,18 +208,22 @@ fn fewer_nodes(config: &Config, most_ranks: u32) -> Option<[Config; 2]> {
 /// tree's by one level per doubling, and segments follow the same path);
 /// the rank count for a flat tree (the root sends to each in turn); log₂
 /// of the ranks for a k-nomial tree, whose depth steps only every k-fold
-/// while its levels' sends grow with how full they are.
-fn extent(config: &Config, candidate: &Candidate) -> f64 {
-    if candidate.algorithm == Algorithm::Knomial {
+/// while its levels' sends grow with how full they are (and
+/// Rabenseifner's reduce, whose steps are its recursive halvings).
+fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64 {
+    if matches!(
+        candidate.algorithm,
+        Algorithm::Knomial | Algorithm::Rabenseifner
+    ) {
         return f64::from(config.procs).log2();
     }
-    let spec = spec(config, candidate, config.msg_bytes);
+    let spec = spec(collective, config, candidate, config.msg_bytes);
     f64::from(Schedule::tree_depth(&spec).unwrap_or(config.procs))
 }
 
-fn spec(config: &Config, candidate: &Candidate, msg_bytes: u64) -> Spec {
+fn spec(collective: Collective, config: &Config, candidate: &Candidate, msg_bytes: u64) -> Spec {
     Spec {
-        collective: crate::data::Collective::Bcast,
+        collective,
         algorithm: candidate.algorithm,
         procs: config.procs,
         root: 0,
@@ -213,9 +235,10 @@ fn spec(config: &Config, candidate: &Candidate, msg_bytes: u64) -> Spec {
 
 /// The runs of one simulated job: itself, or a long pipeline's two short
 /// runs.
-fn job_recipe(config: &Config, candidate: &Candidate) -> Option<Recipe> {
-    let spec = spec(config, candidate, config.msg_bytes);
+fn job_recipe(collective: Collective, config: &Config, candidate: &Candidate) -> Option<Recipe> {
+    let spec = spec(collective, config, candidate, config.msg_bytes);
     let run = |msg_bytes: u64| Run {
+        collective,
         config: Config {
             msg_bytes,
             ..*config
@@ -240,7 +263,6 @@ fn job_recipe(config: &Config, candidate: &Candidate) -> Option<Recipe> {
 /// count and the bytes one segment fewer takes off the message (split-binary
 /// cuts both halves, so two segments' worth).
 fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
-    let seg = spec.segsize;
     let pipelined = matches!(
         spec.algorithm,
         Algorithm::Chain
@@ -249,10 +271,16 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
             | Algorithm::Binomial
             | Algorithm::Knomial
             | Algorithm::SplitBinary
+            | Algorithm::InOrderBinary
     );
-    if !pipelined || seg == 0 {
+    if !pipelined || spec.segsize == 0 {
         return None;
     }
+    // A reduction's segments are whole floats (its schedule rounds them).
+    let seg = match spec.collective {
+        Collective::Bcast => spec.segsize,
+        _ => Schedule::new(*spec).ok()?.segmentation().first()?.seg,
+    };
     let (bytes, unit) = match spec.algorithm {
         Algorithm::SplitBinary => (spec.msg_bytes.div_ceil(2), 2 * seg),
         _ => (spec.msg_bytes, seg),
@@ -322,8 +350,11 @@ mod tests {
                 let c = config(procs, nodes, Mapping::Node, msg);
                 let candidate = own(algorithm, seg);
                 for statistic in [Statistic::Slowest, Statistic::MeanOverRanks] {
-                    let plain = price(&c, &candidate, &platform, statistic).unwrap();
-                    let priced = price_terms(&c, &candidate, &platform, statistic).unwrap();
+                    let plain =
+                        price(Collective::Bcast, &c, &candidate, &platform, statistic).unwrap();
+                    let priced =
+                        price_terms(Collective::Bcast, &c, &candidate, &platform, statistic)
+                            .unwrap();
                     let from_terms: f64 =
                         priced.terms.iter().zip(&params).map(|(t, p)| t * p).sum();
                     assert!((plain - priced.value).abs() < 1e-9 * plain, "{algorithm}");
@@ -375,7 +406,7 @@ mod tests {
                 (Statistic::Slowest, outcome.makespan()),
                 (Statistic::MeanOverRanks, outcome.mean_completion()),
             ] {
-                let fast = price(&c, &candidate, &platform, statistic).unwrap();
+                let fast = price(Collective::Bcast, &c, &candidate, &platform, statistic).unwrap();
                 let off = (fast / full - 1.0).abs();
                 assert!(
                     off <= 0.02,
@@ -407,7 +438,7 @@ mod tests {
             let candidate = own(algorithm, seg);
             for statistic in [Statistic::Slowest, Statistic::MeanOverRanks] {
                 let priced = |most_ranks| {
-                    recipe_up_to(&c, &candidate, most_ranks)?
+                    recipe_up_to(Collective::Bcast, &c, &candidate, most_ranks)?
                         .combine(|run| simulate_run(run, &COST, statistic))
                 };
                 let (full, fast) = (priced(u32::MAX).unwrap(), priced(128).unwrap());

@@ -13,7 +13,7 @@
 
 pub mod ompi_fixed;
 
-use crate::data::{Algorithm, Candidate, Config, Dataset, Impl};
+use crate::data::{Algorithm, Candidate, Collective, Config, Dataset, Impl};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -64,13 +64,13 @@ impl Library {
         matches!(self, Library::OpenMpi(major) if *major >= 5) && config.nodes > 1
     }
 
-    /// The candidate plain `MPI_Bcast` runs on `config`, when it is a flat
-    /// schedule of Open MPI's tuned component.
-    pub fn default_runs(&self, config: &Config) -> Option<Candidate> {
+    /// The candidate plain `MPI_Bcast` (`MPI_Reduce`) runs on `config`,
+    /// when it is a flat schedule of Open MPI's tuned component.
+    pub fn default_runs(&self, collective: Collective, config: &Config) -> Option<Candidate> {
         match self {
             Library::Mpich => None,
             _ if self.hierarchical(config) => None,
-            _ => Some(ompi_fixed::candidate(config.procs, config.msg_bytes)),
+            _ => ompi_fixed::decision(collective, config.procs, config.msg_bytes),
         }
     }
 
@@ -78,17 +78,22 @@ impl Library {
     /// library's choice; a forced Open MPI algorithm itself, unless coll/han
     /// wrapped it; our own implementations always themselves. `None` where
     /// no schedule describes the run.
-    pub fn runs(&self, config: &Config, candidate: &Candidate) -> Option<Candidate> {
+    pub fn runs(
+        &self,
+        collective: Collective,
+        config: &Config,
+        candidate: &Candidate,
+    ) -> Option<Candidate> {
         let runs = match candidate.implementation {
-            _ if candidate.is_default() => self.default_runs(config)?,
+            _ if candidate.is_default() => self.default_runs(collective, config)?,
             // Tuned's own decision, wherever HAN is left out.
             Impl::Ompi if candidate.algorithm == Algorithm::Tuned => {
-                ompi_fixed::candidate(config.procs, config.msg_bytes)
+                ompi_fixed::decision(collective, config.procs, config.msg_bytes)?
             }
             Impl::Ompi if self.hierarchical(config) => return None,
             _ => *candidate,
         };
-        crate::schedule::SCHEDULED
+        crate::schedule::scheduled(collective)
             .contains(&runs.algorithm)
             .then_some(runs)
     }
@@ -152,13 +157,14 @@ const SIGN_TEST_LEVEL: f64 = 0.01;
 /// and large enough to matter, not a small bias that many pairs make
 /// significant.
 pub fn check(d: &Dataset, library: Library) -> Vec<DefaultCheck> {
+    let collective = d.provenance.collective();
     let mut by_regime: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     for group in d.by_config() {
         let config = &group[0].config;
         let Some(default) = group.iter().find(|m| m.candidate.is_default()) else {
             continue;
         };
-        let Some(runs) = library.default_runs(config) else {
+        let Some(runs) = library.default_runs(collective, config) else {
             continue;
         };
         let forced = group
@@ -264,27 +270,38 @@ mod tests {
     fn han_takes_multi_node_broadcasts_from_open_mpi_5() {
         let mut one = row(128, 1024, Algorithm::Binary, 1.0);
         let forced = one.candidate;
-        assert!(Library::OpenMpi(5).runs(&one.config, &forced).is_some());
+        assert!(Library::OpenMpi(5)
+            .runs(Collective::Bcast, &one.config, &forced)
+            .is_some());
         assert_eq!(
-            Library::OpenMpi(5).runs(&one.config, &Candidate::DEFAULT),
+            Library::OpenMpi(5).runs(Collective::Bcast, &one.config, &Candidate::DEFAULT),
             Some(ompi_fixed::candidate(128, 1024))
         );
         one.config.nodes = 2;
         one.config.ppn = 64;
-        assert_eq!(Library::OpenMpi(5).runs(&one.config, &forced), None);
         assert_eq!(
-            Library::OpenMpi(5).runs(&one.config, &Candidate::DEFAULT),
+            Library::OpenMpi(5).runs(Collective::Bcast, &one.config, &forced),
+            None
+        );
+        assert_eq!(
+            Library::OpenMpi(5).runs(Collective::Bcast, &one.config, &Candidate::DEFAULT),
             None
         );
         assert!(Library::OpenMpi(4)
-            .runs(&one.config, &Candidate::DEFAULT)
+            .runs(Collective::Bcast, &one.config, &Candidate::DEFAULT)
             .is_some());
         let own = Candidate {
             implementation: Impl::Own,
             ..forced
         };
-        assert_eq!(Library::OpenMpi(5).runs(&one.config, &own), Some(own));
-        assert_eq!(Library::Mpich.runs(&one.config, &Candidate::DEFAULT), None);
+        assert_eq!(
+            Library::OpenMpi(5).runs(Collective::Bcast, &one.config, &own),
+            Some(own)
+        );
+        assert_eq!(
+            Library::Mpich.runs(Collective::Bcast, &one.config, &Candidate::DEFAULT),
+            None
+        );
         // HAN's broadcast is never priced as a tuned schedule; tuned's own
         // decision, measured with HAN left out, is its fixed decision.
         let tuned = Candidate {
@@ -292,7 +309,7 @@ mod tests {
             ..Candidate::DEFAULT
         };
         assert_eq!(
-            Library::OpenMpi(5).runs(&one.config, &tuned),
+            Library::OpenMpi(5).runs(Collective::Bcast, &one.config, &tuned),
             Some(ompi_fixed::candidate(128, 1024))
         );
     }

@@ -1,8 +1,9 @@
-//! Open MPI's fixed bcast decision (`ompi_coll_tuned_bcast_intra_dec_fixed`,
-//! identical from 4.1.0 through 6.0 and main), from the project's reference
-//! notes §1b: what `default` runs when no rules file is loaded.
+//! Open MPI's fixed decisions: what `default` runs when no rules file is
+//! loaded. Broadcast's (`ompi_coll_tuned_bcast_intra_dec_fixed`, identical
+//! from 4.1.0 through 6.0 and main) from the project's reference notes §1b;
+//! reduce's from `coll_tuned_decision_fixed.c` (4.1 and 5.0 alike).
 
-use crate::data::{Algorithm, Candidate, Impl};
+use crate::data::{Algorithm, Candidate, Collective, Impl};
 
 const K: u64 = 1024;
 const M: u64 = 1024 * 1024;
@@ -82,6 +83,83 @@ pub fn candidate(procs: u32, msg_bytes: u64) -> Candidate {
     }
 }
 
+/// Open MPI's reduce algorithm id for a commutative operation
+/// (`ompi_coll_tuned_reduce_intra_dec_fixed`, identical in 4.1 and 5.0):
+/// `msg_bytes` is the whole vector (count × type size). Non-commutative
+/// operations take another branch; the harness and OSU sum floats.
+pub fn reduce_algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
+    // (upper bound exclusive, algorithm) per communicator size.
+    let table: &[(u64, u8)] = match procs {
+        0..4 => &[
+            (8, 7),
+            (16, 4),
+            (32, 3),
+            (256 * K, 1),
+            (512 * K, 3),
+            (M, 2),
+            (u64::MAX, 3),
+        ],
+        4..8 => &[
+            (4 * K, 4),
+            (64 * K, 2),
+            (256 * K, 5),
+            (512 * K, 1),
+            (M, 5),
+            (u64::MAX, 1),
+        ],
+        8..16 => &[(8 * K, 4), (u64::MAX, 5)],
+        16..32 => &[(4 * K, 4), (u64::MAX, 5)],
+        32..256 => &[(u64::MAX, 5)],
+        256..512 => &[(8 * K, 5), (16 * K, 6), (u64::MAX, 5)],
+        512..2048 => &[(u64::MAX, 5)],
+        2048..4096 => &[(512, 5), (K, 6), (8 * K, 5), (16 * K, 6), (u64::MAX, 5)],
+        _ => &[
+            (16, 5),
+            (32, 6),
+            (K, 5),
+            (2 * K, 6),
+            (8 * K, 5),
+            (16 * K, 6),
+            (u64::MAX, 5),
+        ],
+    };
+    table
+        .iter()
+        .find(|(hi, _)| msg_bytes < *hi)
+        .map_or(5, |(_, alg)| *alg)
+}
+
+/// The candidate Open MPI's fixed reduce decision runs, as a benchmark CSV
+/// names it: unsegmented (it passes segment size 0) and forced through the
+/// library. Chain is called with fan-out 0, one chain: an unsegmented
+/// pipeline.
+pub fn reduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
+    let id = reduce_algorithm_id(procs, msg_bytes);
+    let algorithm = match Collective::Reduce.ompi_algorithms()[usize::from(id)] {
+        Algorithm::Chain => Algorithm::Pipeline,
+        a => a,
+    };
+    Candidate {
+        algorithm,
+        segsize: match algorithm {
+            Algorithm::Linear | Algorithm::Rabenseifner => None,
+            _ => Some(0),
+        },
+        fanout: None,
+        implementation: Impl::Ompi,
+    }
+}
+
+/// What `default` runs for `collective` under Open MPI's fixed decision;
+/// `None` where it is not modelled (allreduce).
+pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Candidate> {
+    match collective {
+        Collective::Bcast => Some(candidate(procs, msg_bytes)),
+        Collective::Reduce => Some(reduce_candidate(procs, msg_bytes)),
+        Collective::Allreduce => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +202,33 @@ mod tests {
         );
         assert_eq!(candidate(8, 1).fanout, Some(4));
         assert_eq!(candidate(4, 10 * K).segsize, None);
+    }
+
+    #[test]
+    fn reduce_table_rows_from_the_sources() {
+        assert_eq!(reduce_algorithm_id(2, 4), 7);
+        assert_eq!(reduce_algorithm_id(3, 8), 4);
+        assert_eq!(reduce_algorithm_id(3, 64 * K), 1);
+        assert_eq!(reduce_algorithm_id(2, 600 * K), 2);
+        assert_eq!(reduce_algorithm_id(2, 4 * M), 3);
+        assert_eq!(reduce_algorithm_id(4, 1024), 4);
+        assert_eq!(reduce_algorithm_id(6, 300 * K), 1);
+        assert_eq!(reduce_algorithm_id(7, 4 * M), 1);
+        assert_eq!(reduce_algorithm_id(12, 8 * K), 5);
+        assert_eq!(reduce_algorithm_id(20, 2 * K), 4);
+        assert_eq!(reduce_algorithm_id(128, 4), 5);
+        assert_eq!(reduce_algorithm_id(300, 8 * K), 6);
+        assert_eq!(reduce_algorithm_id(3000, 600), 6);
+        assert_eq!(reduce_algorithm_id(5000, 24), 6);
+        assert_eq!(reduce_algorithm_id(5000, 1 << 30), 5);
+        // Chain with fan-out 0 is one chain; Rabenseifner has no segments.
+        assert_eq!(reduce_candidate(5, 10 * K).algorithm, Algorithm::Pipeline);
+        assert_eq!(reduce_candidate(2, 4).segsize, None);
+        assert_eq!(reduce_candidate(2, 4).algorithm, Algorithm::Rabenseifner);
+        assert_eq!(
+            decision(Collective::Reduce, 64, M).map(|c| c.algorithm),
+            Some(Algorithm::Binomial)
+        );
+        assert_eq!(decision(Collective::Allreduce, 64, M), None);
     }
 }

@@ -206,6 +206,22 @@ fn links(t: &mut String, fit: &Fitted, p: &Platform) {
             );
         }
     }
+    if fit.collective != crate::data::Collective::Bcast {
+        let _ = writeln!(
+            t,
+            "    combining partial results: per combination, per byte"
+        );
+        for (k, bytes) in p.knot_bytes.iter().enumerate() {
+            let at = |v: &[f64]| v.get(k).copied().unwrap_or(0.0);
+            let _ = writeln!(
+                t,
+                "      {:>9}  {:>8.3}us {:>8.4}ns/B",
+                format_bytes(*bytes),
+                at(&p.combine_us),
+                1e3 * at(&p.combine_us_per_byte)
+            );
+        }
+    }
 }
 
 /// The per-algorithm factors per size knot.

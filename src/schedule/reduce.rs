@@ -17,14 +17,21 @@ use crate::data::Algorithm;
 /// The datatype the harness reduces: `MPI_FLOAT`, as `osu_reduce` does.
 pub const ELEMENT_BYTES: u64 = 4;
 
+/// The size of one element of a `msg`-byte reduction: a float where the
+/// bytes are whole floats (what the harness and OSU reduce), else the
+/// largest of 2 and 1 bytes that divides them (other campaigns name only
+/// byte counts, e.g. 2-byte reductions). Open MPI splits segments and
+/// Rabenseifner's halves in elements.
+pub fn element_bytes(msg: u64) -> u64 {
+    [ELEMENT_BYTES, 2, 1]
+        .into_iter()
+        .find(|e| msg.is_multiple_of(*e))
+        .unwrap_or(1)
+}
+
 /// The reduce plan of `spec` (p > 1, a non-empty message).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let (p, root, m) = (spec.procs, spec.root, spec.msg_bytes);
-    if !m.is_multiple_of(ELEMENT_BYTES) {
-        return Err(format!(
-            "a reduce message is whole {ELEMENT_BYTES}-byte floats; {m} bytes is not"
-        ));
-    }
     let tree = |tree: Tree| Plan::ReduceTree {
         tree,
         segments: segments(m, spec.segsize),
@@ -37,7 +44,7 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         Algorithm::Binary => tree(Tree::kary(p, root, 2)),
         Algorithm::Binomial => tree(Tree::in_order_binomial(p, root)),
         Algorithm::InOrderBinary => tree(Tree::in_order_binary(p)),
-        Algorithm::Rabenseifner if p.ilog2() >= 1 && m / ELEMENT_BYTES >= 1 << p.ilog2() => {
+        Algorithm::Rabenseifner if p.ilog2() >= 1 && m / element_bytes(m) >= 1 << p.ilog2() => {
             Plan::ReduceScatterGather
         }
         // Open MPI's own fallback: fewer floats than the power of two.
@@ -63,18 +70,19 @@ pub const SCHEDULED: [Algorithm; 7] = [
 ];
 
 /// Open MPI's segment of whole elements (`COLL_BASE_COMPUTED_SEGCOUNT`):
-/// `segsize` rounded to the nearest number of floats (a remainder of
-/// exactly half a float rounds down), one segment when that is not below
-/// the message.
+/// `segsize` rounded to the nearest number of elements (a remainder of
+/// exactly half an element rounds down), one segment when that is not
+/// below the message.
 fn segments(msg: u64, segsize: u64) -> Segments {
-    let mut count = msg / ELEMENT_BYTES;
-    if segsize >= ELEMENT_BYTES && segsize < msg {
-        count = segsize / ELEMENT_BYTES;
-        if segsize % ELEMENT_BYTES > ELEMENT_BYTES / 2 {
+    let e = element_bytes(msg);
+    let mut count = msg / e;
+    if segsize >= e && segsize < msg {
+        count = segsize / e;
+        if segsize % e > e / 2 {
             count += 1;
         }
     }
-    Segments::new(0, msg, count * ELEMENT_BYTES)
+    Segments::new(0, msg, count * e)
 }
 
 /// The generic executor's program for `rank` (`reduce_generic`, no limit
@@ -175,13 +183,14 @@ pub(super) fn linear_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
 /// communicator to the power of two p' below p (the first 2(p − p') ranks
 /// pair up, odd ones drop out), reduce-scatter by recursive halving, then
 /// gather the p' blocks to the root along a binomial tree. Counts are in
-/// floats, as Open MPI splits them.
+/// elements, as Open MPI splits them.
 pub(super) fn scatter_gather_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
     let (p, root) = (spec.procs, spec.root);
-    let count = spec.msg_bytes / ELEMENT_BYTES;
+    let e = element_bytes(spec.msg_bytes);
+    let count = spec.msg_bytes / e;
     let span = |start: u64, len: u64| Span {
-        start: start * ELEMENT_BYTES,
-        end: (start + len) * ELEMENT_BYTES,
+        start: start * e,
+        end: (start + len) * e,
     };
     // Post the receive, send, wait: Open MPI's sendrecv.
     let exchange = |ops: &mut Vec<Op>, peer: u32, send: Span, recv: Span| {
@@ -407,8 +416,15 @@ mod tests {
     }
 
     #[test]
-    fn odd_byte_counts_and_broadcast_only_algorithms_are_refused() {
-        assert!(Schedule::new(spec(Algorithm::Binomial, 4, 0, 10, 0)).is_err());
+    fn elements_are_floats_where_the_bytes_allow_and_broadcast_algorithms_are_refused() {
+        assert_eq!(element_bytes(12), 4);
+        assert_eq!(element_bytes(10), 2);
+        assert_eq!(element_bytes(7), 1);
+        // 10 bytes in 2-byte elements: segments of 4 bytes round to 2
+        // elements; Rabenseifner over 4 ranks needs 4 elements.
+        assert_eq!(segments(10, 5).seg, 4);
+        let odd = Schedule::new(spec(Algorithm::Rabenseifner, 4, 0, 6, 0)).unwrap();
+        assert!(odd.note().is_some(), "3 elements for 4 ranks: linear");
         assert!(Schedule::new(spec(Algorithm::SplitBinary, 4, 0, 16, 0)).is_err());
         assert!(Schedule::new(spec(Algorithm::Sbbt, 4, 0, 16, 0)).is_err());
     }

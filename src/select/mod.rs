@@ -172,6 +172,11 @@ pub struct Range {
     /// nodes is as far from what was measured as from these, whatever the
     /// single-node jobs around it.
     pub across_nodes: Option<(u32, u32)>,
+    /// The message sizes measured across nodes, likewise: the network's
+    /// cost at sizes it never carried is a guess, however well the shared
+    /// memory's is known there.
+    #[serde(default)]
+    pub across_msg_bytes: Option<(u64, u64)>,
 }
 
 impl Range {
@@ -181,12 +186,14 @@ impl Range {
             return Range::default();
         };
         let across = |c: &Config| (c.nodes > 1).then_some((c.procs, c.procs));
+        let across_msg = |c: &Config| (c.nodes > 1).then_some((c.msg_bytes, c.msg_bytes));
         let one = |c: &Config| Range {
             procs: (c.procs, c.procs),
             nodes: (c.nodes, c.nodes),
             ppn: (c.ppn, c.ppn),
             msg_bytes: (c.msg_bytes, c.msg_bytes),
             across_nodes: across(c),
+            across_msg_bytes: across_msg(c),
         };
         configs.fold(one(&first), |r, c| {
             let widen = |(lo, hi): (u32, u32), v: u32| (lo.min(v), hi.max(v));
@@ -202,20 +209,24 @@ impl Range {
                     (Some(a), Some(_)) => Some(widen(a, c.procs)),
                     (a, b) => a.or(b),
                 },
+                across_msg_bytes: match (r.across_msg_bytes, across_msg(&c)) {
+                    (Some((lo, hi)), Some(_)) => Some((lo.min(c.msg_bytes), hi.max(c.msg_bytes))),
+                    (a, b) => a.or(b),
+                },
             }
         })
     }
 
     /// How far `c` lies outside the range, in doublings: the largest over
     /// procs, nodes, ranks per node and message size; 0 inside. A job
-    /// across nodes counts its procs against the trained jobs across nodes
-    /// only (its broadcasts cross the network, theirs did), and is
-    /// infinitely far when every trained job ran on one node: nothing
-    /// measured the network.
+    /// across nodes counts its procs and message size against the trained
+    /// jobs across nodes only (its messages cross the network, theirs
+    /// did), and is infinitely far when every trained job ran on one node:
+    /// nothing measured the network.
     pub fn distance(&self, c: &Config) -> f64 {
-        let procs = match self.across_nodes {
-            _ if c.nodes <= 1 => self.procs,
-            Some(across) => across,
+        let (procs, msg_bytes) = match self.across_nodes {
+            _ if c.nodes <= 1 => (self.procs, self.msg_bytes),
+            Some(across) => (across, self.across_msg_bytes.unwrap_or(self.msg_bytes)),
             None => return f64::INFINITY,
         };
         let out = |(lo, hi): (u64, u64), v: u64| {
@@ -226,7 +237,7 @@ impl Range {
         out(wide(procs), c.procs.into())
             .max(out(wide(self.nodes), c.nodes.into()))
             .max(out(wide(self.ppn), c.ppn.into()))
-            .max(out(self.msg_bytes, c.msg_bytes))
+            .max(out(msg_bytes, c.msg_bytes))
     }
 }
 

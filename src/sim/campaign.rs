@@ -11,6 +11,8 @@ use rand::{Rng, SeedableRng};
 
 #[derive(Clone, Debug)]
 pub struct Campaign {
+    /// What is measured (its candidates must be its algorithms).
+    pub collective: crate::data::Collective,
     pub procs: Vec<u32>,
     /// Cores per node: a job of P ranks uses ceil(P / cores) nodes.
     pub cores_per_node: u32,
@@ -41,7 +43,7 @@ pub fn run(c: &Campaign) -> Result<Vec<Measurement>, String> {
             for &msg_bytes in &c.sizes {
                 for &(algorithm, segsize, fanout) in &c.candidates {
                     let spec = Spec {
-                        collective: crate::data::Collective::Bcast,
+                        collective: c.collective,
                         algorithm,
                         procs,
                         root: 0,

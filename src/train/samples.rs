@@ -212,6 +212,7 @@ mod tests {
 
     fn simulated(procs: Vec<u32>) -> Dataset {
         let rows = run(&Campaign {
+            collective: crate::data::Collective::Bcast,
             procs,
             cores_per_node: 8,
             mappings: vec![Mapping::Core],
