@@ -127,7 +127,7 @@ pub fn evaluate(
     deciders.push(("auto", trained.decider(Choice::Auto)?));
     let naive = Naive::new(train);
     let range = trained.manifest.range;
-    let bcast = test.provenance.collective() == crate::data::Collective::Bcast;
+    let collective = test.provenance.collective();
     // The comparable test configurations of each job, by message size.
     let mut jobs: BTreeMap<Config, Vec<&[Measurement]>> = BTreeMap::new();
     for group in test.by_config().filter(|g| comparable(g).is_some()) {
@@ -173,9 +173,8 @@ pub fn evaluate(
                 reference("oracle", best.candidate),
                 reference("default", default.candidate),
             ];
-            // Open MPI 4.1's fixed decision is known for broadcast only.
-            if bcast {
-                let fixed = ompi_fixed::candidate(config.procs, config.msg_bytes);
+            // Open MPI's fixed decision, where it is known (not allreduce's).
+            if let Some(fixed) = ompi_fixed::decision(collective, config.procs, config.msg_bytes) {
                 picks.push(reference("ompi-fixed", fixed));
             }
             picks.extend(naive.pick(&config).map(|c| reference("naive", c)));
