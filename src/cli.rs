@@ -110,17 +110,21 @@ pub struct TuneArgs {
     /// in turn) or node (dealt over the nodes).
     #[arg(long, default_value = "core", value_parser = parse_mapping)]
     pub mapping: Mapping,
-    /// Message sizes.
+    /// Message sizes (a reduction's: those that are whole 4-byte floats).
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
     pub sizes: SizeList,
-    /// Algorithms, comma separated; `default` is always measured.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "linear,chain,pipeline,split_binary,binary,binomial",
-        value_parser = parse_algorithm
-    )]
-    pub algorithms: Vec<Algorithm>,
+    /// The collectives to tune, comma separated: bcast, reduce. Each gets
+    /// its model (DIR/model/ for bcast, DIR/model-reduce/) and its section
+    /// of DIR/rules; their points compete for the budget.
+    #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_measured_collective)]
+    pub collectives: Vec<crate::data::Collective>,
+    /// Open MPI algorithms to force, comma separated; `default` is always
+    /// measured. Each collective takes the names that are its algorithms
+    /// [default: bcast linear,chain,pipeline,split_binary,binary,binomial;
+    /// reduce linear,chain,pipeline,binary,binomial,in_order_binary,
+    /// rabenseifner].
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
     #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
     pub segsizes: SizeList,
@@ -174,7 +178,7 @@ impl TuneArgs {
                 .map(|list| list.0.iter().map(|&p| p as u32).collect()),
             mapping: self.mapping,
             sizes: self.sizes.0.clone(),
-            algorithms: self.algorithms.clone(),
+            collectives: self.collective_algorithms()?,
             segsizes: self.segsizes.0.clone(),
             timing: self.timing.campaign(&self.machine)?,
             learning: self.learning.options(),
@@ -313,6 +317,58 @@ fn one_of<T: Copy + Send + Sync + 'static>(
     })
 }
 
+#[cfg(feature = "mpi")]
+impl TuneArgs {
+    /// Each collective tuned with the algorithms `--algorithms` names for
+    /// it (or its defaults).
+    fn collective_algorithms(
+        &self,
+    ) -> crate::Result<Vec<(crate::data::Collective, Vec<Algorithm>)>> {
+        let mut collectives = self.collectives.clone();
+        collectives.sort_unstable();
+        collectives.dedup();
+        let names = self.algorithms.as_ref();
+        let mut known_somewhere = vec![false; names.map_or(0, Vec::len)];
+        let mut out = Vec::new();
+        for c in collectives {
+            let algorithms: Vec<Algorithm> = match names {
+                None => default_algorithms(c)
+                    .split(',')
+                    .filter_map(|n| c.algorithm(n).ok())
+                    .collect(),
+                Some(names) => names
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, n)| {
+                        let a = c.algorithm(n).ok().filter(|a| c.knows(*a))?;
+                        known_somewhere[i] = true;
+                        Some(a)
+                    })
+                    .collect(),
+            };
+            out.push((c, algorithms));
+        }
+        if let Some(i) = known_somewhere.iter().position(|k| !k) {
+            return Err(crate::Error::Usage(format!(
+                "--algorithms: {:?} is no algorithm of the collectives tuned",
+                names.map(|n| n[i].as_str()).unwrap_or_default()
+            )));
+        }
+        Ok(out)
+    }
+}
+
+/// The algorithms `bench` and `tune` measure by default (besides
+/// `default`).
+fn default_algorithms(c: crate::data::Collective) -> &'static str {
+    match c {
+        crate::data::Collective::Reduce => {
+            "linear,chain,pipeline,binary,binomial,in_order_binary,rabenseifner"
+        }
+        _ => "linear,chain,pipeline,split_binary,binary,binomial",
+    }
+}
+
 impl BenchArgs {
     /// The parts of the sweep asked for: the whole job, or one per size
     /// of `--procs`.
@@ -320,24 +376,16 @@ impl BenchArgs {
         let args = self;
         let collective = args.collective;
         let reduce = collective == crate::data::Collective::Reduce;
-        let defaults = if reduce {
-            (
-                "4:4M:x4",
-                "default,linear,chain,pipeline,binary,binomial,in_order_binary,rabenseifner",
-            )
-        } else {
-            (
-                "1:4M:x4",
-                "default,linear,chain,pipeline,split_binary,binary,binomial",
-            )
-        };
+        let default_sizes = if reduce { "4:4M:x4" } else { "1:4M:x4" };
         let sizes = match &args.sizes {
             Some(s) => s.0.clone(),
-            None => parse_sizes(defaults.0).map_err(crate::Error::Usage)?.0,
+            None => parse_sizes(default_sizes).map_err(crate::Error::Usage)?.0,
         };
         let names: Vec<&str> = match &args.algorithms {
             Some(a) => a.iter().map(String::as_str).collect(),
-            None => defaults.1.split(',').collect(),
+            None => std::iter::once("default")
+                .chain(default_algorithms(collective).split(','))
+                .collect(),
         };
         let algorithms = names
             .iter()
@@ -764,14 +812,18 @@ pub enum ScheduleCommand {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// linear, chain, pipeline, split_binary, binary, binomial, knomial or
-    /// sbbt (Open MPI ids 1-7 work too).
-    #[arg(long, value_parser = parse_algorithm)]
-    pub algorithm: Algorithm,
+    /// The collective: bcast or reduce.
+    #[arg(long, default_value = "bcast", value_parser = parse_measured_collective)]
+    pub collective: crate::data::Collective,
+    /// bcast: linear, chain, pipeline, split_binary, binary, binomial,
+    /// knomial or sbbt; reduce: linear, chain, pipeline, binary, binomial,
+    /// in_order_binary or rabenseifner (Open MPI ids work too).
+    #[arg(long)]
+    pub algorithm: String,
     /// Communicator size.
     #[arg(long)]
     pub procs: u32,
-    /// Broadcast root.
+    /// The root.
     #[arg(long, default_value_t = 0)]
     pub root: u32,
     /// Message size (e.g. 1000, 64K, 4M).

@@ -135,3 +135,47 @@ fn bad_requests_are_usage_errors() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// Reduce's trees: the in-order binary tree rooted at p − 1 (whose top
+/// then hands the result to the root), reduce's own binomial tree; a
+/// broadcast-only algorithm is refused for reduce.
+#[test]
+fn reduce_trees_on_7_and_8_ranks() {
+    let tree = children(&[
+        "--collective",
+        "reduce",
+        "--algorithm",
+        "in_order_binary",
+        "--procs",
+        "7",
+    ]);
+    assert_eq!(
+        non_leaves(&tree),
+        vec![(2, vec![1, 0]), (5, vec![4, 3]), (6, vec![5, 2])]
+    );
+    let tree = children(&[
+        "--collective",
+        "reduce",
+        "--algorithm",
+        "binomial",
+        "--procs",
+        "8",
+    ]);
+    assert_eq!(
+        non_leaves(&tree),
+        vec![
+            (0, vec![1, 2, 4]),
+            (2, vec![3]),
+            (4, vec![5, 6]),
+            (6, vec![7])
+        ]
+    );
+    let out = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args(["schedule", "show", "--collective", "reduce"])
+        .args(["--algorithm", "split_binary", "--procs", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown reduce algorithm"));
+}

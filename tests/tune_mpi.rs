@@ -1,5 +1,6 @@
 //! `tune` under mpirun: seed, plan/bench rounds and training in one job,
-//! ending in a rules file that the installed Open MPI reads and applies.
+//! for broadcast and reduce together, ending in one rules file that the
+//! installed Open MPI reads and applies to both.
 
 mod common;
 
@@ -22,6 +23,11 @@ fn tune(dir: &Path, args: &[&str]) -> Output {
 
 /// Runs the timing program on 4 ranks with `rules`; its stdout and status.
 fn with_rules(exe: &Path, rules: &Path, bytes: u64) -> (String, bool) {
+    timed(exe, rules, bytes, "bcast")
+}
+
+/// [`with_rules`] timing `collective` (bcast or reduce).
+fn timed(exe: &Path, rules: &Path, bytes: u64, collective: &str) -> (String, bool) {
     let _one = common::mpirun_lock();
     let out = Command::new("mpirun")
         .args(["-n", "4", "--oversubscribe"])
@@ -30,7 +36,7 @@ fn with_rules(exe: &Path, rules: &Path, bytes: u64) -> (String, bool) {
         .env("OMPI_MCA_coll_tuned_use_dynamic_rules", "1")
         .env("OMPI_MCA_coll_tuned_dynamic_rules_filename", rules)
         .arg(exe)
-        .args([bytes.to_string(), "2".to_string()])
+        .args([bytes.to_string(), "2".to_string(), collective.to_string()])
         .output()
         .unwrap();
     (
@@ -54,6 +60,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "binomial,pipeline,binary",
         "--segsizes",
         "0,8K",
+        "--collectives",
+        "bcast,reduce",
     ];
     let out = tune(&out_dir, &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -63,6 +71,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     for name in [
         "data.csv",
         "model/manifest.json",
+        "model-reduce/manifest.json",
         "rules",
         "han.rules",
         "report.md",
@@ -85,25 +94,48 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         let geomean: f64 = row.split('|').nth(3).unwrap().trim().parse().unwrap();
         assert!(geomean.is_finite() && geomean > 0.0, "{row}");
     }
-    let data = bcast_select::data::load::load_file(&out_dir.join("data.csv"))
-        .unwrap()
-        .dataset;
-    // Every default point (2 sizes x 3 message sizes) is in the seed.
-    let defaults = data
-        .measurements()
-        .iter()
-        .filter(|m| m.candidate.is_default())
-        .count();
-    assert_eq!(defaults, 6, "{stderr}");
+    assert!(
+        report.contains("MPI_Reduce decisions for 1 node(s) x 4 ranks"),
+        "{report}"
+    );
+    let load = |collective| {
+        let choice = bcast_select::data::load::Choice {
+            collective: Some(collective),
+            ..Default::default()
+        };
+        bcast_select::data::load::load_files(&[out_dir.join("data.csv")], &choice)
+            .unwrap()
+            .dataset
+    };
+    // Every default point is in the seed: 2 sizes x 3 message sizes for
+    // broadcast, x 2 for reduce (1 byte is no whole float).
+    for (collective, expected) in [
+        (bcast_select::data::Collective::Bcast, 6),
+        (bcast_select::data::Collective::Reduce, 4),
+    ] {
+        let data = load(collective);
+        let defaults = data
+            .measurements()
+            .iter()
+            .filter(|m| m.candidate.is_default())
+            .count();
+        assert_eq!(defaults, expected, "{collective:?}: {stderr}");
+    }
 
     let exe = common::compile_timer(Path::new("mpicc"), dir.path());
     let rules = out_dir.join("rules");
+    let text = std::fs::read_to_string(&rules).unwrap();
+    assert!(text.contains("2 # collectives in this file"), "{text}");
+    assert!(text.contains("11 # collective id: reduce"), "{text}");
     for bytes in [1, 1000, 65536] {
         let (out, ok) = with_rules(&exe, &rules, bytes);
         assert!(ok && out.contains("min_us"), "{bytes} B: {out}");
     }
+    for bytes in [1000, 65536] {
+        let (out, ok) = timed(&exe, &rules, bytes, "reduce");
+        assert!(ok && out.contains("min_us"), "reduce {bytes} B: {out}");
+    }
     // The file is read: the same file naming algorithm 99 fails.
-    let text = std::fs::read_to_string(&rules).unwrap();
     let broken_text: String = text
         .lines()
         .map(|l| match l.split_once(" # from") {
@@ -121,9 +153,22 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     assert!(!ok && out.contains("bcast_error"), "{out}");
 
     // Resumed: everything measured is kept, nothing measured twice.
+    let before: std::collections::HashMap<_, usize> = [
+        bcast_select::data::Collective::Bcast,
+        bcast_select::data::Collective::Reduce,
+    ]
+    .into_iter()
+    .map(|c| (c, load(c).measurements().len()))
+    .collect();
     let again = tune(&out_dir, &args);
     assert!(again.status.success());
-    let rerun = bcast_select::data::load::load_file(&out_dir.join("data.csv")).unwrap();
-    assert_eq!(rerun.dataset.duplicate_rows(), 0);
-    assert!(rerun.dataset.measurements().len() >= data.measurements().len());
+    for collective in [
+        bcast_select::data::Collective::Bcast,
+        bcast_select::data::Collective::Reduce,
+    ] {
+        let before = before[&collective];
+        let rerun = load(collective);
+        assert_eq!(rerun.duplicate_rows(), 0);
+        assert!(rerun.measurements().len() >= before, "{collective:?}");
+    }
 }

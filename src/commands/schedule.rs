@@ -6,9 +6,22 @@ use crate::sim::stage_structure;
 
 pub fn show(args: &ShowArgs) -> Result<()> {
     let placement = args.placement.placement(args.procs)?;
+    let collective = args.collective;
+    let algorithm = collective
+        .algorithm(&args.algorithm)
+        .ok()
+        .filter(|a| collective.knows(*a))
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--algorithm: unknown {} algorithm {:?}; expected {}",
+                collective.name(),
+                args.algorithm,
+                collective.accepted_names()
+            ))
+        })?;
     let schedule = Schedule::new(Spec {
-        collective: crate::data::Collective::Bcast,
-        algorithm: args.algorithm,
+        collective,
+        algorithm,
         procs: args.procs,
         root: args.root,
         msg_bytes: args.msg,
