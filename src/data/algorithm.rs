@@ -201,7 +201,7 @@ impl Collective {
 
     /// Open MPI's algorithms of this collective, indexed by their
     /// `coll_tuned_<collective>_algorithm` id (Open MPI 4.1's tables, and
-    /// reduce's knomial, 8, from 5.0).
+    /// reduce's knomial, 8, which Open MPI has after 5.0: main, not 5.0.9).
     pub fn ompi_algorithms(self) -> &'static [Algorithm] {
         use Algorithm::*;
         match self {

@@ -3,7 +3,7 @@
 //! the selectors on communicator sizes held out of training.
 
 use crate::data::metrics::Tally;
-use crate::data::{Candidate, Config, Dataset};
+use crate::data::{Candidate, Collective, Config, Dataset};
 use crate::select::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::collections::HashMap;
@@ -14,6 +14,7 @@ use std::path::Path;
 /// `data` (`decisions`, as `predict` prints them); `held_out` is the
 /// evaluation's markdown, where there was one.
 pub fn markdown(
+    collective: Collective,
     rules: &Path,
     tables: &[DecisionTable],
     decisions: &str,
@@ -22,24 +23,35 @@ pub fn markdown(
 ) -> String {
     let mut t = String::new();
     let han = rules.with_file_name("han.rules");
+    // Broadcast's files keep the names they had before other collectives.
+    let suffix = match collective {
+        Collective::Bcast => String::new(),
+        other => format!("-{}", other.name()),
+    };
     let _ = write!(
         t,
-        "# bcast-select tune\n\nMeasurements: `data.csv`; model: `model/`; Open MPI rules: \
-         `rules`, used with\n\n    OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
-         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\nand, with Open MPI 5 on jobs that \
-         span nodes (where coll/han serves MPI_Bcast), also `han.rules`:\n\n    \
-         OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
-         OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
+        "# bcast-select tune: {}\n\nMeasurements: `data.csv`; model: `model{suffix}/`; Open MPI \
+         rules: `rules`, used with\n\n    OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n",
+        collective.function(),
         rules.display(),
-        han.display()
     );
+    if collective == Collective::Bcast {
+        let _ = write!(
+            t,
+            "and, with Open MPI 5 on jobs that span nodes (where coll/han serves MPI_Bcast), \
+             also `han.rules`:\n\n    OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
+             OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
+            han.display()
+        );
+    }
     let _ = writeln!(t, "## Measured effect\n\n{}", effect(tables, data));
     let _ = writeln!(t, "## Decisions\n\n```\n{decisions}```\n");
     match held_out {
         Some(text) => {
             let _ = write!(
                 t,
-                "## On communicator sizes held out of training (plots in `plots/`)\n\n{text}"
+                "## On communicator sizes held out of training (plots in `plots{suffix}/`)\n\n{text}"
             );
         }
         None => {

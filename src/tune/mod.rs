@@ -443,9 +443,10 @@ fn finish(args: &Options, grids: &[Grid]) -> Result<()> {
         let one = std::slice::from_ref(section);
         let decisions = export::render(one, Format::Table, &export_options(i))?;
         if i > 0 {
-            text += &format!("\n\n# {}\n\n", grid.collective.function());
+            text += "\n\n";
         }
         text += &report::tune::markdown(
+            grid.collective,
             &rules,
             &section.tables,
             &decisions,
