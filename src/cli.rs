@@ -194,9 +194,10 @@ pub struct BenchArgs {
     pub out: PathBuf,
     /// The collective measured: bcast (MPI_Bcast) or reduce (MPI_Reduce,
     /// MPI_SUM over MPI_FLOAT as osu_reduce does; sizes are bytes of the
-    /// whole vector, multiples of 4).
-    #[arg(long, default_value = "bcast", value_parser = parse_measured_collective)]
-    pub collective: crate::data::Collective,
+    /// whole vector, multiples of 4) [default: bcast; with --points, the
+    /// file's].
+    #[arg(long, value_parser = parse_measured_collective)]
+    pub collective: Option<crate::data::Collective>,
     /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4
     /// [default: 1:4M:x4; reduce: 4:4M:x4].
     #[arg(long, value_parser = parse_sizes)]
@@ -374,7 +375,7 @@ impl BenchArgs {
     /// of `--procs`.
     pub fn parts(&self) -> crate::Result<Vec<Part>> {
         let args = self;
-        let collective = args.collective;
+        let collective = args.collective.unwrap_or_default();
         let reduce = collective == crate::data::Collective::Reduce;
         let default_sizes = if reduce { "4:4M:x4" } else { "1:4M:x4" };
         let sizes = match &args.sizes {

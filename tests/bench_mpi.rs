@@ -540,3 +540,37 @@ fn listed_points_are_measured_exactly() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("communicator size 5 exceeds the job's 4 ranks"));
 }
+
+/// A points file of reduce rows is measured as reduce without being told;
+/// asked for another collective, or holding two, it is refused.
+#[test]
+fn listed_points_bring_their_collective() {
+    let dir = tempfile::tempdir().unwrap();
+    let points = dir.path().join("next.csv");
+    std::fs::write(
+        &points,
+        "collective,algorithm,procs,nodes,ppn,mapping,msg_bytes,segsize_bytes,impl\n\
+         reduce,in_order_binary,3,1,3,core,4096,0,own\n\
+         reduce,default,3,1,3,core,4096,,ompi\n",
+    )
+    .unwrap();
+    let csv = dir.path().join("out.csv");
+    let listed = ["--points", points.to_str().unwrap(), "--max-reps", "2"];
+    ok(&bench(3, &csv, &listed));
+    let data = load_files_of(&csv, bcast_select::data::Collective::Reduce);
+    assert_eq!(data.measurements().len(), 2);
+
+    let out = bench(3, &csv, &[&listed[..], &["--collective", "bcast"]].concat());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("reduce's, not bcast's"), "{stderr}");
+    let mixed = dir.path().join("mixed.csv");
+    std::fs::write(
+        &mixed,
+        "collective,algorithm,procs,msg_bytes\nreduce,binomial,3,4096\nbcast,binomial,3,4096\n",
+    )
+    .unwrap();
+    let out = bench(3, &csv, &["--points", mixed.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("split the file"));
+}

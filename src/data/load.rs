@@ -281,6 +281,9 @@ pub struct Grid {
     /// The header line as the file has it.
     pub header: String,
     pub points: Vec<GridPoint>,
+    /// The collectives the rows name (broadcast where the file has no
+    /// `collective` column), each once.
+    pub collectives: Vec<Collective>,
     pub warnings: Vec<String>,
 }
 
@@ -309,6 +312,9 @@ pub fn load_grid(path: &Path) -> Result<Grid, InputError> {
     let text = decode(path, &bytes)?;
     let records = scan(path, text)?;
     let table = read_table(path, text, &records, Times::Ignored)?;
+    let mut collectives = table.collectives.clone();
+    collectives.sort_unstable();
+    collectives.dedup();
     let points = table
         .rows
         .into_iter()
@@ -322,6 +328,7 @@ pub fn load_grid(path: &Path) -> Result<Grid, InputError> {
     Ok(Grid {
         header: table.header.to_string(),
         points,
+        collectives,
         warnings: table.warnings,
     })
 }
