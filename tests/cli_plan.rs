@@ -106,4 +106,24 @@ fn a_budget_below_one_configuration_and_a_bad_grid_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.csv:3:2"), "{stderr}");
+
+    // A grid of reduce points for broadcast data: another collective.
+    let reduce = write(
+        dir.path(),
+        "reduce.csv",
+        "collective,procs,msg_bytes,algorithm\nreduce,4,4,linear\n",
+    );
+    let out = bin()
+        .args(["plan", "--budget", "4", "--data"])
+        .arg(&data)
+        .arg("--grid")
+        .arg(&reduce)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("holds reduce points but the data are bcast's"),
+        "{stderr}"
+    );
 }

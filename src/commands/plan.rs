@@ -15,6 +15,17 @@ pub fn plan(args: &PlanArgs) -> Result<()> {
     warn_all(&loaded.warnings);
     let grid = load_grid(&args.grid)?;
     warn_all(&grid.warnings);
+    // The models are one collective's: the grid's points must be of it.
+    let collective = loaded.dataset.provenance.collective();
+    if let Some(other) = grid.collectives.iter().find(|c| **c != collective) {
+        return Err(Error::Usage(format!(
+            "{}: the grid holds {} points but the data are {}'s; a grid's `collective` \
+             column (bcast where it has none) must name the data's collective",
+            args.grid.display(),
+            other.name(),
+            collective.name()
+        )));
+    }
     let points = grid.pairs();
     let settings = Settings {
         members: args.members as usize,
