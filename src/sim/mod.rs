@@ -1,8 +1,9 @@
 //! Executes a [`Schedule`] under a per-channel cost model: proves delivery
-//! (every rank ends with every byte exactly once, nobody forwards bytes it
-//! does not hold, no unmatched message, no deadlock), returns per-rank
-//! completion times, and exposes the stage structure the analytical models
-//! use.
+//! (a broadcast: every rank ends with every byte exactly once, nobody
+//! forwards bytes it does not hold; a reduction: the root ends with every
+//! rank's contribution combined once in every byte, see [`partials`]; for
+//! both no unmatched message, no deadlock), returns per-rank completion
+//! times, and exposes the stage structure the analytical models use.
 //!
 //! Timing model (LogGP-like, per channel: shared memory within a node,
 //! network across nodes): a message of b bytes keeps its sender busy for
