@@ -276,11 +276,15 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
     if !pipelined || spec.segsize == 0 {
         return None;
     }
-    // A reduction's segments are whole floats (its schedule rounds them).
+    // A reduction's segments are whole elements, as its schedule rounds
+    // them (without building the schedule: this runs for every row priced).
     let seg = match spec.collective {
         Collective::Bcast => spec.segsize,
-        _ => Schedule::new(*spec).ok()?.segmentation().first()?.seg,
+        _ => crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg,
     };
+    if seg == 0 {
+        return None; // an empty message: nothing to extrapolate
+    }
     let (bytes, unit) = match spec.algorithm {
         Algorithm::SplitBinary => (spec.msg_bytes.div_ceil(2), 2 * seg),
         _ => (spec.msg_bytes, seg),

@@ -73,7 +73,7 @@ pub const SCHEDULED: [Algorithm; 7] = [
 /// `segsize` rounded to the nearest number of elements (a remainder of
 /// exactly half an element rounds down), one segment when that is not
 /// below the message.
-fn segments(msg: u64, segsize: u64) -> Segments {
+pub fn segments(msg: u64, segsize: u64) -> Segments {
     let e = element_bytes(msg);
     let mut count = msg / e;
     if segsize >= e && segsize < msg {
