@@ -1,6 +1,7 @@
 //! Properties: every broadcast algorithm delivers every byte exactly once to
-//! every rank, and every reduce algorithm combines every contribution once
-//! at the root, for any job shape, root, size, segment size and fan-out.
+//! every rank, every reduce algorithm combines every contribution once at
+//! the root, and every allreduce algorithm on every rank, for any job
+//! shape, root, size, segment size and fan-out.
 
 use bcast_select::data::{Collective, NodeOrder, Placement};
 use bcast_select::schedule::{scheduled, Schedule, Spec, SCHEDULED};
@@ -82,6 +83,35 @@ proptest! {
         let msg = msg.min(1 << 18);
         for &algorithm in scheduled(Collective::Reduce) {
             let spec = Spec { collective: Collective::Reduce, algorithm, procs, root, msg_bytes: msg, segsize, fanout: Some(fanout) };
+            let schedule = Schedule::new(spec).unwrap();
+            let outcome = simulate(&schedule, &placement, &REDUCE_COST);
+            prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
+            if msg > 0 && procs > 1 {
+                prop_assert!(outcome.unwrap().makespan_us() > 0.0);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Every allreduce algorithm leaves every rank with every rank's
+    /// contribution combined exactly once, in every byte.
+    #[test]
+    fn every_allreduce_algorithm_gives_every_rank_each_contribution_once(
+        procs in 1u32..=150,
+        msg in msg_bytes(),
+        segsize in prop::sample::select(vec![0u64, 4, 1000, 8192, 65536]),
+        nodes_wanted in 1u32..=4,
+        cyclic in any::<bool>(),
+    ) {
+        let nodes = nodes_wanted.min(procs);
+        let order = if cyclic { NodeOrder::Cyclic } else { NodeOrder::Block };
+        let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
+        let msg = msg.min(1 << 18);
+        for &algorithm in scheduled(Collective::Allreduce) {
+            let spec = Spec { collective: Collective::Allreduce, algorithm, procs, root: 0, msg_bytes: msg, segsize, fanout: None };
             let schedule = Schedule::new(spec).unwrap();
             let outcome = simulate(&schedule, &placement, &REDUCE_COST);
             prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());

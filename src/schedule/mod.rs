@@ -8,6 +8,7 @@
 //! pipeline, binary, binomial, knomial), split-binary with its blocking sends
 //! and half exchange, linear with p − 1 outstanding sends, plus `sbbt`.
 
+pub mod allreduce;
 pub mod arrival_aware;
 pub mod reduce;
 pub mod tree;
@@ -166,6 +167,8 @@ enum Plan {
     ReduceLinear,
     /// Rabenseifner: reduce-scatter by recursive halving, binomial gather.
     ReduceScatterGather,
+    /// An allreduce.
+    Allreduce(allreduce::Shape),
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -195,12 +198,7 @@ impl Schedule {
         let plan = match spec.algorithm {
             _ if p == 1 || m == 0 => Plan::Nothing,
             _ if spec.collective == Collective::Reduce => reduce::plan(&spec)?,
-            _ if spec.collective != Collective::Bcast => {
-                return Err(format!(
-                    "no schedules for {} yet",
-                    spec.collective.function()
-                ))
-            }
+            _ if spec.collective == Collective::Allreduce => allreduce::plan(&spec)?,
             Algorithm::Linear => Plan::Linear,
             Algorithm::Chain => pipelined(Tree::chain(p, root, fanout)),
             Algorithm::Pipeline => pipelined(Tree::chain(p, root, 1)),
@@ -250,7 +248,11 @@ impl Schedule {
             | Plan::Blocking { tree }
             | Plan::SplitBinary { tree, .. }
             | Plan::ReduceTree { tree, .. } => Some(tree),
-            Plan::Nothing | Plan::Linear | Plan::ReduceLinear | Plan::ReduceScatterGather => None,
+            Plan::Nothing
+            | Plan::Linear
+            | Plan::ReduceLinear
+            | Plan::ReduceScatterGather
+            | Plan::Allreduce(_) => None,
         }
     }
 
@@ -299,6 +301,7 @@ impl Schedule {
                 vec![*segments]
             }
             Plan::SplitBinary { halves, .. } => halves.to_vec(),
+            Plan::Allreduce(shape) => shape.segmentation(&self.spec),
             Plan::Linear
             | Plan::Blocking { .. }
             | Plan::ReduceLinear
@@ -317,12 +320,21 @@ impl Schedule {
                 "nothing to send: {} returns at once",
                 self.spec.collective.function()
             )),
+            Plan::Allreduce(shape) => shape.note(&self.spec),
             Plan::ReduceLinear if self.spec.algorithm == Algorithm::Rabenseifner => {
                 Some("fewer floats than the largest power of two of ranks: runs as linear".into())
             }
             Plan::Pipelined { .. } if self.spec.algorithm == Algorithm::SplitBinary => Some(
                 "message too small to split into segments of both halves: runs as pipeline".into(),
             ),
+            _ => None,
+        }
+    }
+
+    /// What the ranks do, for people, where no tree says it (allreduce).
+    pub fn describe(&self) -> Option<String> {
+        match &self.plan {
+            Plan::Allreduce(shape) => Some(shape.describe()),
             _ => None,
         }
     }
@@ -385,6 +397,7 @@ impl Schedule {
             } => reduce::tree_ops(tree, segments, *root, rank, ops),
             Plan::ReduceLinear => reduce::linear_ops(&self.spec, rank, ops),
             Plan::ReduceScatterGather => reduce::scatter_gather_ops(&self.spec, rank, ops),
+            Plan::Allreduce(shape) => shape.ops(&self.spec, rank, ops),
         }
     }
 }
@@ -394,7 +407,7 @@ pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
     match collective {
         Collective::Bcast => &SCHEDULED,
         Collective::Reduce => &reduce::SCHEDULED,
-        Collective::Allreduce => &[],
+        Collective::Allreduce => &allreduce::SCHEDULED,
     }
 }
 

@@ -186,82 +186,27 @@ pub(super) fn linear_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
 /// elements, as Open MPI splits them.
 pub(super) fn scatter_gather_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
     let (p, root) = (spec.procs, spec.root);
-    let e = element_bytes(spec.msg_bytes);
-    let count = spec.msg_bytes / e;
-    let span = |start: u64, len: u64| Span {
-        start: start * e,
-        end: (start + len) * e,
-    };
-    // Post the receive, send, wait: Open MPI's sendrecv.
-    let exchange = |ops: &mut Vec<Op>, peer: u32, send: Span, recv: Span| {
-        ops.extend([
-            Op::IrecvPartial { peer, bytes: recv },
-            Op::Send { peer, bytes: send },
-            Op::WaitRecv,
-            Op::Combine { peer, bytes: recv },
-        ]);
-    };
-    let steps = p.ilog2();
-    let pof2 = 1u32 << steps;
-    let rem = p - pof2;
-    let real = |v: u32| if v < rem { 2 * v } else { v + rem };
+    let halving = Halving::new(p, spec.msg_bytes);
+    let (steps, rem) = (halving.steps, halving.rem);
+    let real = |v: u32| halving.real(v);
 
     // Step 1: fold to p' ranks.
-    let mut vrank = None;
-    if rank < 2 * rem {
-        let left = count / 2;
-        let (lo, hi) = (span(0, left), span(left, count - left));
-        if rank % 2 == 1 {
-            exchange(ops, rank - 1, lo, hi);
-            ops.push(Op::Send {
-                peer: rank - 1,
-                bytes: hi,
-            });
-        } else {
-            exchange(ops, rank + 1, hi, lo);
-            ops.push(Op::Recv {
-                peer: rank + 1,
-                bytes: hi,
-            });
-            vrank = Some(rank / 2);
-        }
-    } else {
-        vrank = Some(rank - rem);
-    }
+    let mut vrank = halving.fold(rank, ops);
 
-    // Step 2: reduce-scatter; window (start, size) per step, and what was
-    // kept (r) and sent away (s) at each.
-    let mut kept = Vec::with_capacity(steps as usize);
-    let mut gave = Vec::with_capacity(steps as usize);
-    // Every rank that takes part, and an odd root that takes rank 0's place
-    // in the gather, needs the windows of its virtual rank.
+    // Step 2: reduce-scatter. Every rank that takes part, and an odd root
+    // that takes rank 0's place in the gather, needs the windows of its
+    // virtual rank.
     let odd_root = root < 2 * rem && root % 2 == 1;
     let windows_of = if rank == root && odd_root {
         Some(0)
     } else {
         vrank
     };
-    if let Some(v) = windows_of {
-        let (mut start, mut size) = (0u64, count);
-        for j in 0..steps {
-            let lower = v < v ^ (1 << j);
-            let (r, s) = if lower {
-                let r = (start, size / 2);
-                (r, (start + size / 2, size - size / 2))
-            } else {
-                let s = (start, size / 2);
-                ((start + size / 2, size - size / 2), s)
-            };
-            kept.push(r);
-            gave.push(s);
-            (start, size) = r;
-        }
-    }
+    let (kept, gave) = windows_of.map_or_else(Default::default, |v| halving.windows(v));
     if let Some(v) = vrank {
-        for (j, (r, s)) in kept.iter().zip(&gave).enumerate() {
-            exchange(ops, real(v ^ (1 << j)), span(s.0, s.1), span(r.0, r.1));
-        }
+        halving.reduce_scatter(v, &kept, &gave, ops);
     }
+    let span = |(start, len): (u64, u64)| halving.span(start, len);
 
     // Step 3: gather to the root, doubling the blocks.
     let vroot = if odd_root {
@@ -272,17 +217,15 @@ pub(super) fn scatter_gather_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
         root - rem
     };
     if odd_root && rank == root {
-        let (start, size) = kept[steps as usize - 1];
         ops.push(Op::Recv {
             peer: 0,
-            bytes: span(start, size),
+            bytes: span(kept[steps as usize - 1]),
         });
         vrank = Some(0);
     } else if odd_root && vrank == Some(0) {
-        let (start, size) = kept[steps as usize - 1];
         ops.push(Op::Send {
             peer: root,
-            bytes: span(start, size),
+            bytes: span(kept[steps as usize - 1]),
         });
         vrank = None;
     }
@@ -295,20 +238,131 @@ pub(super) fn scatter_gather_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
                 real(vdest)
             };
             if vdest >> j == vroot >> j {
-                let (start, size) = kept[j as usize];
                 ops.push(Op::Send {
                     peer: dest,
-                    bytes: span(start, size),
+                    bytes: span(kept[j as usize]),
                 });
                 break;
             }
-            let (start, size) = gave[j as usize];
             ops.push(Op::Recv {
                 peer: dest,
-                bytes: span(start, size),
+                bytes: span(gave[j as usize]),
             });
         }
     }
+}
+
+/// Rabenseifner's recursive halving over the largest power of two p' of
+/// ranks, shared by reduce and allreduce (`coll_base_reduce.c`,
+/// `coll_base_allreduce.c` split the vector the same way): the first
+/// 2(p − p') ranks fold pairwise first; counts are whole elements.
+pub(super) struct Halving {
+    /// log₂ p'.
+    pub steps: u32,
+    /// p − p': ranks that fold away.
+    pub rem: u32,
+    /// Elements in the vector, and bytes per element.
+    count: u64,
+    element: u64,
+}
+
+/// A window of the vector: (first element, elements).
+pub(super) type Window = (u64, u64);
+
+impl Halving {
+    pub fn new(procs: u32, msg_bytes: u64) -> Halving {
+        let steps = procs.ilog2();
+        let element = element_bytes(msg_bytes);
+        Halving {
+            steps,
+            rem: procs - (1 << steps),
+            count: msg_bytes / element,
+            element,
+        }
+    }
+
+    /// The bytes of `len` elements from element `start`.
+    pub fn span(&self, start: u64, len: u64) -> Span {
+        Span {
+            start: start * self.element,
+            end: (start + len) * self.element,
+        }
+    }
+
+    /// The real rank of virtual rank `v`.
+    pub fn real(&self, v: u32) -> u32 {
+        if v < self.rem {
+            2 * v
+        } else {
+            v + self.rem
+        }
+    }
+
+    /// Step 1: among the first 2(p − p') ranks, each odd rank swaps halves
+    /// with its even neighbour, combines, and hands its combined half over;
+    /// the even rank goes on with both halves. Returns `rank`'s virtual rank,
+    /// `None` where it folded away.
+    pub fn fold(&self, rank: u32, ops: &mut Vec<Op>) -> Option<u32> {
+        if rank >= 2 * self.rem {
+            return Some(rank - self.rem);
+        }
+        let left = self.count / 2;
+        let (lo, hi) = (self.span(0, left), self.span(left, self.count - left));
+        if rank % 2 == 1 {
+            exchange(ops, rank - 1, lo, hi);
+            ops.push(Op::Send {
+                peer: rank - 1,
+                bytes: hi,
+            });
+            None
+        } else {
+            exchange(ops, rank + 1, hi, lo);
+            ops.push(Op::Recv {
+                peer: rank + 1,
+                bytes: hi,
+            });
+            Some(rank / 2)
+        }
+    }
+
+    /// The windows virtual rank `v` keeps and gives away at each halving
+    /// step: the lower rank of a pair keeps the lower half.
+    pub fn windows(&self, v: u32) -> (Vec<Window>, Vec<Window>) {
+        let (mut kept, mut gave) = (Vec::new(), Vec::new());
+        let (mut start, mut size) = (0u64, self.count);
+        for j in 0..self.steps {
+            let (low, high) = ((start, size / 2), (start + size / 2, size - size / 2));
+            let (r, s) = if v < v ^ (1 << j) {
+                (low, high)
+            } else {
+                (high, low)
+            };
+            kept.push(r);
+            gave.push(s);
+            (start, size) = r;
+        }
+        (kept, gave)
+    }
+
+    /// Step 2: at step j, virtual rank `v` swaps with v xor 2^j, sending
+    /// the window it gives away and combining the one it keeps.
+    pub fn reduce_scatter(&self, v: u32, kept: &[Window], gave: &[Window], ops: &mut Vec<Op>) {
+        for (j, (r, s)) in kept.iter().zip(gave).enumerate() {
+            let peer = self.real(v ^ (1 << j));
+            exchange(ops, peer, self.span(s.0, s.1), self.span(r.0, r.1));
+        }
+    }
+}
+
+/// Open MPI's sendrecv of a partial result: post the receive, send, wait,
+/// then combine what arrived.
+pub(super) fn exchange(ops: &mut Vec<Op>, peer: u32, send: Span, recv: Span) {
+    ops.extend([
+        Op::IrecvPartial { peer, bytes: recv },
+        Op::Send { peer, bytes: send },
+        Op::WaitRecv,
+        Op::Combine { peer, bytes: recv },
+    ]);
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Executes a [`Schedule`] under a per-channel cost model: proves delivery
 //! (a broadcast: every rank ends with every byte exactly once, nobody
-//! forwards bytes it does not hold; a reduction: the root ends with every
-//! rank's contribution combined once in every byte, see [`partials`]; for
+//! forwards bytes it does not hold; a reduction: the root (allreduce:
+//! every rank) ends with every rank's contribution combined once in every
+//! byte, see [`partials`]; for
 //! both no unmatched message, no deadlock), returns per-rank completion
 //! times, and exposes the stage structure the analytical models use.
 //!
@@ -49,6 +50,11 @@ pub struct Reduction {
     /// Every combination keeps rank order (what a non-commutative operation
     /// needs).
     pub ordered: bool,
+    /// Every rank must end with the result (allreduce): a send copies what
+    /// it passes on, a plain receive overwrites. Otherwise (reduce) a send
+    /// moves the partial result, a plain receive fills empty bytes, and
+    /// only the root ends holding anything.
+    pub everyone: bool,
 }
 
 impl Programs for Schedule {
@@ -65,9 +71,17 @@ impl Programs for Schedule {
         Schedule::ops_into(self, rank, ops)
     }
     fn reduction(&self) -> Option<Reduction> {
-        (self.spec.collective == Collective::Reduce).then_some(Reduction {
-            ordered: self.spec.algorithm == Algorithm::InOrderBinary,
-        })
+        match self.spec.collective {
+            Collective::Bcast => None,
+            Collective::Reduce => Some(Reduction {
+                ordered: self.spec.algorithm == Algorithm::InOrderBinary,
+                everyone: false,
+            }),
+            Collective::Allreduce => Some(Reduction {
+                ordered: false,
+                everyone: true,
+            }),
+        }
     }
 }
 /// The arrival algorithm's rounds: the root runs them in turn, each
@@ -697,12 +711,15 @@ impl<'a, C: Cost> Simulator<'a, C> {
     fn send(&mut self, from: u32, to: u32, bytes: Span, blocking: bool) -> Result<(), SimError> {
         let s = &mut self.ranks[from as usize];
         let mut content = NO_CONTENT;
-        if self.reduction.is_some() {
-            // The partial result moves on with the message.
-            let pieces = s
-                .acc
-                .take(bytes)
-                .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
+        if let Some(reduction) = self.reduction {
+            // The partial result moves on with the message (a copy of it
+            // where the sender keeps it).
+            let pieces = if reduction.everyone {
+                s.acc.copy(bytes)
+            } else {
+                s.acc.take(bytes)
+            }
+            .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
             content = self.contents.len() as u32;
             self.contents.push(pieces);
         } else if !s.held.contains(bytes) {
@@ -870,9 +887,13 @@ impl<'a, C: Cost> Simulator<'a, C> {
             s.partials.push((peer, bytes, content));
         } else {
             let incoming = std::mem::take(&mut self.contents[content as usize]);
-            s.acc
-                .store(incoming)
-                .map_err(|clash| SimError::Combine { rank, bytes, clash })?;
+            if self.reduction.is_some_and(|r| r.everyone) {
+                s.acc.overwrite(incoming);
+            } else {
+                s.acc
+                    .store(incoming)
+                    .map_err(|clash| SimError::Combine { rank, bytes, clash })?;
+            }
         }
         Ok(true)
     }
@@ -931,10 +952,13 @@ impl<'a, C: Cost> Simulator<'a, C> {
 }
 
 impl<C: Cost> Simulator<'_, C> {
-    /// A reduction's end: the root holds every contribution in every byte,
-    /// every other rank passed all it held on, nothing was left uncombined.
+    /// A reduction's end: the root (every rank, for allreduce) holds every
+    /// contribution in every byte, every other rank passed all it held on,
+    /// nothing was left uncombined.
     fn check_reduced(&self, rank: u32, s: &RankState<C::Time>) -> Result<(), SimError> {
         let (p, m) = (self.schedule.procs(), self.schedule.msg_bytes());
+        let holds_result =
+            rank == self.schedule.root() || self.reduction.is_some_and(|r| r.everyone);
         if !s.partials.is_empty() {
             return Err(SimError::BadWait {
                 rank,
@@ -943,7 +967,7 @@ impl<C: Cost> Simulator<'_, C> {
         }
         let mut at = 0;
         for (span, ranks) in s.acc.iter() {
-            let complete = rank == self.schedule.root() && span.start == at && ranks.is_all(p);
+            let complete = holds_result && span.start == at && ranks.is_all(p);
             if !complete {
                 return Err(SimError::Unfinished {
                     rank,
@@ -953,7 +977,7 @@ impl<C: Cost> Simulator<'_, C> {
             }
             at = span.end;
         }
-        if rank == self.schedule.root() && at != m {
+        if holds_result && at != m {
             return Err(SimError::Unfinished {
                 rank,
                 bytes: Span { start: at, end: m },

@@ -1,8 +1,9 @@
 //! What a reduction's buffers hold: for each byte range, whose
-//! contributions have been combined into it. The simulator moves these
-//! along with the messages of a reduce schedule to prove that the root ends
-//! with every rank's contribution combined exactly once (and, where the
-//! algorithm promises it, in rank order).
+//! contributions have been combined into it. The simulator passes these
+//! along with the messages of a reduce or allreduce schedule to prove that
+//! the root (every rank, for allreduce) ends with every rank's contribution
+//! combined exactly once (and, where the algorithm promises it, in rank
+//! order).
 
 use crate::schedule::Span;
 
@@ -135,6 +136,27 @@ impl Pieces {
         Ok(Pieces(self.0.drain(range).collect()))
     }
 
+    /// A copy of what `bytes` hold (a send of a rank that keeps them).
+    pub fn copy(&mut self, bytes: Span) -> Result<Pieces, Clash> {
+        let range = self.within(bytes);
+        if !self.covers(&range, bytes) {
+            return Err(Clash::Uncovered);
+        }
+        let copy = Pieces(self.0[range].to_vec());
+        self.coalesce();
+        Ok(copy)
+    }
+
+    /// Replaces what `incoming`'s bytes hold by it (a plain receive of a
+    /// rank that keeps what it sends).
+    pub fn overwrite(&mut self, incoming: Pieces) {
+        for (span, ranks) in incoming.0 {
+            let range = self.within(span);
+            self.0.splice(range, [(span, ranks)]);
+        }
+        self.coalesce();
+    }
+
     /// Stores `incoming` where nothing is held (a plain receive).
     pub fn store(&mut self, incoming: Pieces) -> Result<(), Clash> {
         for (span, ranks) in incoming.0 {
@@ -208,6 +230,19 @@ mod tests {
         );
         let mut ordered = acc.clone();
         assert!(ordered.combine(Pieces::own(0, span(0, 4)), true).is_ok());
+    }
+
+    #[test]
+    fn copies_keep_the_bytes_and_overwrites_replace_them() {
+        let mut acc = Pieces::own(0, span(0, 8));
+        let copy = acc.copy(span(2, 6)).unwrap();
+        assert_eq!(copy, Pieces(vec![(span(2, 6), Ranks::single(0))]));
+        assert_eq!(acc, Pieces::own(0, span(0, 8)));
+        assert_eq!(acc.copy(span(4, 10)), Err(Clash::Uncovered));
+        acc.overwrite(Pieces::own(1, span(2, 4)));
+        let held: Vec<(Span, u32)> = acc.iter().map(|(s, r)| (*s, r.len())).collect();
+        assert_eq!(held.len(), 3);
+        assert_eq!(acc.copy(span(2, 4)).unwrap(), Pieces::own(1, span(2, 4)));
     }
 
     #[test]

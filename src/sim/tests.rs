@@ -252,7 +252,10 @@ fn reduce_manual(ops: Vec<Vec<Op>>, ordered: bool) -> Result<Outcome, SimError> 
         procs,
         msg: 10,
         ops,
-        reduction: Some(Reduction { ordered }),
+        reduction: Some(Reduction {
+            ordered,
+            everyone: false,
+        }),
     };
     simulate(&m, &Placement::single_node(procs), &REDUCE)
 }
@@ -395,6 +398,112 @@ fn reduce_verifier_catches_lost_doubled_and_reordered_contributions() {
         reduce_manual(order(1, 2), true),
         Err(SimError::Combine {
             clash: Clash::OutOfOrder,
+            ..
+        })
+    ));
+}
+
+fn allreduce_schedule(algorithm: Algorithm, procs: u32, msg: u64, seg: u64) -> Schedule {
+    Schedule::new(Spec {
+        collective: crate::data::Collective::Allreduce,
+        algorithm,
+        procs,
+        root: 0,
+        msg_bytes: msg,
+        segsize: seg,
+        fanout: None,
+    })
+    .unwrap()
+}
+
+#[test]
+fn every_allreduce_algorithm_gives_every_rank_everything_once_on_a_grid() {
+    for &algorithm in crate::schedule::scheduled(crate::data::Collective::Allreduce) {
+        for procs in 1..=17 {
+            // Sizes below and above p elements and p' elements (the ring's
+            // and Rabenseifner's fallbacks), segments giving one phase and
+            // many, with and without remainders.
+            for (msg, seg) in [
+                (0, 0),
+                (4, 0),
+                (40, 0),
+                (1000, 0),
+                (1000, 16),
+                (1004, 100),
+                (4000, 12),
+                (4096, 4),
+            ] {
+                let s = allreduce_schedule(algorithm, procs, msg, seg);
+                for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
+                    let placement =
+                        Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic)
+                            .unwrap();
+                    simulate(&s, &placement, &REDUCE)
+                        .unwrap_or_else(|e| panic!("{algorithm} p={procs} m={msg} seg={seg}: {e}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn allreduce_verifier_catches_a_rank_left_short_and_a_contribution_twice() {
+    let placement = Placement::single_node(6);
+    // Recursive doubling with rank 5's last exchange dropped on both sides:
+    // 5 and its partner end without half the contributions.
+    let s = allreduce_schedule(Algorithm::RecursiveDoubling, 6, 40, 0);
+    let mut ops: Vec<Vec<Op>> = (0..6).map(|r| s.ops(r)).collect();
+    let Op::IrecvPartial { peer: last, .. } = ops[5][ops[5].len() - 4] else {
+        unreachable!("an exchange ends the doubling")
+    };
+    let drop_exchange = |ops: &mut Vec<Op>, with: u32| {
+        let at = ops
+            .iter()
+            .position(|op| matches!(op, Op::IrecvPartial { peer, .. } if *peer == with))
+            .unwrap();
+        ops.drain(at..at + 4);
+    };
+    drop_exchange(&mut ops[5], last);
+    drop_exchange(&mut ops[last as usize], 5);
+    let m = Manual {
+        procs: 6,
+        msg: 40,
+        ops: ops.clone(),
+        reduction: Some(Reduction {
+            ordered: false,
+            everyone: true,
+        }),
+    };
+    assert!(matches!(
+        simulate(&m, &placement, &REDUCE),
+        Err(SimError::Unfinished { .. })
+    ));
+    // Ring over 3 ranks whose rank 0 combines its left neighbour's piece a
+    // second time instead of taking the finished block: caught as twice.
+    let s = allreduce_schedule(Algorithm::Ring, 3, 12, 0);
+    let mut ops: Vec<Vec<Op>> = (0..3).map(|r| s.ops(r)).collect();
+    let first_plain = ops[0]
+        .iter()
+        .position(|op| matches!(op, Op::Irecv { .. }))
+        .unwrap();
+    let Op::Irecv { peer, bytes } = ops[0][first_plain] else {
+        unreachable!()
+    };
+    ops[0][first_plain] = Op::IrecvPartial { peer, bytes };
+    ops[0].insert(first_plain + 3, Op::Combine { peer, bytes });
+    let m = Manual {
+        procs: 3,
+        msg: 12,
+        ops,
+        reduction: Some(Reduction {
+            ordered: false,
+            everyone: true,
+        }),
+    };
+    assert!(matches!(
+        simulate(&m, &Placement::single_node(3), &REDUCE),
+        Err(SimError::Combine {
+            clash: Clash::Twice(_),
             ..
         })
     ));
