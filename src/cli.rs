@@ -113,16 +113,18 @@ pub struct TuneArgs {
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
     pub sizes: SizeList,
-    /// The collectives to tune, comma separated: bcast, reduce. Each gets
-    /// its model (DIR/model/ for bcast, DIR/model-reduce/) and its section
-    /// of DIR/rules; their points compete for the budget.
-    #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_measured_collective)]
+    /// The collectives to tune, comma separated: bcast, reduce, allreduce.
+    /// Each gets its model (DIR/model/ for bcast, DIR/model-reduce/,
+    /// DIR/model-allreduce/) and its section of DIR/rules; their points
+    /// compete for the budget.
+    #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collective)]
     pub collectives: Vec<crate::data::Collective>,
     /// Open MPI algorithms to force, comma separated; `default` is always
     /// measured. Each collective takes the names that are its algorithms
     /// [default: bcast linear,chain,pipeline,split_binary,binary,binomial;
     /// reduce linear,chain,pipeline,binary,binomial,in_order_binary,
-    /// rabenseifner].
+    /// rabenseifner; allreduce linear,nonoverlapping,recursive_doubling,
+    /// ring,segmented_ring,rabenseifner].
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -192,21 +194,23 @@ pub struct BenchArgs {
     /// other collectives).
     #[arg(long)]
     pub out: PathBuf,
-    /// The collective measured: bcast (MPI_Bcast) or reduce (MPI_Reduce,
-    /// MPI_SUM over MPI_FLOAT as osu_reduce does; sizes are bytes of the
-    /// whole vector, multiples of 4) [default: bcast; with --points, the
-    /// file's].
-    #[arg(long, value_parser = parse_measured_collective)]
+    /// The collective measured: bcast (MPI_Bcast), reduce (MPI_Reduce) or
+    /// allreduce (MPI_Allreduce); reductions sum MPI_FLOAT as the OSU
+    /// benchmarks do, sizes are bytes of the whole vector (multiples of 4),
+    /// and every rank that ends with the result checks it [default: bcast;
+    /// with --points, the file's].
+    #[arg(long, value_parser = parse_collective)]
     pub collective: Option<crate::data::Collective>,
     /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4
-    /// [default: 1:4M:x4; reduce: 4:4M:x4].
+    /// [default: 1:4M:x4; reductions: 4:4M:x4].
     #[arg(long, value_parser = parse_sizes)]
     pub sizes: Option<SizeList>,
     /// Algorithms, comma separated (names or Open MPI ids of the
     /// collective). `default` is the library's own choice [default:
     /// default,linear,chain,pipeline,split_binary,binary,binomial; reduce:
     /// default,linear,chain,pipeline,binary,binomial,in_order_binary,
-    /// rabenseifner].
+    /// rabenseifner; allreduce: default,linear,nonoverlapping,
+    /// recursive_doubling,ring,segmented_ring,rabenseifner].
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -272,16 +276,10 @@ pub struct BenchArgs {
     pub seed: u64,
 }
 
-/// A collective `bench` can measure.
-fn parse_measured_collective(s: &str) -> Result<crate::data::Collective, String> {
-    use crate::data::Collective;
-    match s.trim().parse::<Collective>()? {
-        c @ (Collective::Bcast | Collective::Reduce) => Ok(c),
-        c => Err(format!(
-            "bench measures bcast and reduce; {} has no schedules yet",
-            c.function()
-        )),
-    }
+
+/// A collective by name (`bcast`, `MPI_Reduce`, ...).
+fn parse_collective(s: &str) -> Result<crate::data::Collective, String> {
+    s.trim().parse()
 }
 
 /// A chain count / knomial radix, or the library default.
@@ -366,6 +364,9 @@ fn default_algorithms(c: crate::data::Collective) -> &'static str {
         crate::data::Collective::Reduce => {
             "linear,chain,pipeline,binary,binomial,in_order_binary,rabenseifner"
         }
+        crate::data::Collective::Allreduce => {
+            "linear,nonoverlapping,recursive_doubling,ring,segmented_ring,rabenseifner"
+        }
         _ => "linear,chain,pipeline,split_binary,binary,binomial",
     }
 }
@@ -376,7 +377,7 @@ impl BenchArgs {
     pub fn parts(&self) -> crate::Result<Vec<Part>> {
         let args = self;
         let collective = args.collective.unwrap_or_default();
-        let reduce = collective == crate::data::Collective::Reduce;
+        let reduce = collective.reduces();
         let default_sizes = if reduce { "4:4M:x4" } else { "1:4M:x4" };
         let sizes = match &args.sizes {
             Some(s) => s.0.clone(),
@@ -814,7 +815,7 @@ pub enum ScheduleCommand {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The collective: bcast or reduce.
-    #[arg(long, default_value = "bcast", value_parser = parse_measured_collective)]
+    #[arg(long, default_value = "bcast", value_parser = parse_collective)]
     pub collective: crate::data::Collective,
     /// bcast: linear, chain, pipeline, split_binary, binary, binomial,
     /// knomial or sbbt; reduce: linear, chain, pipeline, binary, binomial,

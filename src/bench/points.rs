@@ -106,12 +106,16 @@ impl Sweep {
     fn parameters(&self, algorithm: Algorithm) -> Vec<(Option<u64>, Option<u32>)> {
         let segs = || self.segsizes.iter().map(|&s| Some(s));
         match algorithm {
-            // Rabenseifner's reduce does not segment.
+            // Rabenseifner's reduce and allreduce's algorithms other than
+            // the segmented ring do not segment.
             Algorithm::Default
             | Algorithm::Tuned
             | Algorithm::Linear
             | Algorithm::Sbbt
-            | Algorithm::Rabenseifner => vec![(None, None)],
+            | Algorithm::Rabenseifner
+            | Algorithm::Nonoverlapping
+            | Algorithm::RecursiveDoubling
+            | Algorithm::Ring => vec![(None, None)],
             Algorithm::Chain | Algorithm::Knomial => segs()
                 .flat_map(|s| self.fanouts.iter().map(move |&f| (s, f)))
                 .collect(),

@@ -212,11 +212,11 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             collective.function()
         )));
     }
-    if collective == Collective::Reduce {
+    if collective.reduces() {
         if let Some(p) = points.iter().find(|p| p.msg_bytes % 4 != 0) {
             return Err(Error::Usage(format!(
-                "a reduction sums 4-byte floats (MPI_FLOAT, as osu_reduce does): message size \
-                 {} is not a multiple of 4",
+                "a reduction sums 4-byte floats (MPI_FLOAT, as the OSU benchmarks do): message \
+                 size {} is not a multiple of 4",
                 p.msg_bytes
             )));
         }
@@ -269,7 +269,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let mut buffers = Buffers {
         out: vec![
             0f32;
-            if collective == Collective::Reduce {
+            if collective.reduces() {
                 floats
             } else {
                 0
@@ -432,7 +432,7 @@ enum Runner {
         comm: SimpleCommunicator,
         ops: Vec<Vec<Op>>,
     },
-    /// MPI_Bcast or MPI_Reduce on a communicator configured for the
+    /// MPI_Bcast, MPI_Reduce or MPI_Allreduce on a communicator configured for the
     /// candidate.
     Library {
         comm: SimpleCommunicator,
@@ -519,6 +519,14 @@ impl Runner {
                 }
                 Ok(())
             }
+            Runner::Library {
+                comm,
+                collective: Collective::Allreduce,
+            } => {
+                let send: &[f32] = bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
+                comm.all_reduce_into(send, &mut buffers.out[..send.len()], SystemOperation::sum());
+                Ok(())
+            }
             Runner::Library { comm, .. } => {
                 comm.process_at_rank(root as i32).broadcast_into(buf);
                 Ok(())
@@ -527,11 +535,11 @@ impl Runner {
         }
     }
 
-    /// Where the root's result of a reduction is after [`Runner::execute`].
+    /// Where a reduction's result is after [`Runner::execute`].
     fn reduced<'a>(&self, buf: &'a [u8], buffers: &'a Buffers) -> &'a [u8] {
         match self {
             Runner::Library {
-                collective: Collective::Reduce,
+                collective: Collective::Reduce | Collective::Allreduce,
                 ..
             } => &bytemuck::cast_slice(&buffers.out)[..buf.len()],
             _ => buf,
@@ -574,7 +582,9 @@ fn measure(
     opts: &Options,
     arrival: crate::data::Arrival,
 ) -> Timing {
-    let reduce = opts.collective == Collective::Reduce;
+    let reduce = opts.collective.reduces();
+    // Who ends with the result: the root, or every rank (allreduce).
+    let everyone = opts.collective == Collective::Allreduce;
     let comm = runner.comm();
     let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
     let delays = arrival.per_rank_time().then(|| {
@@ -610,14 +620,14 @@ fn measure(
             world.abort(3);
         }
         let local_us = (mpi::time() - t0) * 1e6;
-        if reduce && rank == root {
+        if reduce && (rank == root || everyone) {
             let result = runner.reduced(buf, buffers);
             if let Some((index, expected, found)) = payload::first_sum_mismatch(result, seed, procs)
             {
                 eprintln!(
-                    "error: wrong reduction on root {root}: {} of {} bytes, iteration \
-                     {iteration}: float {index} is {found}, expected {expected} (the sum of \
-                     {procs} contributions)",
+                    "error: wrong reduction on rank {rank} (root {root}): {} of {} bytes, \
+                     iteration {iteration}: float {index} is {found}, expected {expected} (the \
+                     sum of {procs} contributions)",
                     describe(&point.candidate),
                     point.msg_bytes,
                 );

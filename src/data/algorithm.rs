@@ -190,6 +190,12 @@ impl Collective {
         }
     }
 
+    /// Whether ranks combine contributions (reduce, allreduce) rather than
+    /// pass one message on (broadcast).
+    pub fn reduces(self) -> bool {
+        self != Collective::Bcast
+    }
+
     /// The MPI function, for people (`MPI_Bcast`).
     pub fn function(self) -> &'static str {
         match self {
