@@ -300,6 +300,72 @@ fn every_reduce_algorithm_sums_exactly_for_every_job_size() {
     );
 }
 
+/// Every allreduce algorithm, ours and Open MPI's forced ones, leaves every
+/// rank with the exact sum of every rank's floats (bench checks each rank
+/// each iteration and aborts otherwise), for job sizes with and without a
+/// power of two of ranks and sizes below p elements (the ring's and
+/// Rabenseifner's fallbacks). Forcing reaches allreduce: Open MPI's
+/// segmented ring with 1 KiB segments is slower than unsegmented at 1 MiB,
+/// as ours is.
+#[test]
+fn every_allreduce_algorithm_sums_exactly_on_every_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("allreduce.csv");
+    for ranks in [2, 3, 5, 8] {
+        ok(&bench(
+            ranks,
+            &csv,
+            &[
+                "--collective",
+                "allreduce",
+                "--segsizes",
+                "0,1K",
+                "--sizes",
+                "0,4,12,1000,100000,1M",
+                "--warmup",
+                "0",
+                "--min-reps",
+                "2",
+                "--max-reps",
+                "2",
+            ],
+        ));
+    }
+    let data = load_files_of(&csv, bcast_select::data::Collective::Allreduce);
+    // Per size and job: default 1; linear, nonoverlapping, recursive
+    // doubling, ring, rabenseifner 2 each; segmented ring 2 segs x 2 impls.
+    assert_eq!(data.measurements().len(), 4 * 6 * 15);
+
+    let forced = dir.path().join("forced.csv");
+    ok(&bench(
+        4,
+        &forced,
+        &[
+            "--collective",
+            "allreduce",
+            "--algorithms",
+            "segmented_ring",
+            "--segsizes",
+            "0,1K",
+            "--sizes",
+            "1M",
+            "--min-reps",
+            "3",
+            "--max-reps",
+            "20",
+        ],
+    ));
+    let data = load_files_of(&forced, bcast_select::data::Collective::Allreduce);
+    for imp in [Impl::Ompi, Impl::Own] {
+        let fine = time_of(&data, Algorithm::SegmentedRing, Some(1024), imp);
+        let whole = time_of(&data, Algorithm::SegmentedRing, Some(0), imp);
+        assert!(
+            fine > 1.5 * whole,
+            "{imp:?} segmented ring 1 KiB {fine} us vs {whole} us"
+        );
+    }
+}
+
 fn load_files_of(path: &Path, collective: bcast_select::data::Collective) -> Dataset {
     let choice = bcast_select::data::load::Choice {
         collective: Some(collective),
