@@ -276,7 +276,6 @@ pub struct BenchArgs {
     pub seed: u64,
 }
 
-
 /// A collective by name (`bcast`, `MPI_Reduce`, ...).
 fn parse_collective(s: &str) -> Result<crate::data::Collective, String> {
     s.trim().parse()

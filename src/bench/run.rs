@@ -267,14 +267,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let mut store = vec![0f32; floats];
     let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
     let mut buffers = Buffers {
-        out: vec![
-            0f32;
-            if collective.reduces() {
-                floats
-            } else {
-                0
-            }
-        ],
+        out: vec![0f32; if collective.reduces() { floats } else { 0 }],
         scratch: Vec::new(),
     };
     world.barrier();

@@ -1,7 +1,8 @@
 //! Open MPI's fixed decisions: what `default` runs when no rules file is
 //! loaded. Broadcast's (`ompi_coll_tuned_bcast_intra_dec_fixed`, identical
 //! from 4.1.0 through 6.0 and main) from the project's reference notes §1b;
-//! reduce's from `coll_tuned_decision_fixed.c` (4.1 and 5.0 alike).
+//! reduce's and allreduce's from `coll_tuned_decision_fixed.c` (4.1 and
+//! 5.0 alike, the commutative branch `MPI_SUM` takes).
 
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 
@@ -150,13 +151,68 @@ pub fn reduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
     }
 }
 
-/// What `default` runs for `collective` under Open MPI's fixed decision;
-/// `None` where it is not modelled (allreduce).
+/// Open MPI's allreduce algorithm id for a commutative operation
+/// (`ompi_coll_tuned_allreduce_intra_dec_fixed`, identical in 4.1 and
+/// 5.0): `msg_bytes` is the whole vector (count × type size).
+pub fn allreduce_algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
+    // (upper bound exclusive, algorithm) per communicator size.
+    let table: &[(u64, u8)] = match procs {
+        0..4 => &[
+            (8, 4),
+            (4 * K, 3),
+            (8 * K, 4),
+            (16 * K, 3),
+            (64 * K, 4),
+            (256 * K, 5),
+            (u64::MAX, 6),
+        ],
+        4..8 => &[(16, 4), (8 * K, 3), (u64::MAX, 6)],
+        8..16 => &[(8 * K, 3), (u64::MAX, 6)],
+        16..32 => &[(64, 5), (4 * K, 3), (u64::MAX, 6)],
+        32..64 => &[(128, 5), (u64::MAX, 6)],
+        64..128 => &[(256 * K, 3), (u64::MAX, 6)],
+        128..256 => &[(128 * K, 2), (256 * K, 3), (u64::MAX, 6)],
+        256..512 => &[(4 * K, 2), (u64::MAX, 6)],
+        512..2048 => &[(2 * K, 2), (16 * K, 3), (u64::MAX, 6)],
+        2048..4096 => &[(2 * K, 2), (4 * K, 5), (16 * K, 3), (u64::MAX, 6)],
+        _ => &[(2 * K, 2), (16 * K, 5), (32 * K, 3), (u64::MAX, 6)],
+    };
+    table
+        .iter()
+        .find(|(hi, _)| msg_bytes < *hi)
+        .map_or(6, |(_, alg)| *alg)
+}
+
+/// The candidate Open MPI's fixed allreduce decision runs, as a benchmark
+/// CSV names what actually runs: the segmented ring is called with segment
+/// size 0, which is the ring; the ring with fewer elements than ranks is
+/// recursive doubling; Rabenseifner with fewer elements than the largest
+/// power of two of ranks is linear (the schedules' fallbacks).
+pub fn allreduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
+    let id = allreduce_algorithm_id(procs, msg_bytes);
+    let count = msg_bytes / crate::schedule::reduce::element_bytes(msg_bytes);
+    let algorithm = match Collective::Allreduce.ompi_algorithms()[usize::from(id)] {
+        Algorithm::SegmentedRing | Algorithm::Ring if count < u64::from(procs) => {
+            Algorithm::RecursiveDoubling
+        }
+        Algorithm::SegmentedRing => Algorithm::Ring,
+        Algorithm::Rabenseifner if procs > 0 && count < 1 << procs.ilog2() => Algorithm::Linear,
+        a => a,
+    };
+    Candidate {
+        algorithm,
+        segsize: None,
+        fanout: None,
+        implementation: Impl::Ompi,
+    }
+}
+
+/// What `default` runs for `collective` under Open MPI's fixed decision.
 pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Candidate> {
     match collective {
         Collective::Bcast => Some(candidate(procs, msg_bytes)),
         Collective::Reduce => Some(reduce_candidate(procs, msg_bytes)),
-        Collective::Allreduce => None,
+        Collective::Allreduce => Some(allreduce_candidate(procs, msg_bytes)),
     }
 }
 
@@ -229,6 +285,41 @@ mod tests {
             decision(Collective::Reduce, 64, M).map(|c| c.algorithm),
             Some(Algorithm::Binomial)
         );
-        assert_eq!(decision(Collective::Allreduce, 64, M), None);
+    }
+
+    #[test]
+    fn allreduce_table_rows_from_the_sources() {
+        assert_eq!(allreduce_algorithm_id(2, 4), 4);
+        assert_eq!(allreduce_algorithm_id(2, 8), 3);
+        assert_eq!(allreduce_algorithm_id(3, 4 * K), 4);
+        assert_eq!(allreduce_algorithm_id(3, 100 * K), 5);
+        assert_eq!(allreduce_algorithm_id(3, 256 * K), 6);
+        assert_eq!(allreduce_algorithm_id(4, 12), 4);
+        assert_eq!(allreduce_algorithm_id(6, 8 * K), 6);
+        assert_eq!(allreduce_algorithm_id(8, 8 * K - 4), 3);
+        assert_eq!(allreduce_algorithm_id(20, 32), 5);
+        assert_eq!(allreduce_algorithm_id(40, 128), 6);
+        assert_eq!(allreduce_algorithm_id(100, 256 * K), 6);
+        assert_eq!(allreduce_algorithm_id(200, 64 * K), 2);
+        assert_eq!(allreduce_algorithm_id(256, 4 * K), 6);
+        assert_eq!(allreduce_algorithm_id(1000, 4 * K), 3);
+        assert_eq!(allreduce_algorithm_id(3000, 2 * K), 5);
+        assert_eq!(allreduce_algorithm_id(5000, 20 * K), 3);
+        assert_eq!(allreduce_algorithm_id(5000, M), 6);
+        // Segmented ring without segments is the ring, which runs recursive
+        // doubling below one float per rank; Rabenseifner below p' floats
+        // runs linear.
+        let run = |p, m| allreduce_candidate(p, m).algorithm;
+        assert_eq!(run(3, 100 * K), Algorithm::Ring);
+        assert_eq!(run(4, 8), Algorithm::RecursiveDoubling);
+        assert_eq!(run(20, 32), Algorithm::RecursiveDoubling);
+        assert_eq!(run(3, 4 * K), Algorithm::Ring);
+        assert_eq!(run(2, 4), Algorithm::RecursiveDoubling);
+        assert_eq!(run(256, 4 * K), Algorithm::Rabenseifner);
+        assert_eq!(allreduce_candidate(3, 300 * K).segsize, None);
+        assert_eq!(
+            decision(Collective::Allreduce, 200, K).map(|c| c.algorithm),
+            Some(Algorithm::Nonoverlapping)
+        );
     }
 }
