@@ -110,18 +110,6 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
         format,
         Format::OmpiRules | Format::OmpiJson | Format::MpichJson
     );
-    if let Some(s) = sections
-        .iter()
-        .find(|s| s.collective == Collective::Allreduce)
-    {
-        if rules {
-            return Err(Error::Usage(format!(
-                "rules files hold MPI_Bcast and MPI_Reduce so far; the decisions for {} are \
-                 available as --format table, csv or json",
-                s.collective.function()
-            )));
-        }
-    }
     if format == Format::OmpiHan && sections.iter().any(|s| s.collective != Collective::Bcast) {
         return Err(Error::Usage(
             "--format ompi-han routes MPI_Bcast only: give the broadcast model alone".into(),
@@ -598,5 +586,78 @@ mod tests {
             err.to_string().contains("one --model per collective"),
             "{err}"
         );
+    }
+
+    /// Allreduce joins them: coll/tuned's id 2 with its own algorithm ids
+    /// (basic linear 1, segmented ring 5 with its segment size), the 6.0
+    /// JSON names, MPICH's recursive doubling, ring and reduce-scatter +
+    /// allgather; its linear has no MPICH equivalent.
+    #[test]
+    fn allreduce_joins_the_rules_file() {
+        let linear = cand(Algorithm::Linear, None, None);
+        let ring8k = cand(Algorithm::SegmentedRing, Some(8192), None);
+        let binomial = cand(Algorithm::Binomial, Some(0), None);
+        let sections = vec![
+            Section {
+                collective: Collective::Bcast,
+                tables: vec![table(4, [binomial; 3])],
+            },
+            Section {
+                collective: Collective::Reduce,
+                tables: vec![table(4, [binomial; 3])],
+            },
+            Section {
+                collective: Collective::Allreduce,
+                tables: vec![table(4, [linear, ring8k, Candidate::DEFAULT])],
+            },
+        ];
+        let text = render(&sections, Format::OmpiRules, &opts(1)).unwrap();
+        assert!(text.contains("\n3 # collectives in this file"), "{text}");
+        let allreduce_at = text.find("2 # collective id: allreduce").unwrap();
+        let bcast_at = text.find("7 # collective id: bcast").unwrap();
+        assert!(allreduce_at < bcast_at, "{text}");
+        let part = &text[allreduce_at..bcast_at];
+        assert!(part.contains("\n0 1 0 0 #"), "{text}");
+        assert!(part.contains("\n65536 5 0 8192 #"), "{text}");
+        assert!(part.contains("\n1048576 0 0 0 #"), "{text}");
+
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&sections, Format::OmpiJson, &opts(1)).unwrap()).unwrap();
+        let rules = &json["collectives"]["allreduce"][0]["rules"];
+        assert_eq!(rules[0]["alg"], "basic_linear");
+        assert_eq!(rules[1]["alg"], "segmented_ring");
+        assert_eq!(rules[1]["seg_size"], 8192);
+
+        let mpich = |picks| {
+            let mut s = sections.clone();
+            s[2].tables = vec![table(4, picks)];
+            render(&s, Format::MpichJson, &opts(1))
+        };
+        let doubling = cand(Algorithm::RecursiveDoubling, None, None);
+        let ring = cand(Algorithm::Ring, None, None);
+        let rabenseifner = cand(Algorithm::Rabenseifner, None, None);
+        let text = mpich([doubling, ring, rabenseifner]).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let sizes =
+            &v["collective=allreduce"]["comm_type=intra"]["comm_size=any"]["comm_avg_ppn<=4"];
+        // In size order in the file (MPICH takes the first that matches).
+        let at = |k: &str| text.find(k).unwrap();
+        assert!(
+            at("avg_msg_size<=65535") < at("avg_msg_size<=1048575"),
+            "{text}"
+        );
+        assert_eq!(sizes.as_object().unwrap().len(), 3);
+        assert!(sizes["avg_msg_size<=65535"]
+            .get("algorithm=MPIR_Allreduce_intra_recursive_doubling")
+            .is_some());
+        assert!(sizes["avg_msg_size<=1048575"]
+            .get("algorithm=MPIR_Allreduce_intra_ring")
+            .is_some());
+        assert!(sizes["avg_msg_size=any"]["count=any"]
+            .get("algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather")
+            .is_some());
+        assert!(text.contains("MPIR_Allreduce_inter_reduce_exchange_bcast"));
+        assert!(!mpich_json::has_equivalent(Collective::Allreduce, &linear));
+        assert!(mpich([linear, ring, ring]).is_err());
     }
 }

@@ -9,11 +9,11 @@
 //! a collective it needs has no entry (checked with MPICH 5.0.2), so the
 //! file written is the user's own MPICH selection file ([`Base`]) with only
 //! the subtrees of the collectives decided (`collective=bcast`,
-//! `collective=reduce`) replaced: every other collective keeps MPICH's
-//! choice. MPICH consults this file for a collective only when it is not
-//! left to its device layer (`MPIR_CVAR_DEVICE_COLLECTIVES=percoll`,
-//! `MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0`, `MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE=0`);
-//! see the README.
+//! `collective=reduce`, `collective=allreduce`) replaced: every other
+//! collective keeps MPICH's choice. MPICH consults this file for a
+//! collective only when it is not left to its device layer
+//! (`MPIR_CVAR_DEVICE_COLLECTIVES=percoll` and
+//! `MPIR_CVAR_<COLLECTIVE>_DEVICE_COLLECTIVE=0`); see the README.
 
 use super::Section;
 use crate::data::{Algorithm, Candidate, Collective};
@@ -165,8 +165,9 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
         by_comm = by_comm.with(key, by_ppn);
     }
     let inter = match collective {
+        Collective::Bcast => "MPIR_Bcast_inter_remote_send_local_bcast",
         Collective::Reduce => "MPIR_Reduce_inter_local_reduce_remote_send",
-        _ => "MPIR_Bcast_inter_remote_send_local_bcast",
+        Collective::Allreduce => "MPIR_Allreduce_inter_reduce_exchange_bcast",
     };
     Ok(Node::default()
         .with("comm_type=intra", by_comm)
@@ -233,6 +234,22 @@ fn mpich_tree(collective: Collective, p: u32) -> Node {
 
 /// MPICH's shipped choice for `p` ranks: (largest size, what runs).
 fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
+    if collective == Collective::Allreduce {
+        // MPICH 5.0.1's generic.json: the SMP algorithm for empty
+        // commutative messages, recursive doubling up to 8 bytes, then
+        // reduce-scatter + allgather for built-in operations.
+        let empty = Node::default()
+            .with("is_commutative=yes", leaf("MPIR_Allreduce_intra_smp", &[]))
+            .with("is_commutative=no", leaf(ALLREDUCE_DOUBLING, &[]));
+        let large = Node::default()
+            .with("is_op_built_in=no", leaf(ALLREDUCE_DOUBLING, &[]))
+            .with("is_op_built_in=yes", reduce_scatter_allgather());
+        return vec![
+            (Some(0), empty),
+            (Some(8), leaf(ALLREDUCE_DOUBLING, &[])),
+            (None, large),
+        ];
+    }
     if collective == Collective::Reduce {
         // MPICH 5.0.1's generic.json: binomial up to 2 KiB, then
         // reduce-scatter + gather for built-in operations.
@@ -261,6 +278,18 @@ fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
 }
 
 const REDUCE_BINOMIAL: &str = "MPIR_Reduce_intra_binomial";
+const ALLREDUCE_DOUBLING: &str = "MPIR_Allreduce_intra_recursive_doubling";
+
+/// MPICH's reduce-scatter + allgather where it has an element per
+/// power-of-two rank (MPICH guards it so), recursive doubling otherwise.
+fn reduce_scatter_allgather() -> Node {
+    Node::default()
+        .with("count<pow2", leaf(ALLREDUCE_DOUBLING, &[]))
+        .with(
+            "count=any",
+            leaf("MPIR_Allreduce_intra_reduce_scatter_allgather", &[]),
+        )
+}
 
 /// MPICH's reduce-scatter + gather where it has a float per power-of-two
 /// rank (MPICH guards it so), binomial otherwise.
@@ -284,6 +313,15 @@ fn leaf(name: &str, params: &[(&str, String)]) -> Node {
 /// (`default` is MPICH's own choice): what `predict --format mpich-json`
 /// decides among.
 pub fn has_equivalent(collective: Collective, c: &Candidate) -> bool {
+    if collective == Collective::Allreduce {
+        return matches!(
+            c.algorithm,
+            Algorithm::Default
+                | Algorithm::RecursiveDoubling
+                | Algorithm::Ring
+                | Algorithm::Rabenseifner
+        );
+    }
     if collective == Collective::Reduce {
         return matches!(
             c.algorithm,
@@ -307,6 +345,20 @@ pub fn has_equivalent(collective: Collective, c: &Candidate) -> bool {
 
 /// MPICH's equivalent of a candidate, or an error when it has none.
 fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
+    if collective == Collective::Allreduce {
+        return match c.algorithm {
+            Algorithm::RecursiveDoubling => Ok(leaf(ALLREDUCE_DOUBLING, &[])),
+            // Both rings reduce-scatter then allgather p blocks around the
+            // ring (MPICH's also for fewer elements than ranks, where Open
+            // MPI's falls back to recursive doubling).
+            Algorithm::Ring => Ok(leaf("MPIR_Allreduce_intra_ring", &[])),
+            Algorithm::Rabenseifner => Ok(reduce_scatter_allgather()),
+            other => Err(Error::Other(format!(
+                "the allreduce decision picks '{other}', which MPICH does not have (only \
+                 candidates with an MPICH equivalent should have been offered)"
+            ))),
+        };
+    }
     if collective == Collective::Reduce {
         return match c.algorithm {
             Algorithm::Binomial => Ok(leaf(REDUCE_BINOMIAL, &[])),

@@ -59,13 +59,14 @@ fn comm_rules(collective: Collective, tables: &[DecisionTable]) -> Result<Vec<Va
     Ok(comms)
 }
 
-/// The name of `coll_tuned_<collective>_algorithm`'s enum value (reduce's
-/// are our names).
+/// The name of `coll_tuned_<collective>_algorithm`'s enum value (the
+/// others are our names).
 fn enum_name(collective: Collective, a: Algorithm) -> &'static str {
     match (collective, a) {
         (Collective::Bcast, Algorithm::Linear) => "basic_linear",
         (Collective::Bcast, Algorithm::SplitBinary) => "split_binary_tree",
         (Collective::Bcast, Algorithm::Binary) => "binary_tree",
+        (Collective::Allreduce, Algorithm::Linear) => "basic_linear",
         (_, other) => other.name(),
     }
 }

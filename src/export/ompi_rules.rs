@@ -1,7 +1,7 @@
 //! Open MPI's classic rules file (coll/tuned dynamic rules): one section
 //! per collective, keyed by coll/tuned's collective id; message sizes are
-//! bytes of the whole buffer (for reduce: count × type size, as
-//! `coll_tuned_decision_dynamic.c` computes them).
+//! bytes of the whole buffer (for reduce and allreduce: count × type size,
+//! as `coll_tuned_decision_dynamic.c` computes them).
 //!
 //! Numbers are never zero-padded (Open MPI reads a leading 0 as octal). Each
 //! job size P gets two identical comm-size blocks keyed P and P + 1: Open MPI
