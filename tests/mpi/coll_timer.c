@@ -1,12 +1,12 @@
-/* Times MPI_Bcast (or MPI_Reduce) of one size and checks the result; used
- * by tests/ompi_rules.rs and tests/mpich_rules.rs to observe which rules
- * the MPI library applied.
- * Usage: coll_timer BYTES ITERATIONS [bcast|reduce]
+/* Times MPI_Bcast (or MPI_Reduce, MPI_Allreduce) of one size and checks
+ * the result; used by tests/ompi_rules.rs, tests/mpich_rules.rs and
+ * tests/tune_mpi.rs to observe which rules the MPI library applied.
+ * Usage: coll_timer BYTES ITERATIONS [bcast|reduce|allreduce]
  * bcast: MPI_BYTE from rank 0, payload checked on every rank. reduce:
- * MPI_SUM of BYTES/4 MPI_FLOATs to rank 0, the exact sum checked there.
- * Prints "min_us <t>" (rank 0), or "bcast_error <code>" / "reduce_error
- * <code>" and exits 3 when the call fails (e.g. a rule names an invalid
- * algorithm). */
+ * MPI_SUM of BYTES/4 MPI_FLOATs to rank 0, the exact sum checked there;
+ * allreduce: the same sum, checked on every rank.
+ * Prints "min_us <t>" (rank 0), or "<collective>_error <code>" and exits 3
+ * when the call fails (e.g. a rule names an invalid algorithm). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,9 @@ int main(int argc, char **argv) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     long bytes = argc > 1 ? atol(argv[1]) : 1024;
     int iters = argc > 2 ? atoi(argv[2]) : 5;
-    int reduce = argc > 3 && strcmp(argv[3], "reduce") == 0;
+    const char *name = argc > 3 ? argv[3] : "bcast";
+    int all = strcmp(name, "allreduce") == 0;
+    int reduce = all || strcmp(name, "reduce") == 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -35,7 +37,8 @@ int main(int argc, char **argv) {
                 mine[i] = (float)((i + it) % 16 + rank);
             MPI_Barrier(MPI_COMM_WORLD);
             t0 = MPI_Wtime();
-            rc = MPI_Reduce(mine, sum, (int)floats, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+            rc = all ? MPI_Allreduce(mine, sum, (int)floats, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)
+                     : MPI_Reduce(mine, sum, (int)floats, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
             t = MPI_Wtime() - t0;
         } else {
             for (long i = 0; i < bytes; i++)
@@ -46,15 +49,15 @@ int main(int argc, char **argv) {
             t = MPI_Wtime() - t0;
         }
         if (rc != MPI_SUCCESS) {
-            printf("%s_error %d\n", reduce ? "reduce" : "bcast", rc);
+            printf("%s_error %d\n", name, rc);
             fflush(stdout);
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
-        if (reduce && rank == 0) {
+        if (reduce && (rank == 0 || all)) {
             for (long i = 0; i < floats; i++) {
                 float want = (float)(size * ((i + it) % 16) + size * (size - 1) / 2);
                 if (sum[i] != want) {
-                    printf("bad_sum float %ld is %g, expected %g\n", i, sum[i], want);
+                    printf("bad_sum rank %d float %ld is %g, expected %g\n", rank, i, sum[i], want);
                     fflush(stdout);
                     MPI_Abort(MPI_COMM_WORLD, 4);
                 }
