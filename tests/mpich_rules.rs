@@ -28,8 +28,8 @@ fn mpirun(bin: &Path, exe: &Path, selection: &Path, bytes: u64) -> (String, bool
     timed(bin, exe, selection, bytes, "bcast")
 }
 
-/// [`mpirun`] timing `collective` (bcast or reduce), both routed to the
-/// selection file.
+/// [`mpirun`] timing `collective` (bcast, reduce or allreduce), each
+/// routed to the selection file.
 fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str) -> (String, bool) {
     let _one = common::mpirun_lock();
     let out = Process::new(bin.join("mpirun"))
@@ -38,6 +38,7 @@ fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str)
         .env("MPIR_CVAR_DEVICE_COLLECTIVES", "percoll")
         .env("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "0")
         .env("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", "0")
+        .env("MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE", "0")
         .arg(exe)
         .args([bytes.to_string(), "3".to_string(), collective.to_string()])
         .output()
@@ -131,40 +132,55 @@ fn mpich_applies_the_exported_selection_and_needs_every_collective() {
     assert!(!ok, "a bcast-only file ran: {out}");
 }
 
-/// One selection file with MPICH's bcast and reduce parts replaced: MPICH
-/// 5.0 runs both collectives from it (the reduce sums checked exact by the
-/// program), and reads its reduce part (an unknown reduce algorithm there
-/// stops it).
+/// One selection file with MPICH's bcast, reduce and allreduce parts
+/// replaced: MPICH 5.0 runs the three collectives from it (the sums checked
+/// exact by the program, on every rank for allreduce), and reads the
+/// reduce and allreduce parts (an unknown algorithm there stops it).
 #[test]
-fn mpich_runs_bcast_and_reduce_from_one_selection() {
+fn mpich_runs_every_collective_from_one_selection() {
     let bin = mpich_bin();
     let dir = tempfile::tempdir().unwrap();
     let exe = common::compile_timer(&bin.join("mpicc"), dir.path());
     let bcast = train(dir.path(), "bcast", "binomial", "0");
     let reduce = train(dir.path(), "reduce", "rabenseifner", "");
-    let ours = export(dir.path(), &[&bcast, &reduce], "both.json");
+    let allreduce = train(dir.path(), "allreduce", "ring", "");
+    let ours = export(dir.path(), &[&bcast, &reduce, &allreduce], "all.json");
     let text = std::fs::read_to_string(&ours).unwrap();
-    assert!(
-        text.contains("MPIR_Reduce_intra_reduce_scatter_gather"),
-        "{text}"
-    );
-    assert!(text.contains("MPIR_Bcast_intra_binomial"), "{text}");
-    for (collective, bytes) in [("reduce", BIG), ("reduce", 1024), ("bcast", BIG)] {
+    for algorithm in [
+        "MPIR_Reduce_intra_reduce_scatter_gather",
+        "MPIR_Bcast_intra_binomial",
+        "MPIR_Allreduce_intra_ring",
+    ] {
+        assert!(text.contains(algorithm), "{algorithm}: {text}");
+    }
+    for (collective, bytes) in [
+        ("reduce", BIG),
+        ("reduce", 1024),
+        ("bcast", BIG),
+        ("allreduce", BIG),
+        ("allreduce", 1024),
+    ] {
         let (out, ok) = timed(&bin, &exe, &ours, bytes, collective);
         assert!(
             ok && out.contains("min_us"),
             "{collective} {bytes} B: {out}"
         );
     }
-    let broken = dir.path().join("broken.json");
-    std::fs::write(
-        &broken,
-        text.replace(
+    for (collective, ours_name, missing) in [
+        (
+            "reduce",
             "MPIR_Reduce_intra_reduce_scatter_gather",
             "MPIR_Reduce_intra_no_such_algorithm",
         ),
-    )
-    .unwrap();
-    let (out, ok) = timed(&bin, &exe, &broken, BIG, "reduce");
-    assert!(!ok, "an unknown reduce algorithm ran: {out}");
+        (
+            "allreduce",
+            "MPIR_Allreduce_intra_ring",
+            "MPIR_Allreduce_intra_no_such_algorithm",
+        ),
+    ] {
+        let broken = dir.path().join(format!("broken-{collective}.json"));
+        std::fs::write(&broken, text.replace(ours_name, missing)).unwrap();
+        let (out, ok) = timed(&bin, &exe, &broken, BIG, collective);
+        assert!(!ok, "an unknown {collective} algorithm ran: {out}");
+    }
 }
