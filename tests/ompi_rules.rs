@@ -226,10 +226,7 @@ fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
         let fixed = part.replacen(rule, &bad, 1);
         std::fs::write(&broken, format!("{}{fixed}", &text[..at])).unwrap();
         let (out, ok) = timed(mpi, &exe, Some(&broken), 1000, 1, collective);
-        assert!(
-            !ok && out.contains(&format!("{collective}_error")),
-            "{out}"
-        );
+        assert!(!ok && out.contains(&format!("{collective}_error")), "{out}");
     }
     let (out, ok) = timed(mpi, &exe, Some(&rules), 65536, 2, "bcast");
     assert!(ok && out.contains("min_us"), "{out}");

@@ -1,6 +1,6 @@
 //! `tune` under mpirun: seed, plan/bench rounds and training in one job,
-//! for broadcast and reduce together, ending in one rules file that the
-//! installed Open MPI reads and applies to both.
+//! for broadcast, reduce and allreduce together, ending in one rules file that the
+//! installed Open MPI reads and applies to each.
 
 mod common;
 
@@ -57,11 +57,11 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "--sizes",
         "1,1K,64K",
         "--algorithms",
-        "binomial,pipeline,binary",
+        "binomial,pipeline,binary,recursive_doubling,ring",
         "--segsizes",
         "0,8K",
         "--collectives",
-        "bcast,reduce",
+        "bcast,reduce,allreduce",
     ];
     let out = tune(&out_dir, &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -72,6 +72,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "data.csv",
         "model/manifest.json",
         "model-reduce/manifest.json",
+        "model-allreduce/manifest.json",
         "rules",
         "han.rules",
         "report.md",
@@ -85,8 +86,10 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     );
     // The decisions' measured effect: per tuned size, the geometric mean
     // of default's time over the decision's, both measured.
-    let effect = report.split("## Measured effect").nth(1).unwrap();
-    for procs in ["2", "4"] {
+    // One such table per collective.
+    let effects: Vec<&str> = report.split("## Measured effect").skip(1).collect();
+    assert_eq!(effects.len(), 3, "{report}");
+    for (effect, procs) in effects.iter().flat_map(|e| [(e, "2"), (e, "4")]) {
         let row = effect
             .lines()
             .find(|l| l.starts_with(&format!("| {procs} |")))
@@ -94,10 +97,12 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         let geomean: f64 = row.split('|').nth(3).unwrap().trim().parse().unwrap();
         assert!(geomean.is_finite() && geomean > 0.0, "{row}");
     }
-    assert!(
-        report.contains("MPI_Reduce decisions for 1 node(s) x 4 ranks"),
-        "{report}"
-    );
+    for function in ["MPI_Reduce", "MPI_Allreduce"] {
+        assert!(
+            report.contains(&format!("{function} decisions for 1 node(s) x 4 ranks")),
+            "{report}"
+        );
+    }
     let load = |collective| {
         let choice = bcast_select::data::load::Choice {
             collective: Some(collective),
@@ -108,10 +113,11 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             .dataset
     };
     // Every default point is in the seed: 2 sizes x 3 message sizes for
-    // broadcast, x 2 for reduce (1 byte is no whole float).
+    // broadcast, x 2 for the reductions (1 byte is no whole float).
     for (collective, expected) in [
         (bcast_select::data::Collective::Bcast, 6),
         (bcast_select::data::Collective::Reduce, 4),
+        (bcast_select::data::Collective::Allreduce, 4),
     ] {
         let data = load(collective);
         let defaults = data
@@ -125,15 +131,21 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let exe = common::compile_timer(Path::new("mpicc"), dir.path());
     let rules = out_dir.join("rules");
     let text = std::fs::read_to_string(&rules).unwrap();
-    assert!(text.contains("2 # collectives in this file"), "{text}");
+    assert!(text.contains("3 # collectives in this file"), "{text}");
     assert!(text.contains("11 # collective id: reduce"), "{text}");
+    assert!(text.contains("2 # collective id: allreduce"), "{text}");
     for bytes in [1, 1000, 65536] {
         let (out, ok) = with_rules(&exe, &rules, bytes);
         assert!(ok && out.contains("min_us"), "{bytes} B: {out}");
     }
-    for bytes in [1000, 65536] {
-        let (out, ok) = timed(&exe, &rules, bytes, "reduce");
-        assert!(ok && out.contains("min_us"), "reduce {bytes} B: {out}");
+    for collective in ["reduce", "allreduce"] {
+        for bytes in [1000, 65536] {
+            let (out, ok) = timed(&exe, &rules, bytes, collective);
+            assert!(
+                ok && out.contains("min_us"),
+                "{collective} {bytes} B: {out}"
+            );
+        }
     }
     // The file is read: the same file naming algorithm 99 fails.
     let broken_text: String = text
@@ -156,6 +168,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let before: std::collections::HashMap<_, usize> = [
         bcast_select::data::Collective::Bcast,
         bcast_select::data::Collective::Reduce,
+        bcast_select::data::Collective::Allreduce,
     ]
     .into_iter()
     .map(|c| (c, load(c).measurements().len()))
@@ -165,6 +178,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     for collective in [
         bcast_select::data::Collective::Bcast,
         bcast_select::data::Collective::Reduce,
+        bcast_select::data::Collective::Allreduce,
     ] {
         let before = before[&collective];
         let rerun = load(collective);
