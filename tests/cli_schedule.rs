@@ -179,3 +179,43 @@ fn reduce_trees_on_7_and_8_ranks() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown reduce algorithm"));
 }
+
+/// Allreduce schedules say what their ranks do (no root, no tree), with
+/// Open MPI's fallbacks noted, and the ring's pieces in the stages.
+#[test]
+fn allreduce_schedules_are_described() {
+    let show = |args: &[&str]| {
+        let out = Command::cargo_bin("bcast-select")
+            .unwrap()
+            .args(["schedule", "show", "--collective", "allreduce"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (code, text) = show(&["--algorithm", "ring", "--procs", "6", "--msg", "8"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("root"), "{text}");
+    assert!(text.contains("runs as recursive_doubling"), "{text}");
+    let (_, text) = show(&[
+        "--algorithm",
+        "segmented_ring",
+        "--procs",
+        "4",
+        "--msg",
+        "4096",
+        "--segsize",
+        "256",
+    ]);
+    assert!(text.contains("in 4 phase(s)"), "{text}");
+    assert!(text.contains("16 segment(s) of 256 B"), "{text}");
+    let (_, text) = show(&["--algorithm", "nonoverlapping", "--procs", "6", "--msg", "64K"]);
+    assert!(text.contains("reduce to rank 0"), "{text}");
+    let (code, text) = show(&["--algorithm", "binomial", "--procs", "4"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("unknown allreduce algorithm"), "{text}");
+}

@@ -21,12 +21,16 @@ pub fn text(
         .iter()
         .map(|seg| format!("{} segment(s) of {}", seg.count(), format_bytes(seg.seg)))
         .collect();
+    // Allreduce has no root.
+    let root = match spec.collective {
+        crate::data::Collective::Allreduce => String::new(),
+        _ => format!("root {}, ", spec.root),
+    };
     let _ = writeln!(
         s,
-        "{}: {} ranks, root {}, {} message, {}",
+        "{}: {} ranks, {root}{} message, {}",
         spec.algorithm,
         spec.procs,
-        spec.root,
         format_bytes(spec.msg_bytes),
         if cuts.is_empty() {
             "nothing to send".to_string()
@@ -45,6 +49,10 @@ pub fn text(
         );
     }
     match schedule.tree() {
+        _ if spec.procs < 2 || spec.msg_bytes == 0 => {}
+        None if schedule.describe().is_some() => {
+            let _ = writeln!(s, "{}", schedule.describe().unwrap_or_default());
+        }
         Some(tree) => {
             let _ = writeln!(s, "tree (depth {}):", tree.depth());
             let _ = writeln!(s, "  rank  parent  children");
@@ -54,9 +62,6 @@ pub fn text(
                 let row = format!("  {rank:>4}  {parent:>6}  {}", kids.join(" "));
                 let _ = writeln!(s, "{}", row.trim_end());
             }
-        }
-        None if spec.procs > 1 && spec.msg_bytes > 0 => {
-            let _ = writeln!(s, "flat: root {} sends to every other rank", spec.root);
         }
         None => {}
     }

@@ -331,10 +331,18 @@ impl Schedule {
         }
     }
 
-    /// What the ranks do, for people, where no tree says it (allreduce).
+    /// What the ranks do, for people, where no tree says it.
     pub fn describe(&self) -> Option<String> {
+        let root = self.spec.root;
         match &self.plan {
             Plan::Allreduce(shape) => Some(shape.describe()),
+            Plan::Linear => Some(format!("flat: root {root} sends to every other rank")),
+            Plan::ReduceLinear => Some(format!(
+                "flat: every other rank sends to root {root}, which combines them in turn"
+            )),
+            Plan::ReduceScatterGather => Some(format!(
+                "reduce-scatter by recursive halving, then a binomial gather to root {root}"
+            )),
             _ => None,
         }
     }
