@@ -213,7 +213,14 @@ fn allreduce_schedules_are_described() {
     ]);
     assert!(text.contains("in 4 phase(s)"), "{text}");
     assert!(text.contains("16 segment(s) of 256 B"), "{text}");
-    let (_, text) = show(&["--algorithm", "nonoverlapping", "--procs", "6", "--msg", "64K"]);
+    let (_, text) = show(&[
+        "--algorithm",
+        "nonoverlapping",
+        "--procs",
+        "6",
+        "--msg",
+        "64K",
+    ]);
     assert!(text.contains("reduce to rank 0"), "{text}");
     let (code, text) = show(&["--algorithm", "binomial", "--procs", "4"]);
     assert_eq!(code, Some(2), "{text}");
