@@ -234,7 +234,7 @@ fn recursive_doubling_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
     let folded = rank < 2 * extra;
     let newrank = if !folded {
         Some(rank - extra)
-    } else if rank % 2 == 0 {
+    } else if rank.is_multiple_of(2) {
         ops.push(Op::Send {
             peer: rank + 1,
             bytes: all,
@@ -258,7 +258,7 @@ fn recursive_doubling_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
             distance <<= 1;
         }
     }
-    if folded && rank % 2 == 0 {
+    if folded && rank.is_multiple_of(2) {
         ops.push(Op::Recv {
             peer: rank + 1,
             bytes: all,
