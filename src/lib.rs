@@ -9,11 +9,14 @@ pub mod error;
 pub mod units;
 /// The benchmark dataset: CSV in and out, summaries, scores.
 pub mod data;
+/// Open MPI's fixed decisions: what coll/tuned runs when nothing else
+/// decides (`default`, and the phases of allreduce's nonoverlapping).
+pub mod ompi_fixed;
 /// Every algorithm as per-rank point-to-point operations.
 pub mod schedule;
 /// Executing schedules under a cost model.
 pub mod sim;
-/// What MPI libraries run: Open MPI's fixed decision, `default`'s schedule.
+/// What MPI libraries run: `default`'s schedule, checked against the data.
 pub mod library;
 /// The measurement harness (its MPI part with the `mpi` feature).
 pub mod bench;

@@ -33,6 +33,21 @@ pub struct Config {
     pub arrival: Arrival,
 }
 
+/// The datatype the harness reduces: `MPI_FLOAT`, as the OSU benchmarks do.
+pub const ELEMENT_BYTES: u64 = 4;
+
+/// The size of one element of a `msg`-byte reduction: a float where the
+/// bytes are whole floats (what the harness and OSU reduce), else the
+/// largest of 2 and 1 bytes that divides them (other campaigns name only
+/// byte counts, e.g. 2-byte reductions). Open MPI splits segments and
+/// Rabenseifner's halves in elements.
+pub fn element_bytes(msg: u64) -> u64 {
+    [ELEMENT_BYTES, 2, 1]
+        .into_iter()
+        .find(|e| msg.is_multiple_of(*e))
+        .unwrap_or(1)
+}
+
 impl Config {
     fn key(&self) -> (u32, u32, u32, Mapping, u64, u64, Arrival) {
         (

@@ -6,7 +6,7 @@ use crate::analytical::Fitted;
 use crate::data::metrics::{pairwise_accuracy, Pairwise, Tally};
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
 use crate::error::{Error, Result};
-use crate::library::ompi_fixed;
+use crate::ompi_fixed;
 use crate::select::decision::{DecisionTable, Job};
 use crate::select::{Auto, SelectorKind};
 use crate::train::cv::CvScore;

@@ -1,6 +1,6 @@
 //! What `default` runs: the MPI library's own choice of broadcast, as far as
 //! it is one of the schedules we price. Open MPI's coll/tuned runs its fixed
-//! decision table ([`crate::library::ompi_fixed`]) unless another component takes
+//! decision table ([`crate::ompi_fixed`]) unless another component takes
 //! the call; from 5.0 on coll/han does so on communicators that span nodes
 //! (reference notes §1e), where neither `default` nor a forced tuned
 //! algorithm runs a flat schedule over all ranks. MPICH's choice is not
@@ -11,9 +11,8 @@
 //! fixed table names were measured on the same configuration, the two must
 //! agree within noise ([`check`]).
 
-pub mod ompi_fixed;
-
 use crate::data::{Algorithm, Candidate, Collective, Config, Dataset, Impl};
+use crate::ompi_fixed;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;

@@ -10,9 +10,9 @@
 //! proves that every rank ends with every contribution combined exactly
 //! once in every byte.
 
-use super::reduce::{element_bytes, exchange, segments, Halving};
+use super::reduce::{exchange, segments, Halving};
 use super::{Op, Plan, Schedule, Segments, Span, Spec};
-use crate::data::{Algorithm, Candidate, Collective};
+use crate::data::{element_bytes, Algorithm, Candidate, Collective};
 
 /// Allreduce algorithms with a schedule (what `impl=own` can run): all of
 /// Open MPI 4.1's and 5.0's.
@@ -57,7 +57,7 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         Algorithm::Nonoverlapping => {
             // Open MPI calls the communicator's reduce and broadcast: with
             // no rules file, coll/tuned's fixed decisions.
-            let fixed = |c| crate::library::ompi_fixed::decision(c, p, m);
+            let fixed = |c| crate::ompi_fixed::decision(c, p, m);
             match (fixed(Collective::Reduce), fixed(Collective::Bcast)) {
                 (Some(r), Some(b)) => reduce_bcast(spec, r, b).map_err(|e| {
                     format!(
@@ -479,7 +479,7 @@ mod tests {
         let Plan::Allreduce(Shape::ReduceBcast(phases)) = &s.plan else {
             panic!("a reduce and a broadcast")
         };
-        let fixed = |c| crate::library::ompi_fixed::decision(c, 8, 1 << 20).unwrap();
+        let fixed = |c| crate::ompi_fixed::decision(c, 8, 1 << 20).unwrap();
         assert_eq!(
             phases[0].spec.algorithm,
             fixed(Collective::Reduce).algorithm

@@ -12,22 +12,7 @@
 //! contribution combined exactly once.
 
 use super::{Op, Plan, Segments, Span, Spec, Tree, DEFAULT_FANOUT};
-use crate::data::Algorithm;
-
-/// The datatype the harness reduces: `MPI_FLOAT`, as `osu_reduce` does.
-pub const ELEMENT_BYTES: u64 = 4;
-
-/// The size of one element of a `msg`-byte reduction: a float where the
-/// bytes are whole floats (what the harness and OSU reduce), else the
-/// largest of 2 and 1 bytes that divides them (other campaigns name only
-/// byte counts, e.g. 2-byte reductions). Open MPI splits segments and
-/// Rabenseifner's halves in elements.
-pub fn element_bytes(msg: u64) -> u64 {
-    [ELEMENT_BYTES, 2, 1]
-        .into_iter()
-        .find(|e| msg.is_multiple_of(*e))
-        .unwrap_or(1)
-}
+use crate::data::{element_bytes, Algorithm};
 
 /// The reduce plan of `spec` (p > 1, a non-empty message).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {

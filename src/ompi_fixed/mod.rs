@@ -190,7 +190,7 @@ pub fn allreduce_algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
 /// power of two of ranks is linear (the schedules' fallbacks).
 pub fn allreduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
     let id = allreduce_algorithm_id(procs, msg_bytes);
-    let count = msg_bytes / crate::schedule::reduce::element_bytes(msg_bytes);
+    let count = msg_bytes / crate::data::element_bytes(msg_bytes);
     let algorithm = match Collective::Allreduce.ompi_algorithms()[usize::from(id)] {
         Algorithm::SegmentedRing | Algorithm::Ring if count < u64::from(procs) => {
             Algorithm::RecursiveDoubling
