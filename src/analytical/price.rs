@@ -25,7 +25,7 @@
 use super::platform::{Platform, Priced, Symbolic, Trace};
 use crate::data::{Algorithm, Candidate, Collective, Config};
 use crate::schedule::{Schedule, Spec};
-use crate::sim::{simulate, Cost, Time};
+use crate::sim::{simulate_timing, Cost, Time};
 use smallvec::{smallvec, SmallVec};
 
 /// Which time of a broadcast a benchmark reports: our harness times the
@@ -123,7 +123,7 @@ pub fn simulate_run<C: Cost>(run: &Run, cost: &C, statistic: Statistic) -> Optio
         run.config.msg_bytes,
     ))
     .ok()?;
-    let outcome = simulate(&schedule, &run.config.placement(), cost).ok()?;
+    let outcome = simulate_timing(&schedule, &run.config.placement(), cost).ok()?;
     Some(match statistic {
         Statistic::Slowest => outcome.makespan(),
         Statistic::MeanOverRanks => outcome.mean_completion(),
@@ -208,12 +208,14 @@ fn fewer_nodes(config: &Config, most_ranks: u32) -> Option<[Config; 2]> {
 /// tree's by one level per doubling, and segments follow the same path);
 /// the rank count for a flat tree (the root sends to each in turn); log₂
 /// of the ranks for a k-nomial tree, whose depth steps only every k-fold
-/// while its levels' sends grow with how full they are (and
-/// Rabenseifner's reduce, whose steps are its recursive halvings).
+/// while its levels' sends grow with how full they are (and Rabenseifner's
+/// reduce and allreduce, and recursive doubling, whose steps are halvings
+/// or doublings). A ring's steps grow with the ranks; allreduce's reduce +
+/// broadcast adds its two trees' depths.
 fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64 {
     if matches!(
         candidate.algorithm,
-        Algorithm::Knomial | Algorithm::Rabenseifner
+        Algorithm::Knomial | Algorithm::Rabenseifner | Algorithm::RecursiveDoubling
     ) {
         return f64::from(config.procs).log2();
     }
@@ -298,6 +300,7 @@ mod tests {
     use super::*;
     use crate::analytical::platform::Platform;
     use crate::data::{Impl, Mapping};
+    use crate::sim::simulate;
     use crate::sim::{CostModel, Link};
     use rand::{Rng, SeedableRng};
 

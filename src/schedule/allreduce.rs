@@ -154,6 +154,20 @@ impl Shape {
         }
     }
 
+    /// How deep a reduce + broadcast runs: its two trees' depths added (a
+    /// flat phase counts its ranks); `None` for the others.
+    pub(super) fn depth(&self) -> Option<u32> {
+        let Shape::ReduceBcast(phases) = self else {
+            return None;
+        };
+        Some(
+            phases
+                .iter()
+                .map(|s| s.tree().map_or(s.spec.procs, |t| t.depth()))
+                .sum(),
+        )
+    }
+
     /// A note where the algorithm runs as another.
     pub(super) fn note(&self, spec: &Spec) -> Option<String> {
         match (spec.algorithm, self) {

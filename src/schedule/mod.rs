@@ -266,7 +266,11 @@ impl Schedule {
             return None;
         }
         if spec.collective != Collective::Bcast {
-            return Some(Schedule::new(*spec).ok()?.tree()?.depth());
+            let schedule = Schedule::new(*spec).ok()?;
+            return match &schedule.plan {
+                Plan::Allreduce(shape) => shape.depth(),
+                _ => Some(schedule.tree()?.depth()),
+            };
         }
         // Binary (level order) and binomial trees: ⌊log₂ p⌋ levels below the
         // root (the deepest binomial rank has the most set bits below p).

@@ -608,3 +608,35 @@ fn intervals_merge_and_detect_overlap() {
     assert!(!i.contains(s(15, 35)));
     assert_eq!(i.total(), 30);
 }
+
+/// Pricing skips following a reduction's contents, never its times.
+#[test]
+fn timing_without_the_proof_gives_the_same_times() {
+    for collective in [
+        crate::data::Collective::Reduce,
+        crate::data::Collective::Allreduce,
+    ] {
+        for &algorithm in crate::schedule::scheduled(collective) {
+            for (procs, msg, seg) in [(5, 1000, 64), (12, 4096, 0), (16, 40000, 1000)] {
+                let s = Schedule::new(Spec {
+                    collective,
+                    algorithm,
+                    procs,
+                    root: 1,
+                    msg_bytes: msg,
+                    segsize: seg,
+                    fanout: None,
+                })
+                .unwrap();
+                let placement =
+                    Placement::new(procs, 2, procs.div_ceil(2), NodeOrder::Block).unwrap();
+                let proved = simulate(&s, &placement, &REDUCE).unwrap();
+                let timed = simulate_timing(&s, &placement, &REDUCE).unwrap();
+                assert_eq!(
+                    proved.completion_us, timed.completion_us,
+                    "{collective} {algorithm} p={procs}"
+                );
+            }
+        }
+    }
+}
