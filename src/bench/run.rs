@@ -170,13 +170,16 @@ fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>>
             mpi::topology::Color::undefined()
         };
         let sub = world.split_by_color(color);
-        // Rank 0's clock decides what is left of the budget, for everyone.
-        let mut spent = start.elapsed().as_secs_f64();
-        world.process_at_rank(0).broadcast_into(&mut spent);
+        // Rank 0's budget and clock decide what is left, for everyone: a
+        // budget handed in differs between ranks by their clocks (tune's
+        // does), and ranks that time points against different caps stop
+        // measuring at different iterations and never meet again.
+        let mut left = opts
+            .time_budget
+            .map_or(0.0, |b| b.saturating_sub(start.elapsed()).as_secs_f64());
+        world.process_at_rank(0).broadcast_into(&mut left);
         let sized = Options {
-            time_budget: opts
-                .time_budget
-                .map(|b| b.saturating_sub(Duration::from_secs_f64(spent))),
+            time_budget: opts.time_budget.map(|_| Duration::from_secs_f64(left)),
             ..opts.clone()
         };
         let result = match &sub {

@@ -171,10 +171,7 @@ impl Shape {
     /// A note where the algorithm runs as another.
     pub(super) fn note(&self, spec: &Spec) -> Option<String> {
         match (spec.algorithm, self) {
-            (Algorithm::Ring, Shape::RecursiveDoubling) => {
-                Some("fewer elements than ranks: runs as recursive_doubling".into())
-            }
-            (Algorithm::SegmentedRing, Shape::RecursiveDoubling) => {
+            (Algorithm::Ring | Algorithm::SegmentedRing, Shape::RecursiveDoubling) => {
                 Some("fewer elements than ranks: runs as recursive_doubling".into())
             }
             (Algorithm::SegmentedRing, Shape::Ring { phases: 1 }) => Some(

@@ -124,13 +124,11 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
         .collect();
     let total: usize = grids.iter().map(|g| g.points.len()).sum();
     for round in 1.. {
+        // Rank 0 plans (while its budget lasts: every rank's clock differs,
+        // so only its own decides); everyone measures what it chose.
         let budget = left(1.0);
-        if budget.is_zero() {
-            break;
-        }
-        // Rank 0 plans; everyone measures what it chose.
         let mut chosen = Vec::new();
-        if rank0 {
+        if rank0 && !budget.is_zero() {
             let mut scored = Vec::new();
             for (grid, offset) in grids.iter().zip(&offsets) {
                 let measured = measured(&data, grid.collective)?;
