@@ -156,6 +156,22 @@ fn recipe_up_to(
     let Some([a, b]) = fewer_nodes(config, most_ranks) else {
         return job_recipe(collective, config, candidate);
     };
+    // The smaller jobs run what the priced job runs: an allreduce's
+    // fallback depends on the ranks (a ring of 256 floats is a ring at 256
+    // ranks, recursive doubling at 512), and extrapolating from two
+    // different algorithms goes astray.
+    let runs = Schedule::new(spec(collective, config, candidate, config.msg_bytes))
+        .map_or(candidate.algorithm, |s| s.runs_as());
+    let fallback = Candidate {
+        algorithm: runs,
+        segsize: None,
+        ..*candidate
+    };
+    let candidate = if runs == candidate.algorithm {
+        candidate
+    } else {
+        &fallback
+    };
     // t = t_b + (x − x_b)·(t_b − t_a)/(x_b − x_a) along the extent x, or
     // along log₂ nodes where the two jobs' extents are equal.
     let extent = |c: &Config| extent(collective, c, candidate);
@@ -213,13 +229,24 @@ fn fewer_nodes(config: &Config, most_ranks: u32) -> Option<[Config; 2]> {
 /// or doublings). A ring's steps grow with the ranks; allreduce's reduce +
 /// broadcast adds its two trees' depths.
 fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64 {
+    let spec = spec(collective, config, candidate, config.msg_bytes);
+    if collective == Collective::Allreduce {
+        // What runs, fallbacks included (a ring of fewer elements than
+        // ranks is recursive doubling).
+        if let Some(log) = Schedule::new(spec).ok().and_then(|s| s.doubles()) {
+            return if log {
+                f64::from(config.procs).log2()
+            } else {
+                f64::from(config.procs)
+            };
+        }
+    }
     if matches!(
         candidate.algorithm,
         Algorithm::Knomial | Algorithm::Rabenseifner | Algorithm::RecursiveDoubling
     ) {
         return f64::from(config.procs).log2();
     }
-    let spec = spec(collective, config, candidate, config.msg_bytes);
     f64::from(Schedule::tree_depth(&spec).unwrap_or(config.procs))
 }
 
@@ -428,6 +455,41 @@ mod tests {
     /// Jobs on many nodes priced from two on fewer nodes against their full
     /// simulation (figures printed with --nocapture): within a few percent
     /// on average, k-nomial trees the farthest.
+    /// Allreduce extrapolates as broadcast does, through its fallbacks: a
+    /// ring whose elements are fewer than the priced job's ranks (but not
+    /// the smaller jobs') is priced as the recursive doubling that runs.
+    #[test]
+    fn large_allreduce_jobs_extrapolate_along_nodes() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let algorithms = crate::schedule::scheduled(Collective::Allreduce);
+        let mut worst: std::collections::BTreeMap<Algorithm, f64> = Default::default();
+        for trial in 0..36 {
+            let algorithm = algorithms[trial % algorithms.len()];
+            let nodes = [96, 128, 192][rng.random_range(0..3)];
+            let ppn = rng.random_range(2..=3);
+            let procs = nodes * ppn;
+            // Around the ring's switch (p floats) and above it.
+            let msg = [4 * 200, 4 * 300, 4 * 1000, 1 << 20][trial % 4];
+            let c = config(procs, nodes, Mapping::Core, msg);
+            let candidate = own(algorithm, if trial % 3 == 0 { 1024 } else { 0 });
+            let priced = |most_ranks| {
+                recipe_up_to(Collective::Allreduce, &c, &candidate, most_ranks)?
+                    .combine(|run| simulate_run(run, &COST, Statistic::Slowest))
+            };
+            let Some(full) = priced(u32::MAX) else {
+                continue; // nonoverlapping's fixed broadcast without a schedule
+            };
+            let fast = priced(128).unwrap();
+            assert!(fast > 0.0, "{algorithm} {c}: {fast}");
+            let e = worst.entry(algorithm).or_default();
+            *e = e.max((fast / full - 1.0).abs());
+        }
+        for (algorithm, e) in &worst {
+            println!("{algorithm:20} worst {:.2}%", 100.0 * e);
+            assert!(*e <= 0.25, "{algorithm}: {e}");
+        }
+    }
+
     #[test]
     fn large_jobs_extrapolate_along_nodes() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);

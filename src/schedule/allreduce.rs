@@ -168,6 +168,31 @@ impl Shape {
         )
     }
 
+    /// The algorithm that runs, fallbacks followed (see [`Shape::note`]).
+    pub(super) fn runs_as(&self, spec: &Spec) -> Algorithm {
+        match (spec.algorithm, self) {
+            (Algorithm::Ring | Algorithm::SegmentedRing, Shape::RecursiveDoubling) => {
+                Algorithm::RecursiveDoubling
+            }
+            (Algorithm::SegmentedRing, Shape::Ring { phases: 1 })
+                if ring_phases(spec.procs, spec.msg_bytes, spec.segsize).is_none() =>
+            {
+                Algorithm::Ring
+            }
+            (Algorithm::Rabenseifner, Shape::ReduceBcast(_)) => Algorithm::Linear,
+            (algorithm, _) => algorithm,
+        }
+    }
+
+    /// See [`Schedule::doubles`].
+    pub(super) fn doubles(&self) -> Option<bool> {
+        match self {
+            Shape::RecursiveDoubling | Shape::Rabenseifner => Some(true),
+            Shape::Ring { .. } => Some(false),
+            Shape::ReduceBcast(_) => None,
+        }
+    }
+
     /// A note where the algorithm runs as another.
     pub(super) fn note(&self, spec: &Spec) -> Option<String> {
         match (spec.algorithm, self) {

@@ -335,6 +335,28 @@ impl Schedule {
         }
     }
 
+    /// For an allreduce that runs by pairwise doubling or halving steps
+    /// (recursive doubling, Rabenseifner): `Some(true)`; by steps that grow
+    /// with the ranks (ring, a flat phase): `Some(false)`; `None` for a
+    /// reduce + broadcast of trees and the other collectives (their trees
+    /// say it, see [`Schedule::tree_depth`]).
+    pub fn doubles(&self) -> Option<bool> {
+        match &self.plan {
+            Plan::Allreduce(shape) => shape.doubles(),
+            _ => None,
+        }
+    }
+
+    /// The algorithm that actually runs: another where the algorithm falls
+    /// back (allreduce's ring below one element per rank runs recursive
+    /// doubling, ...), itself otherwise.
+    pub fn runs_as(&self) -> Algorithm {
+        match &self.plan {
+            Plan::Allreduce(shape) => shape.runs_as(&self.spec),
+            _ => self.spec.algorithm,
+        }
+    }
+
     /// What the ranks do, for people, where no tree says it.
     pub fn describe(&self) -> Option<String> {
         let root = self.spec.root;
