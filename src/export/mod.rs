@@ -56,8 +56,8 @@ impl Format {
             Format::OmpiHan,
             "ompi-han",
             "Open MPI 5 coll/han rules file: on communicators that span nodes, sends each \
-             size's broadcast to coll/tuned (whose rules come from ompi-rules) or leaves it \
-             to HAN where `default` was chosen",
+             size's call (broadcast, reduce, allreduce) to coll/tuned (whose rules come from \
+             ompi-rules) or leaves it to HAN where `default` was chosen",
         ),
         (
             Format::OmpiJson,
@@ -108,17 +108,12 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
     }
     let rules = matches!(
         format,
-        Format::OmpiRules | Format::OmpiJson | Format::MpichJson
+        Format::OmpiRules | Format::OmpiHan | Format::OmpiJson | Format::MpichJson
     );
-    if format == Format::OmpiHan && sections.iter().any(|s| s.collective != Collective::Bcast) {
-        return Err(Error::Usage(
-            "--format ompi-han routes MPI_Bcast only: give the broadcast model alone".into(),
-        ));
-    }
     if !rules && sections.len() > 1 {
         return Err(Error::Usage(
             "several models (one per collective) go into one rules file: --format ompi-rules, \
-             ompi-json or mpich-json; the other formats take one --model"
+             ompi-han, ompi-json or mpich-json; the other formats take one --model"
                 .into(),
         ));
     }
@@ -132,7 +127,7 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
         Format::Csv => Ok(csv::render(tables, &opts.system)),
         Format::Json => json::render(tables, &opts.system),
         Format::OmpiRules => ompi_rules::render(sections, opts),
-        Format::OmpiHan => Ok(ompi_han::render(tables, opts)),
+        Format::OmpiHan => Ok(ompi_han::render(sections, opts)),
         Format::OmpiJson => ompi_json::render(sections),
         Format::MpichJson => mpich_json::render(sections, opts.mpich_base.as_ref()),
     }
@@ -573,10 +568,7 @@ mod tests {
         assert!(!mpich_json::has_equivalent(Collective::Reduce, &in_order));
         assert!(render(&sections, Format::MpichJson, &opts(1)).is_err());
 
-        for (format, why) in [
-            (Format::OmpiHan, "MPI_Bcast only"),
-            (Format::Table, "one --model"),
-        ] {
+        for (format, why) in [(Format::Table, "one --model"), (Format::Csv, "one --model")] {
             let err = render(&sections, format, &opts(1)).unwrap_err();
             assert!(err.to_string().contains(why), "{err}");
         }
@@ -659,5 +651,60 @@ mod tests {
         assert!(text.contains("MPIR_Allreduce_inter_reduce_exchange_bcast"));
         assert!(!mpich_json::has_equivalent(Collective::Allreduce, &linear));
         assert!(mpich([linear, ring, ring]).is_err());
+    }
+
+    /// HAN's file routes every collective given, each by its id in
+    /// coll/base's order: allreduce 2, bcast 7, reduce 11.
+    #[test]
+    fn han_rules_route_every_collective() {
+        let ring = cand(Algorithm::SegmentedRing, Some(64), None);
+        let binomial = cand(Algorithm::Binomial, Some(0), None);
+        let sections = vec![
+            Section {
+                collective: Collective::Reduce,
+                tables: vec![table(4, [Candidate::DEFAULT; 3])],
+            },
+            Section {
+                collective: Collective::Bcast,
+                tables: vec![table(4, [binomial; 3])],
+            },
+            Section {
+                collective: Collective::Allreduce,
+                tables: vec![table(4, [Candidate::DEFAULT, ring, ring])],
+            },
+        ];
+        let text = render(&sections, Format::OmpiHan, &opts(1)).unwrap();
+        assert!(
+            text.contains("MPI_Allreduce and MPI_Bcast and MPI_Reduce routing"),
+            "{text}"
+        );
+        // Per collective: id, one level (the job's communicator), one
+        // configuration from size 1, its rules.
+        let expected = [
+            "3", // collectives
+            "2",
+            "1",
+            "2",
+            "1",
+            "1",
+            "2",
+            "0 han",
+            "65536 tuned", // allreduce
+            "7",
+            "1",
+            "2",
+            "1",
+            "1",
+            "1",
+            "0 tuned", // bcast
+            "11",
+            "1",
+            "2",
+            "1",
+            "1",
+            "1",
+            "0 han", // reduce
+        ];
+        assert_eq!(numbers(&text), expected);
     }
 }

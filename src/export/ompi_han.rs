@@ -1,25 +1,25 @@
 //! Open MPI 5's coll/han dynamic rules file: which component serves
-//! `MPI_Bcast` on the job's communicator.
+//! `MPI_Bcast`, `MPI_Reduce` and `MPI_Allreduce` on the job's communicator.
 //!
-//! From Open MPI 5.0 coll/han serves `MPI_Bcast` on every communicator that
-//! spans nodes, and coll/tuned's rules file then reaches only HAN's
+//! From Open MPI 5.0 coll/han serves these on every communicator that spans
+//! nodes, and coll/tuned's rules file then reaches only HAN's
 //! sub-communicators. HAN reads a file of its own (collective, topological
 //! level, configuration size, message size → component by name); at the
 //! level of the user's communicator it can hand the call to `tuned`, whose
 //! rules file then decides the algorithm. So each size where a tuned
 //! algorithm was chosen goes to `tuned`, and each size where `default`
-//! was goes to `han`, which keeps HAN's own broadcast. The format, as Open
-//! MPI 5.0's coll_han_dynamic_file.h describes it: nested counted lists;
-//! configuration and message sizes are lower bounds, ascending.
+//! was goes to `han`, which keeps HAN's own algorithm. The format, as Open
+//! MPI 5.0's coll_han_dynamic_file.h describes it: nested counted lists,
+//! collectives by coll/base's id (as in tuned's file); configuration and
+//! message sizes (bytes of the whole buffer, count × type size for the
+//! reductions) are lower bounds, ascending.
 
-use super::Options;
+use super::{Options, Section};
 use crate::select::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::fmt::Write;
 
-/// HAN's collective id of broadcast, and its level of the user's
-/// communicator (`GLOBAL_COMMUNICATOR`).
-const BCAST: u8 = 7;
+/// HAN's level of the user's communicator (`GLOBAL_COMMUNICATOR`).
 const GLOBAL_COMMUNICATOR: u8 = 2;
 
 /// The MCA variables that make Open MPI 5 read both files.
@@ -30,22 +30,38 @@ fn variables(han_file: &str, tuned_file: &str) -> String {
     )
 }
 
-pub fn render(tables: &[DecisionTable], opts: &Options) -> String {
+pub fn render(sections: &[Section], opts: &Options) -> String {
+    let mut sections: Vec<&Section> = sections.iter().collect();
+    sections.sort_by_key(|s| super::ompi_rules::coll_id(s.collective));
+    let functions: Vec<&str> = sections.iter().map(|s| s.collective.function()).collect();
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "# MPI_Bcast routing for Open MPI 5 coll/han, written by bcast-select"
+        "# {} routing for Open MPI 5 coll/han, written by bcast-select",
+        functions.join(" and ")
     );
     let _ = writeln!(s, "# {}", opts.origin);
     let _ = writeln!(s, "# for {} (measured there)", opts.system);
     let _ = writeln!(
         s,
-        "# Sends the broadcast on the job's communicator to coll/tuned where a tuned algorithm was\n\
+        "# Sends each call on the job's communicator to coll/tuned where a tuned algorithm was\n\
          # chosen (its rules: the file of `predict --format ompi-rules` for the same jobs) and\n\
          # leaves it to coll/han where `default` was. Use both files:\n\
          # mpirun {} ...",
         variables("THIS_FILE", "TUNED_RULES_FILE")
     );
+    let _ = writeln!(s, "{} # collectives in this file", sections.len());
+    for section in sections {
+        let id = super::ompi_rules::coll_id(section.collective);
+        let name = section.collective.name();
+        let _ = writeln!(s, "{id} # collective id: {name}");
+        collective(&mut s, &section.tables);
+    }
+    s
+}
+
+/// One collective's levels, configurations and rules.
+fn collective(s: &mut String, tables: &[DecisionTable]) {
     // Configuration sizes are lower bounds: each job size P starts a
     // configuration, and P + 1 hands the sizes above it back to HAN
     // unless the next job starts there; a configuration that routes as
@@ -66,8 +82,6 @@ pub fn render(tables: &[DecisionTable], opts: &Options) -> String {
     }
     let routes = |r: &[Rule]| r.iter().map(|(m, c, _)| (*m, *c)).collect::<Vec<_>>();
     configurations.dedup_by(|b, a| routes(&a.1) == routes(&b.1));
-    let _ = writeln!(s, "1 # collectives in this file");
-    let _ = writeln!(s, "{BCAST} # collective id: bcast");
     let _ = writeln!(s, "1 # topological levels");
     let _ = writeln!(s, "{GLOBAL_COMMUNICATOR} # level: the job's communicator");
     let _ = writeln!(s, "{} # configurations", configurations.len());
@@ -82,7 +96,6 @@ pub fn render(tables: &[DecisionTable], opts: &Options) -> String {
             );
         }
     }
-    s
 }
 
 /// (first message size, component, what was decided).

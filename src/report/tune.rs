@@ -36,15 +36,14 @@ pub fn markdown(
         collective.function(),
         rules.display(),
     );
-    if collective == Collective::Bcast {
-        let _ = write!(
-            t,
-            "and, with Open MPI 5 on jobs that span nodes (where coll/han serves MPI_Bcast), \
-             also `han.rules`:\n\n    OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
-             OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
-            han.display()
-        );
-    }
+    let _ = write!(
+        t,
+        "and, with Open MPI 5 on jobs that span nodes (where coll/han serves {}), also \
+         `han.rules`:\n\n    OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
+         OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
+        collective.function(),
+        han.display()
+    );
     let _ = writeln!(t, "## Measured effect\n\n{}", effect(tables, data));
     let _ = writeln!(t, "## Decisions\n\n```\n{decisions}```\n");
     match held_out {

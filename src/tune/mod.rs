@@ -401,17 +401,12 @@ fn finish(args: &Options, grids: &[Grid]) -> Result<()> {
         &rules,
         &export::render(&sections, Format::OmpiRules, &export_options(0))?,
     )?;
-    // Open MPI 5 gives broadcasts across nodes to coll/han: its file hands
-    // them to tuned where a tuned algorithm was chosen.
-    if let Some(b) = sections
-        .iter()
-        .position(|s| s.collective == Collective::Bcast)
-    {
-        write(
-            &dir.join("han.rules"),
-            &export::render(&sections[b..=b], Format::OmpiHan, &export_options(b))?,
-        )?;
-    }
+    // Open MPI 5 gives these collectives across nodes to coll/han: its
+    // file hands them to tuned where a tuned algorithm was chosen.
+    write(
+        &dir.join("han.rules"),
+        &export::render(&sections, Format::OmpiHan, &export_options(0))?,
+    )?;
     let mut text = String::new();
     for (i, (grid, section)) in grids.iter().zip(&sections).enumerate() {
         let data = &trained_all[i].1;
