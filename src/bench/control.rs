@@ -99,7 +99,7 @@ impl TunedControl {
         })
     }
 
-    /// The component that serves `candidate`'s broadcast on a
+    /// The component that serves `candidate`'s collective on a
     /// communicator over `nodes` nodes: HAN for `default` where it
     /// outranks tuned and the communicator spans nodes; tuned otherwise
     /// (forced algorithms and `tuned` run where HAN is left out).
