@@ -277,7 +277,10 @@ mod tests {
             "7",
             "1",
             "2", // one collective: bcast, one level: the job's communicator
-            "4", // configurations
+            "5", // configurations
+            "1",
+            "1",
+            "0 han", // below every job: HAN (its reader needs a first size of 1)
             "4",
             "2",
             "0 han",

@@ -12,7 +12,8 @@
 //! MPI 5.0's coll_han_dynamic_file.h describes it: nested counted lists,
 //! collectives by coll/base's id (as in tuned's file); configuration and
 //! message sizes (bytes of the whole buffer, count × type size for the
-//! reductions) are lower bounds, ascending.
+//! reductions) are lower bounds, ascending, and the first of each must be
+//! 1 and 0 (HAN's reader refuses the file otherwise).
 
 use super::{Options, Section};
 use crate::select::decision::DecisionTable;
@@ -79,6 +80,12 @@ fn collective(s: &mut String, tables: &[DecisionTable]) {
         if jobs.len() > 1 && next != Some(procs + 1) {
             configurations.push((procs + 1, han()));
         }
+    }
+    // HAN rejects a file whose first configuration starts above size 1
+    // (its reader's check; the whole file is then ignored without a
+    // word): communicators smaller than every job stay with HAN.
+    if configurations.first().is_some_and(|(from, _)| *from > 1) {
+        configurations.insert(0, (1, han()));
     }
     let routes = |r: &[Rule]| r.iter().map(|(m, c, _)| (*m, *c)).collect::<Vec<_>>();
     configurations.dedup_by(|b, a| routes(&a.1) == routes(&b.1));
