@@ -36,6 +36,8 @@ pub mod plan;
 pub mod export;
 /// Reports of evaluations, model fits and schedules.
 pub mod report;
+/// Whether the rules files of a job are in effect, and their effect there.
+pub mod verify;
 /// Tuning an allocation in one job: measure, plan, train, write rules.
 #[cfg(feature = "mpi")]
 pub mod tune;

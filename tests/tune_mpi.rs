@@ -84,18 +84,55 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         report.contains("MPI_Bcast decisions for 1 node(s) x 4 ranks"),
         "{report}"
     );
-    // The decisions' measured effect: per tuned size, the geometric mean
-    // of default's time over the decision's, both measured.
-    // One such table per collective.
-    let effects: Vec<&str> = report.split("## Measured effect").skip(1).collect();
+    // The rules' validated effect: one table per collective, a row per
+    // tuned size.
+    let effects: Vec<&str> = report.split("## Validated effect").skip(1).collect();
     assert_eq!(effects.len(), 3, "{report}");
     for (effect, procs) in effects.iter().flat_map(|e| [(e, "2"), (e, "4")]) {
-        let row = effect
-            .lines()
-            .find(|l| l.starts_with(&format!("| {procs} |")))
-            .unwrap_or_else(|| panic!("no row for {procs} ranks: {report}"));
-        let geomean: f64 = row.split('|').nth(3).unwrap().trim().parse().unwrap();
-        assert!(geomean.is_finite() && geomean > 0.0, "{row}");
+        assert!(
+            effect
+                .lines()
+                .any(|l| l.starts_with(&format!("| {procs} |"))),
+            "no row for {procs} ranks: {report}"
+        );
+    }
+    assert!(report.contains("bcast-select verify --collectives bcast,reduce,allreduce"));
+    // Every switch validated, none kept unless proved faster, and the
+    // rules switch only where a kept row says so.
+    let validation = std::fs::read_to_string(out_dir.join("validation.csv")).unwrap();
+    assert!(
+        validation.starts_with("collective,procs,msg_bytes,decision,speedup,low,high,kept\n"),
+        "{validation}"
+    );
+    let rows = common::csv_rows(&validation);
+    for row in &rows {
+        if row["kept"] == "true" {
+            let low: f64 = row["low"].parse().unwrap();
+            assert!(low > 1.0, "{row:?}");
+        }
+    }
+    let rules_text = std::fs::read(out_dir.join("rules")).unwrap();
+    let rules = bcast_select::verify::files::read_tuned(&rules_text, false).unwrap();
+    for (name, id, sizes) in [
+        ("bcast", 7, &[1u64, 1024, 65536][..]),
+        ("reduce", 11, &[1024, 65536]),
+        ("allreduce", 2, &[1024, 65536]),
+    ] {
+        for procs in [2u64, 4] {
+            for &m in sizes {
+                let rule = rules.lookup(id, procs, m).unwrap();
+                if rule.alg != 0 {
+                    assert!(
+                        rows.iter().any(|r| r["collective"] == name
+                            && r["procs"] == procs.to_string()
+                            && r["msg_bytes"] == m.to_string()
+                            && r["kept"] == "true"),
+                        "{name} {procs} ranks {m} B switches without a kept validation: \
+                         {validation}"
+                    );
+                }
+            }
+        }
     }
     for function in ["MPI_Reduce", "MPI_Allreduce"] {
         assert!(

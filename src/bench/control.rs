@@ -67,16 +67,20 @@ impl TunedControl {
     /// explanation where the MPI library is not Open MPI with coll/tuned and
     /// dynamic rules.
     pub fn open(collective: Collective) -> Result<TunedControl, String> {
-        let mut provided: c_int = 0;
-        // SAFETY: plain C call with a valid out-pointer; MPI is initialized.
-        let rc = unsafe { ffi::MPI_T_init_thread(0, &mut provided) };
-        check(rc, "MPI_T_init_thread")?;
-        let dynamic = Cvar::open("coll_tuned_use_dynamic_rules")?;
+        init_tool_interface()?;
+        let dynamic = Cvar::open(USE_DYNAMIC_RULES)?;
         if dynamic.read()? == 0 {
             return Err(format!(
                 "Open MPI's tuned component ignores forced algorithms unless \
                  coll_tuned_use_dynamic_rules is true, and it can only be set at launch: \
                  unset {DYNAMIC_RULES_ENV} (bench sets it) or set it to 1"
+            ));
+        }
+        if let Some((variable, file)) = rules_in_effect() {
+            return Err(format!(
+                "a rules file is in effect ({variable}={file}): bench and tune time the \
+                 library's own choice as `default` and the forced algorithms as named, and \
+                 the file would change both; unset it to measure (check it with `verify`)"
             ));
         }
         let tuned_priority = Cvar::open("coll_tuned_priority")?.read()?;
@@ -149,6 +153,64 @@ impl TunedControl {
         self.algorithm.write(0)?;
         Ok(comm)
     }
+}
+
+/// The variable that switches coll/tuned's rules (file and forced
+/// algorithms) on: read by each new communicator.
+const USE_DYNAMIC_RULES: &str = "coll_tuned_use_dynamic_rules";
+
+/// A duplicate of `comm` on which coll/tuned runs its fixed decision, rules
+/// file or not: made while [`USE_DYNAMIC_RULES`] is 0, then the value is put
+/// back. Open MPI 5.0 lets the variable change at run time; 4.1 does not
+/// (an error). Collective.
+pub fn without_rules(comm: &SimpleCommunicator) -> Result<SimpleCommunicator, String> {
+    init_tool_interface()?;
+    let dynamic = Cvar::open(USE_DYNAMIC_RULES)?;
+    let before = dynamic.read()?;
+    dynamic.write(0).map_err(|e| {
+        format!(
+            "{e}: this Open MPI cannot switch {USE_DYNAMIC_RULES} off inside a job (4.1 \
+             cannot; 5.0 can)"
+        )
+    })?;
+    let dup = comm.duplicate();
+    dynamic.write(before)?;
+    Ok(dup)
+}
+
+/// Starts the MPI tool interface (each call is counted; it is never
+/// finalized, it lives as long as MPI).
+fn init_tool_interface() -> Result<(), String> {
+    let mut provided: c_int = 0;
+    // SAFETY: plain C call with a valid out-pointer; MPI is initialized.
+    let rc = unsafe { ffi::MPI_T_init_thread(0, &mut provided) };
+    check(rc, "MPI_T_init_thread")
+}
+
+/// An integer or boolean control variable's value; `None` where this MPI
+/// has no such variable.
+pub fn int_variable(name: &str) -> Result<Option<i32>, String> {
+    init_tool_interface()?;
+    match Cvar::open(name) {
+        Ok(var) => var.read().map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
+/// A string control variable's value; `None` where this MPI has no such
+/// variable (an unset one is empty).
+pub fn string_variable(name: &str) -> Result<Option<String>, String> {
+    init_tool_interface()?;
+    Ok(has_variable(name).then(|| read_string(name)))
+}
+
+fn has_variable(name: &str) -> bool {
+    let Ok(cname) = CString::new(name) else {
+        return false;
+    };
+    let mut index: c_int = -1;
+    // SAFETY: valid NUL-terminated name and out-pointer.
+    unsafe { ffi::MPI_T_cvar_get_index(cname.as_ptr(), &mut index) == 0 }
 }
 
 /// A duplicate of `world` created with [`COLL_PREFERENCE`] = `preference`.
@@ -247,6 +309,28 @@ impl Drop for Cvar {
             ffi::MPI_T_cvar_handle_free(&mut self.handle);
         }
     }
+}
+
+/// The first rules file the library reads, as (variable, file): coll/tuned's
+/// (with its rules switched on) or coll/han's (likewise).
+fn rules_in_effect() -> Option<(&'static str, String)> {
+    let on = |name: &str| {
+        Cvar::open(name)
+            .and_then(|v| v.read())
+            .is_ok_and(|v| v != 0)
+    };
+    [
+        (USE_DYNAMIC_RULES, "coll_tuned_dynamic_rules_filename"),
+        (
+            "coll_han_use_dynamic_file_rules",
+            "coll_han_dynamic_rules_filename",
+        ),
+    ]
+    .into_iter()
+    .find_map(|(switch, file)| {
+        let name = read_string(file);
+        (on(switch) && !name.trim().is_empty()).then_some((file, name))
+    })
 }
 
 /// Whether the `coll` MCA variable's value (`^a,b` leaves a and b out; `a,b`

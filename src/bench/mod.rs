@@ -13,6 +13,8 @@
 //! skips what the file holds.
 
 #[cfg(feature = "mpi")]
+pub mod compare;
+#[cfg(feature = "mpi")]
 pub mod control;
 #[cfg(feature = "mpi")]
 pub mod delay;

@@ -1,12 +1,13 @@
 //! The harness itself: MPI start-up, the campaign loop, timing and
 //! verification of each point (see the module docs of [`super`]).
 
+use super::compare::{self, Compared, Request, Rounds};
 use super::points::Point;
 use super::stats::Samples;
 use super::{control, delay, exec, exec_arrival, payload, points, topology};
 use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
-use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Measurement};
+use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement};
 use crate::error::{Error, Result};
 use crate::schedule::{Op, Schedule, Spec};
 use crate::units::format_bytes;
@@ -93,8 +94,37 @@ impl Session {
         }
     }
 
-    /// Rank 0's bytes, on every rank (collective).
+    /// Paired comparisons of `collective` (see [`super::compare`]) on each
+    /// communicator size of `sizes` in turn (`None`: the whole job), within
+    /// `seconds` shared out by the number of requests. Rank 0 has every
+    /// size's results; a request the time left no room for is `None`.
+    pub fn compare(
+        &self,
+        collective: Collective,
+        sizes: &[(Option<u32>, Mapping, Vec<Request>)],
+        timing: &Options,
+        rounds: &Rounds,
+        seconds: f64,
+    ) -> Result<Vec<Vec<Option<Compared>>>> {
+        let start = Instant::now();
+        let total: usize = sizes.iter().map(|s| s.2.len()).sum();
+        let mut done = 0;
+        let places: Vec<(Option<u32>, Mapping)> = sizes.iter().map(|s| (s.0, s.1)).collect();
+        each_size(&self.world, &places, |i, sub| {
+            let requests = &sizes[i].2;
+            // Rank 0's clock decides, as in `campaigns`.
+            let left = (seconds - start.elapsed().as_secs_f64()).max(0.0);
+            let mut mine = left * requests.len() as f64 / (total - done).max(1) as f64;
+            sub.process_at_rank(0).broadcast_into(&mut mine);
+            done += requests.len();
+            compare::requests(sub, collective, requests, timing, rounds, mine)
+        })
+    }
+
+    /// Rank 0's bytes, on every rank (collective). The others wait without
+    /// spinning: rank 0 may be training for a while.
     pub fn share(&self, bytes: Vec<u8>) -> Vec<u8> {
+        quiet_barrier(&self.world);
         let root = self.world.process_at_rank(0);
         let mut len = bytes.len() as u64;
         root.broadcast_into(&mut len);
@@ -144,13 +174,43 @@ fn quiet_barrier(comm: &SimpleCommunicator) {
 /// job's ranks chosen as the part's mapping says; the other ranks wait.
 /// The time budget is shared: each part gets what the earlier ones left.
 fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>> {
-    let names = topology::node_names(world);
     let start = Instant::now();
-    // Every size is checked before any is measured.
-    let mut sizes = Vec::with_capacity(opts.parts.len());
-    for part in &opts.parts {
-        let procs = part.procs.unwrap_or(world.size() as u32);
-        let Some(members) = topology::members(&names, procs as usize, part.mapping) else {
+    let sizes: Vec<(Option<u32>, Mapping)> =
+        opts.parts.iter().map(|p| (p.procs, p.mapping)).collect();
+    each_size(world, &sizes, |i, sub| {
+        // Rank 0's budget and clock decide what is left, for everyone: a
+        // budget handed in differs between ranks by their clocks (tune's
+        // does), and ranks that time points against different caps stop
+        // measuring at different iterations and never meet again.
+        let mut left = opts
+            .time_budget
+            .map_or(0.0, |b| b.saturating_sub(start.elapsed()).as_secs_f64());
+        sub.process_at_rank(0).broadcast_into(&mut left);
+        let sized = Options {
+            time_budget: opts.time_budget.map(|_| Duration::from_secs_f64(left)),
+            ..opts.clone()
+        };
+        campaign(sub, &sized, &opts.parts[i])
+    })
+}
+
+/// Runs `work` for each of `sizes` in turn (a communicator size, `None`:
+/// the whole job, and how its ranks are taken from the job's nodes) on a
+/// sub-communicator of that many ranks; the others wait without spinning.
+/// Every size is checked before any runs, and a failure on one size stops
+/// every rank together (rank 0, in every sub-communicator, reports it).
+/// Returns the results of the sizes this rank took part in: rank 0 has
+/// them all.
+pub(super) fn each_size<T>(
+    world: &SimpleCommunicator,
+    sizes: &[(Option<u32>, Mapping)],
+    mut work: impl FnMut(usize, &SimpleCommunicator) -> Result<T>,
+) -> Result<Vec<T>> {
+    let names = topology::node_names(world);
+    let mut members = Vec::with_capacity(sizes.len());
+    for &(procs, mapping) in sizes {
+        let procs = procs.unwrap_or(world.size() as u32);
+        let Some(ranks) = topology::members(&names, procs as usize, mapping) else {
             return reported(
                 world,
                 Err(Error::Usage(format!(
@@ -159,31 +219,18 @@ fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>>
                 ))),
             );
         };
-        sizes.push(members);
+        members.push(ranks);
     }
-    let mut outcomes = Vec::new();
-    for (part, members) in opts.parts.iter().zip(sizes) {
-        let inside = members.contains(&world.rank());
-        let color = if inside {
+    let mut results = Vec::new();
+    for (i, ranks) in members.iter().enumerate() {
+        let color = if ranks.contains(&world.rank()) {
             mpi::topology::Color::with_value(0)
         } else {
             mpi::topology::Color::undefined()
         };
         let sub = world.split_by_color(color);
-        // Rank 0's budget and clock decide what is left, for everyone: a
-        // budget handed in differs between ranks by their clocks (tune's
-        // does), and ranks that time points against different caps stop
-        // measuring at different iterations and never meet again.
-        let mut left = opts
-            .time_budget
-            .map_or(0.0, |b| b.saturating_sub(start.elapsed()).as_secs_f64());
-        world.process_at_rank(0).broadcast_into(&mut left);
-        let sized = Options {
-            time_budget: opts.time_budget.map(|_| Duration::from_secs_f64(left)),
-            ..opts.clone()
-        };
         let result = match &sub {
-            Some(sub) => reported(sub, campaign(sub, &sized, part)).map(Some),
+            Some(sub) => reported(sub, work(i, sub)).map(Some),
             None => Ok(None),
         };
         quiet_barrier(world);
@@ -194,11 +241,11 @@ fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>>
         match result {
             Err(e) => return Err(e),
             Ok(_) if any != 0 => return Err(Error::Reported(2)),
-            Ok(Some(outcome)) => outcomes.push(outcome),
+            Ok(Some(r)) => results.push(r),
             Ok(None) => {}
         }
     }
-    Ok(outcomes)
+    Ok(results)
 }
 
 fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<Outcome> {
@@ -265,14 +312,8 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let todo: Vec<usize> = (0..points.len()).filter(|&i| done[i] == 0).collect();
     let meta = row_meta(opts);
     let progress = Progress::new(rank == 0, todo.len());
-    // Floats underneath, so that MPI_Reduce can take the bytes as MPI_FLOAT.
-    let floats = (largest as usize).div_ceil(4);
-    let mut store = vec![0f32; floats];
+    let (mut store, mut buffers) = Buffers::new(collective, largest);
     let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
-    let mut buffers = Buffers {
-        out: vec![0f32; if collective.reduces() { floats } else { 0 }],
-        scratch: Vec::new(),
-    };
     world.barrier();
     let clock = Clock::start();
     let mut missing = Vec::new();
@@ -348,7 +389,7 @@ fn share_status(world: &SimpleCommunicator, status: &mut i32) {
     world.process_at_rank(0).broadcast_into(status);
 }
 
-fn resolve_roots(roots: &[Root], procs: u32) -> Result<Vec<u32>> {
+pub(super) fn resolve_roots(roots: &[Root], procs: u32) -> Result<Vec<u32>> {
     roots
         .iter()
         .map(|r| match *r {
@@ -416,13 +457,27 @@ fn row_meta(opts: &Options) -> RowMeta {
 
 /// A campaign's memory besides the message: the root's result of a
 /// library reduction, and where our reductions receive partial results.
-struct Buffers {
+pub(super) struct Buffers {
     out: Vec<f32>,
     scratch: Vec<u8>,
 }
 
+impl Buffers {
+    /// The message of up to `largest` bytes (floats underneath, so that
+    /// MPI_Reduce can take the bytes as MPI_FLOAT) and the other memory of
+    /// `collective`.
+    pub(super) fn new(collective: Collective, largest: u64) -> (Vec<f32>, Buffers) {
+        let floats = (largest as usize).div_ceil(4);
+        let buffers = Buffers {
+            out: vec![0f32; if collective.reduces() { floats } else { 0 }],
+            scratch: Vec::new(),
+        };
+        (vec![0f32; floats], buffers)
+    }
+}
+
 /// How one point's collective is executed.
-enum Runner {
+pub(super) enum Runner {
     /// Our schedule: this rank's operations for each root, in root order.
     Own {
         comm: SimpleCommunicator,
@@ -442,7 +497,7 @@ enum Runner {
 }
 
 impl Runner {
-    fn new(
+    pub(super) fn new(
         world: &SimpleCommunicator,
         control: Option<&control::TunedControl>,
         point: &Point,
@@ -478,6 +533,11 @@ impl Runner {
                 Ok(Runner::Library { comm, collective })
             }
         }
+    }
+
+    /// The library's own call of `collective` on `comm`.
+    pub(super) fn library(comm: SimpleCommunicator, collective: Collective) -> Runner {
+        Runner::Library { comm, collective }
     }
 
     fn comm(&self) -> &SimpleCommunicator {
@@ -558,8 +618,8 @@ fn spec(procs: u32, root: u32, point: &Point, collective: Collective) -> Spec {
 /// One point's per-iteration times (µs): the recorded time, and with an
 /// arrival pattern the slowest rank's time as well.
 #[derive(Debug, Default)]
-struct Timing {
-    samples: Samples,
+pub(super) struct Timing {
+    pub(super) samples: Samples,
     worst: Option<Samples>,
 }
 
@@ -567,7 +627,7 @@ struct Timing {
 /// each rank's delays are in units of `unit_us` (X·T(m)). Collective: every
 /// rank takes the same decisions from the same all-reduced numbers.
 #[allow(clippy::too_many_arguments)]
-fn measure(
+pub(super) fn measure(
     world: &SimpleCommunicator,
     runner: &Runner,
     point: &Point,

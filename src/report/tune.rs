@@ -1,130 +1,207 @@
-//! `tune`'s report: how to use the rules, the decisions per job size, what
-//! they measured against the library's default where both were timed, and
-//! the selectors on communicator sizes held out of training.
+//! `tune`'s report: how to use the rules, their validated effect per job
+//! size, the switches validation reverted, the decisions, the selectors on
+//! communicator sizes held out of training, and the `verify` command that
+//! checks the rules in the user's own job.
 
-use crate::data::metrics::Tally;
-use crate::data::{Candidate, Collective, Config, Dataset};
+use crate::bench::stats::Speedup;
+use crate::data::{Candidate, Collective};
 use crate::select::decision::DecisionTable;
+use crate::select::validation::{self, Validation, Verdict};
 use crate::units::format_bytes;
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
 
-/// The report of a tune whose rules went to `rules`: `tables` decided on
-/// `data` (`decisions`, as `predict` prints them); `held_out` is the
-/// evaluation's markdown, where there was one.
-pub fn markdown(
-    collective: Collective,
-    rules: &Path,
-    tables: &[DecisionTable],
-    decisions: &str,
-    data: &Dataset,
-    held_out: Option<&str>,
-) -> String {
-    let mut t = String::new();
-    let han = rules.with_file_name("han.rules");
+/// One collective's part of the report.
+pub struct Tuned<'a> {
+    pub collective: Collective,
+    /// Where the rules went (HAN's file beside it).
+    pub rules: &'a Path,
+    /// The decisions as shipped (reverted switches are `default`).
+    pub tables: &'a [DecisionTable],
+    /// `tables` as `predict` prints them.
+    pub decisions: &'a str,
+    /// This collective's validated switches.
+    pub validations: &'a [Validation],
+    /// The switches reverted to `default`: (procs, size, candidate, why).
+    pub reverted: &'a [(u32, u64, Candidate, Verdict)],
+    /// The held-out evaluation's markdown, where there was one.
+    pub held_out: Option<&'a str>,
+}
+
+pub fn markdown(t: &Tuned) -> String {
+    let mut s = String::new();
+    let han = t.rules.with_file_name("han.rules");
     // Broadcast's files keep the names they had before other collectives.
-    let suffix = match collective {
+    let suffix = match t.collective {
         Collective::Bcast => String::new(),
         other => format!("-{}", other.name()),
     };
+    let function = t.collective.function();
     let _ = write!(
-        t,
-        "# bcast-select tune: {}\n\nMeasurements: `data.csv`; model: `model{suffix}/`; Open MPI \
-         rules: `rules`, used with\n\n    OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
-         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n",
-        collective.function(),
-        rules.display(),
+        s,
+        "# bcast-select tune: {function}\n\nMeasurements: `data.csv`; model: `model{suffix}/`; \
+         validation: `validation.csv`; Open MPI rules: `rules`, used with\n\n    \
+         OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n",
+        t.rules.display(),
     );
     let _ = write!(
-        t,
-        "and, with Open MPI 5 on jobs that span nodes (where coll/han serves {}), also \
+        s,
+        "and, with Open MPI 5 on jobs that span nodes (where coll/han serves {function}), also \
          `han.rules`:\n\n    OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
          OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
-        collective.function(),
         han.display()
     );
-    let _ = writeln!(t, "## Measured effect\n\n{}", effect(tables, data));
-    let _ = writeln!(t, "## Decisions\n\n```\n{decisions}```\n");
-    match held_out {
+    let _ = writeln!(
+        s,
+        "## Validated effect\n\n{}",
+        effect(t.tables, t.validations)
+    );
+    if !t.reverted.is_empty() {
+        let _ = writeln!(
+            s,
+            "Switches the models chose that validation reverted to `default` (the rules keep \
+             the library's choice there):\n"
+        );
+        for line in validation::describe_reverted(t.reverted) {
+            let _ = writeln!(s, "- {line}");
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "## Decisions\n\n```\n{}```\n", t.decisions);
+    match t.held_out {
         Some(text) => {
             let _ = write!(
-                t,
+                s,
                 "## On communicator sizes held out of training (plots in `plots{suffix}/`)\n\n{text}"
             );
         }
         None => {
             let _ = writeln!(
-                t,
+                s,
                 "Fewer than 3 communicator sizes: no held-out evaluation is possible."
             );
         }
     }
+    s
+}
+
+/// Per job size, the speed-up of what the rules ship over `default`,
+/// measured on fresh samples: the geometric mean over the tuned message
+/// sizes, a kept switch counting with its validated speed-up and every
+/// other size as exactly 1 (the rules leave `default` there).
+fn effect(tables: &[DecisionTable], validations: &[Validation]) -> String {
+    let mut t = String::from(
+        "`default`'s time over the time of what the rules ship, each switch from `default` \
+         timed against it in paired rounds of fresh samples (not the measurements that chose \
+         it), 95% intervals; sizes where the rules keep `default` count as 1. A switch ships \
+         only when its whole interval is above 1.\n\n\
+         | ranks | sizes | switched | kept | effect (95% interval) | largest kept |\n\
+         |---:|---:|---:|---:|---|---|\n",
+    );
+    let mut all = Vec::new();
+    let mut noise = Vec::new();
+    for table in tables {
+        let procs = table.job.procs;
+        let mine: Vec<&Validation> = validations.iter().filter(|v| v.procs == procs).collect();
+        let parts: Vec<Speedup> = table
+            .decisions
+            .iter()
+            .map(|d| {
+                mine.iter()
+                    .find(|v| v.msg_bytes == d.msg_bytes && v.decision == d.choice.candidate)
+                    .map_or(Speedup::UNCHANGED, |v| v.shipped())
+            })
+            .collect();
+        all.extend(parts.iter().copied());
+        let kept: Vec<&&Validation> = mine.iter().filter(|v| v.kept()).collect();
+        let largest = kept
+            .iter()
+            .filter_map(|v| v.speedup.map(|s| (s.speedup, v.msg_bytes)))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map_or("-".to_string(), |(x, m)| {
+                format!("{x:.2}x at {}", format_bytes(m))
+            });
+        let Some(g) = Speedup::geomean(&parts) else {
+            continue;
+        };
+        if !kept.is_empty() && g.within_noise() {
+            noise.push(procs);
+        }
+        let _ = writeln!(
+            t,
+            "| {procs} | {} | {} | {} | {} | {largest} |",
+            parts.len(),
+            mine.len(),
+            kept.len(),
+            interval(&g, kept.is_empty()),
+        );
+    }
+    if let Some(g) = Speedup::geomean(&all) {
+        let _ = writeln!(
+            t,
+            "\nAll job sizes: {} over {} configurations.",
+            interval(&g, validations.iter().all(|v| !v.kept())),
+            all.len()
+        );
+    }
+    if validations.iter().all(|v| !v.kept()) {
+        let _ = writeln!(
+            t,
+            "\nNo switch proved faster than `default`: the rules leave the library's choice \
+             everywhere."
+        );
+    } else if !noise.is_empty() {
+        let list: Vec<String> = noise.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            t,
+            "\nWithin noise on {} ranks: the interval holds 1, so the rules may change nothing \
+             measurable there as a whole.",
+            list.join(", ")
+        );
+    }
     t
 }
 
-/// Per job size, the measured speed-up of the decisions over `default` at
-/// the message sizes where both were timed: what the rules change there.
-fn effect(tables: &[DecisionTable], data: &Dataset) -> String {
-    let times: HashMap<(Config, Candidate), f64> = data
-        .measurements()
-        .iter()
-        .map(|m| ((m.config, m.candidate), m.time_us))
-        .collect();
-    let mut t = String::from(
-        "Time of `default` over the time of the decision, both as measured, at the \
-         message sizes where both were (1.00: the rules leave `default`; above 1: faster).\n\n\
-         | ranks | sizes | geometric mean | smallest | largest | switched sizes |\n\
-         |---:|---:|---:|---:|---:|---:|\n",
-    );
-    let mut all = Tally::default();
-    for table in tables {
-        let mut tally = Tally::default();
-        let (mut lo, mut hi) = ((f64::INFINITY, 0), (0.0, 0));
-        let mut switched = 0;
-        for d in &table.decisions {
-            let config = table.job.config(d.msg_bytes);
-            let measured = |c: &Candidate| times.get(&(config, *c)).copied();
-            let (Some(chosen), Some(default)) =
-                (measured(&d.choice.candidate), measured(&Candidate::DEFAULT))
-            else {
-                continue;
-            };
-            let speedup = default / chosen;
-            tally.add(1.0, Some(speedup));
-            all.add(1.0, Some(speedup));
-            switched += usize::from(!d.choice.candidate.is_default());
-            if speedup < lo.0 {
-                lo = (speedup, d.msg_bytes);
-            }
-            if speedup > hi.0 {
-                hi = (speedup, d.msg_bytes);
-            }
-        }
-        if tally.n == 0 {
-            let _ = writeln!(t, "| {} | 0 | - | - | - | - |", table.job.procs);
-            continue;
-        }
-        let _ = writeln!(
-            t,
-            "| {} | {} | {:.3} | {:.3} ({}) | {:.3} ({}) | {} |",
-            table.job.procs,
-            tally.n,
-            tally.geomean_speedup(),
-            lo.0,
-            format_bytes(lo.1),
-            hi.0,
-            format_bytes(hi.1),
-            switched
-        );
+fn interval(g: &Speedup, unchanged: bool) -> String {
+    if unchanged {
+        "1 (default everywhere)".into()
+    } else {
+        format!("{:.3} ({:.3}–{:.3})", g.speedup, g.low, g.high)
     }
-    if all.n > 0 {
-        let _ = writeln!(
-            t,
-            "\nAll job sizes: geometric mean {:.3} over {} configurations.",
-            all.geomean_speedup(),
-            all.n
-        );
-    }
-    t
+}
+
+/// The closing section: the `verify` command that times these rules
+/// against the library's own choice in the user's job.
+pub fn verify_command(
+    dir: &Path,
+    collectives: &[Collective],
+    sizes: &[u64],
+    procs: &[u32],
+) -> String {
+    let names: Vec<&str> = collectives.iter().map(|c| c.name()).collect();
+    let procs_list: Vec<String> = procs.iter().map(u32::to_string).collect();
+    let largest = procs.iter().copied().max().unwrap_or(2);
+    let sizes_list: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    let rules = dir.join("rules");
+    let han = dir.join("han.rules");
+    format!(
+        "\n\n## Check the rules in your job\n\nRun `verify` under the launcher and in the \
+         environment the application uses: it checks that Open MPI reads the files and times \
+         each collective through them against the library's own choice:\n\n    \
+         mpirun -n {largest} --mca coll_tuned_use_dynamic_rules 1 --mca \
+         coll_tuned_dynamic_rules_filename {} bcast-select verify --collectives {} --sizes {} \
+         --procs {}\n\nWith Open MPI 5 across nodes add `--mca coll_han_use_dynamic_file_rules 1 \
+         --mca coll_han_dynamic_rules_filename {}`.\n",
+        absolute(&rules).display(),
+        names.join(","),
+        sizes_list.join(","),
+        procs_list.join(","),
+        absolute(&han).display(),
+    )
+}
+
+/// Open MPI resolves a relative rules path against each rank's directory:
+/// the command names the file absolutely.
+fn absolute(path: &Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

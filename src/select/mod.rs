@@ -4,6 +4,7 @@
 
 pub mod decision;
 pub mod measured;
+pub mod validation;
 
 use measured::Measured;
 

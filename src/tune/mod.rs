@@ -1,10 +1,13 @@
 //! Tuning an allocation in one MPI job: a seed grid per collective, then
 //! plan -> bench rounds (the points of every collective compete for each
-//! round by their expected regret) until the budget is spent or no
-//! measurement is expected to change a decision, then (rank 0) a model per
-//! collective, one rules file with each collective's rules, and the
-//! report.
+//! round by their expected regret) until the exploring share of the budget
+//! is spent or no measurement is expected to change a decision; then
+//! (rank 0) a model per collective and its decisions; then every switch
+//! away from `default` timed against `default` on fresh samples, and only
+//! those proved faster kept ([`crate::select::validation`]); then one rules
+//! file with each collective's validated rules, and the report.
 
+use crate::bench::compare::{Arm, Compared, Request, Rounds};
 use crate::bench::points::{self, Sweep};
 use crate::bench::{self, Part, Session};
 use crate::data::load::{load_files, Choice as DataChoice};
@@ -15,7 +18,8 @@ use crate::export::{self, Format};
 use crate::plan::{choose, score, Settings};
 use crate::report;
 use crate::select::decision::{DecisionTable, Job};
-use crate::train::{self, store, Choice};
+use crate::select::validation::{self, Validation};
+use crate::train::{self, store, Choice, Trained};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -23,6 +27,13 @@ use std::time::{Duration, Instant};
 /// more measurement cannot change a decision by more than a benchmark's
 /// own noise; the rounds stop.
 const CONVERGED: f64 = 0.01;
+
+/// Share of the budget kept for validating the decisions: the rounds of
+/// exploring stop when the rest is spent. A validation times a switch and
+/// `default` for at least [`Rounds::min`] rounds of two blocks (some
+/// 0.2 s on a laptop): a quarter of a 3-minute budget validates some
+/// hundred switches, while exploring keeps the larger share.
+const VALIDATION_SHARE: f64 = 0.25;
 
 /// Rounds measure this share of the grid each (at least one
 /// configuration): small enough to re-plan often, large enough that a
@@ -85,21 +96,34 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
         std::fs::create_dir_all(&args.out_dir)
             .map_err(|e| Error::io(format!("cannot create {}", args.out_dir.display()), e))?;
     }
-    let left = |share: f64| {
-        let total = args.time_budget.as_secs_f64() * share;
+    // The budget is for measuring: time rank 0 spends training is given
+    // back to the measurements after it.
+    let mut training = Duration::ZERO;
+    let left = |share: f64, training: Duration| {
+        let total = args.time_budget.as_secs_f64() * share + training.as_secs_f64();
         Duration::from_secs_f64((total - start.elapsed().as_secs_f64()).max(0.0))
     };
-    // Seed: every `default` point, and every candidate on a lattice of
-    // configurations (every third along message size and communicator
-    // size, shifted per size), measured within half the budget (shared
-    // out over the collectives in turn).
-    for (g, grid) in grids.iter().enumerate() {
-        let seed: Vec<usize> = (0..grid.points.len())
-            .filter(|&i| {
-                let (c, k) = &grid.points[i];
-                k.is_default() || k.algorithm == Algorithm::Tuned || lattice(args, c)
-            })
-            .collect();
+    let explore = 1.0 - VALIDATION_SHARE;
+    // Seed: first every `default` point (every decision is judged against
+    // it), then every candidate on a lattice of configurations (every
+    // third along message size and communicator size, shifted per size),
+    // within half the exploring share, collective after collective: the
+    // lattice gets what the `default` points left of it.
+    let seeds: Vec<[Vec<usize>; 2]> = grids
+        .iter()
+        .map(|grid| {
+            let (mut baselines, mut lattices) = (Vec::new(), Vec::new());
+            for (i, (c, k)) in grid.points.iter().enumerate() {
+                if k.is_default() || k.algorithm == Algorithm::Tuned {
+                    baselines.push(i);
+                } else if lattice(args, c) {
+                    lattices.push(i);
+                }
+            }
+            [baselines, lattices]
+        })
+        .collect();
+    for (grid, seed) in grids.iter().zip(&seeds) {
         if rank0 {
             eprintln!(
                 "tune: {}: {} communicator sizes x {} message sizes, {} points; seed {} points",
@@ -107,11 +131,25 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
                 sizes_of(&grid.points),
                 args.sizes.len(),
                 grid.points.len(),
-                seed.len()
+                seed[0].len() + seed[1].len()
             );
         }
-        let share = 0.5 * (g + 1) as f64 / grids.len() as f64;
-        measure(session, args, grid, &seed, left(share), &data)?;
+    }
+    let seed_share = 0.5 * explore;
+    let part = |g: usize| (g + 1) as f64 / grids.len() as f64;
+    for (g, (grid, seed)) in grids.iter().zip(&seeds).enumerate() {
+        if !seed[0].is_empty() {
+            let share = seed_share * part(g);
+            measure(session, args, grid, &seed[0], left(share, training), &data)?;
+        }
+    }
+    // The lattices share what the `default` points left of the seed's part.
+    let used = start.elapsed().as_secs_f64() / args.time_budget.as_secs_f64();
+    for (g, (grid, seed)) in grids.iter().zip(&seeds).enumerate() {
+        if !seed[1].is_empty() {
+            let share = used + (seed_share - used).max(0.0) * part(g);
+            measure(session, args, grid, &seed[1], left(share, training), &data)?;
+        }
     }
     // Points of every grid in one index space, grid after grid.
     let offsets: Vec<usize> = grids
@@ -123,10 +161,12 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
         })
         .collect();
     let total: usize = grids.iter().map(|g| g.points.len()).sum();
+    // Why exploring stopped (rank 0 knows).
+    let mut ended = Explored::Budget;
     for round in 1.. {
         // Rank 0 plans (while its budget lasts: every rank's clock differs,
         // so only its own decides); everyone measures what it chose.
-        let budget = left(1.0);
+        let budget = left(explore, training);
         let mut chosen = Vec::new();
         if rank0 && !budget.is_zero() {
             let mut scored = Vec::new();
@@ -141,6 +181,7 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             scored.sort_by(|a, b| b.regret.total_cmp(&a.regret));
             if scored.is_empty() {
                 eprintln!("tune: every point of the grid is measured");
+                ended = Explored::Everything;
             }
             let top = scored.iter().map(|s| s.regret).fold(0.0, f64::max);
             let per_round =
@@ -149,9 +190,10 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
                 chosen = choose(&scored, per_round);
             } else if !scored.is_empty() {
                 eprintln!("tune: converged: no measurement is expected to change a decision by 1%");
+                ended = Explored::Converged;
             }
             eprintln!(
-                "tune: round {round}: {} points planned (largest expected regret {top:.4}), {:.0} s left",
+                "tune: round {round}: {} points planned (largest expected regret {top:.4}), {:.0} s left to explore",
                 chosen.len(),
                 budget.as_secs_f64()
             );
@@ -168,14 +210,82 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
                 .map(|&i| i - offsets[g])
                 .collect();
             if !mine.is_empty() {
-                measure(session, args, grid, &mine, left(1.0), &data)?;
+                measure(session, args, grid, &mine, left(explore, training), &data)?;
             }
         }
     }
-    if rank0 {
-        finish(args, &grids)?;
+    // Rank 0 trains and decides; everyone then validates the switches.
+    let trained_at = Instant::now();
+    let decided = if rank0 {
+        Some(decide(args, &grids))
+    } else {
+        None
+    };
+    let switches = match &decided {
+        Some(Ok(decided)) => switches(&grids, &offsets, decided),
+        // Everyone learns of the failure and stops (rank 0 reports it).
+        Some(Err(_)) => vec![FAILED],
+        None => Vec::new(),
+    };
+    let switches = decode(&session.share(encode(&switches)));
+    if switches.first() == Some(&FAILED) {
+        return match decided {
+            Some(Err(e)) => Err(e),
+            _ => Err(Error::Reported(1)),
+        };
+    }
+    training += trained_at.elapsed();
+    let budget = left(1.0, training);
+    let compared = validate(session, args, &grids, &offsets, &switches, budget)?;
+    if let Some(decided) = decided {
+        let rows = validations(&grids, &offsets, &switches, &compared);
+        let unused = left(1.0, training);
+        report_budget(&rows, unused, ended);
+        finish(args, &grids, decided?, &rows)?;
     }
     Ok(())
+}
+
+/// Shared instead of the switches when rank 0 could not decide.
+const FAILED: usize = usize::MAX;
+
+/// Why the rounds of exploring stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Explored {
+    /// The exploring share of the budget was spent.
+    Budget,
+    /// No measurement was expected to change a decision by 1%.
+    Converged,
+    /// Every point of the grid was measured.
+    Everything,
+}
+
+/// Says what validation found, and what was left of the budget and why.
+fn report_budget(rows: &[Validation], unused: Duration, ended: Explored) {
+    let unmeasured = rows.iter().filter(|v| v.speedup.is_none()).count();
+    let kept = rows.iter().filter(|v| v.kept()).count();
+    eprintln!(
+        "tune: validated {} switches from default: {kept} kept, {} reverted",
+        rows.len() - unmeasured,
+        rows.len() - unmeasured - kept
+    );
+    if unmeasured > 0 {
+        eprintln!(
+            "tune: the budget ran out before {unmeasured} switches were validated: they keep \
+             default (a larger --time-budget validates them)"
+        );
+    } else if unused.as_secs_f64() >= 1.0 {
+        let why = match ended {
+            Explored::Converged => "the rounds had converged",
+            Explored::Everything => "every point of the grid was measured",
+            Explored::Budget => "exploring had its share",
+        };
+        eprintln!(
+            "tune: {:.0} s of the budget left unused: every switch from default was validated \
+             and {why}",
+            unused.as_secs_f64()
+        );
+    }
 }
 
 /// The rows of `collective` in the campaign's file (none yet: empty).
@@ -346,15 +456,21 @@ pub fn model_dir(dir: &Path, collective: Collective) -> PathBuf {
     }
 }
 
-/// Trains a model per collective on what was measured, writes one rules
-/// file with each collective's rules for the job sizes tuned, and the
-/// report (rank 0, no MPI needed).
-fn finish(args: &Options, grids: &[Grid]) -> Result<()> {
+/// One collective's model and its decision tables, one per job size.
+struct Decided {
+    trained: Trained,
+    data: Dataset,
+    label: String,
+    tables: Vec<DecisionTable>,
+}
+
+/// Trains a model per collective on what was measured (saving each) and
+/// decides every tuned size, each for the placement it was measured on
+/// (the rules format keys on size alone). Rank 0, no MPI needed.
+fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
     let dir = &args.out_dir;
     let data_path = dir.join("data.csv");
-    let options = &args.learning;
-    let mut sections = Vec::new();
-    let mut trained_all = Vec::new();
+    let mut out = Vec::new();
     for grid in grids {
         eprintln!(
             "tune: training {} on {}",
@@ -362,12 +478,10 @@ fn finish(args: &Options, grids: &[Grid]) -> Result<()> {
             data_path.display()
         );
         let data = measured(&data_path, grid.collective)?;
-        let (mut trained, notes) = train::fit(&data, options, || {})?;
+        let (mut trained, notes) = train::fit(&data, &args.learning, || {})?;
         warn_all(&notes);
         trained.manifest.training_files = vec![data_path.display().to_string()];
         store::save(&model_dir(dir, grid.collective), &trained)?;
-        // Every tuned size, each decided for the placement it was measured
-        // on (the rules format keys on size alone).
         let mut jobs: Vec<Job> = grid.points.iter().map(|(c, _)| Job::of(c)).collect();
         jobs.dedup_by_key(|j| j.procs);
         let sizes: Vec<u64> = grid
@@ -384,16 +498,192 @@ fn finish(args: &Options, grids: &[Grid]) -> Result<()> {
             .into_iter()
             .map(|job| DecisionTable::new(&decider, job, label.clone(), &sizes, None))
             .collect::<Result<Vec<_>>>()?;
+        out.push(Decided {
+            trained,
+            data,
+            label,
+            tables,
+        });
+    }
+    Ok(out)
+}
+
+/// Every switch from `default` in the decisions, as the index of its grid
+/// point (in the index space of `offsets`), the largest expected gain over
+/// the measured `default` first: if time runs short, what matters most is
+/// validated. A switch off the grid (none should be) is left out, and so
+/// reverts.
+fn switches(grids: &[Grid], offsets: &[usize], decided: &[Decided]) -> Vec<usize> {
+    let mut out: Vec<(f64, usize)> = Vec::new();
+    for ((grid, offset), d) in grids.iter().zip(offsets).zip(decided) {
+        let default_us = |config: &Config| {
+            d.data
+                .measurements()
+                .iter()
+                .find(|m| m.config == *config && m.candidate.is_default())
+                .map_or(f64::NAN, |m| m.time_us)
+        };
+        for table in &d.tables {
+            for decision in &table.decisions {
+                let candidate = decision.choice.candidate;
+                if candidate.is_default() {
+                    continue;
+                }
+                let config = table.job.config(decision.msg_bytes);
+                if let Some(i) = grid.points.iter().position(|p| *p == (config, candidate)) {
+                    let gain = default_us(&config) / decision.choice.predicted_us;
+                    out.push((if gain.is_finite() { gain } else { 0.0 }, offset + i));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out.into_iter().map(|(_, i)| i).collect()
+}
+
+/// One grid's validations: each switch's point (an index into the grid) and
+/// its comparison with `default` (`None`: the time ran out first).
+type Measured = Vec<(usize, Option<Compared>)>;
+
+/// Times each switch (a grid point) against `default` in paired rounds,
+/// within `budget` shared out over them: per grid, per communicator size,
+/// the switches in the order given. Collective; rank 0 has the results.
+fn validate(
+    session: &Session,
+    args: &Options,
+    grids: &[Grid],
+    offsets: &[usize],
+    switches: &[usize],
+    budget: Duration,
+) -> Result<Vec<Measured>> {
+    let start = Instant::now();
+    let mut left_to_do = switches.len();
+    let mut out = Vec::new();
+    for (grid, &offset) in grids.iter().zip(offsets) {
+        let end = offset + grid.points.len();
+        let mine: Vec<usize> = switches
+            .iter()
+            .filter(|&&i| (offset..end).contains(&i))
+            .map(|&i| i - offset)
+            .collect();
+        // Per communicator size (and mapping), in the order of `mine`.
+        let mut sizes: Vec<(Option<u32>, crate::data::Mapping, Vec<Request>)> = Vec::new();
+        let mut order: Vec<Vec<usize>> = Vec::new();
+        for &i in &mine {
+            let (config, candidate) = grid.points[i];
+            let request = Request {
+                msg_bytes: config.msg_bytes,
+                arms: vec![Arm::Forced(Candidate::DEFAULT), Arm::Forced(candidate)],
+            };
+            match sizes.iter().position(|s| s.0 == Some(config.procs)) {
+                Some(k) => {
+                    sizes[k].2.push(request);
+                    order[k].push(i);
+                }
+                None => {
+                    sizes.push((Some(config.procs), args.mapping, vec![request]));
+                    order.push(vec![i]);
+                }
+            }
+        }
+        if mine.is_empty() {
+            out.push(Vec::new());
+            continue;
+        }
+        let left = budget.saturating_sub(start.elapsed()).as_secs_f64();
+        let seconds = left * mine.len() as f64 / left_to_do.max(1) as f64;
+        left_to_do -= mine.len();
+        if session.rank() == 0 {
+            eprintln!(
+                "tune: validating {} switches of {} from default on fresh samples ({seconds:.0} s)",
+                mine.len(),
+                grid.collective.function()
+            );
+        }
+        let opts = bench::Options {
+            collective: grid.collective,
+            ..args.timing.clone()
+        };
+        let results =
+            session.compare(grid.collective, &sizes, &opts, &Rounds::default(), seconds)?;
+        // Rank 0 takes part in every size; the others keep nothing.
+        let compared = order
+            .into_iter()
+            .zip(results)
+            .flat_map(|(points, results)| points.into_iter().zip(results))
+            .collect();
+        out.push(compared);
+    }
+    Ok(out)
+}
+
+/// The validation of each switch, from what [`validate`] measured (rank 0).
+fn validations(
+    grids: &[Grid],
+    offsets: &[usize],
+    switches: &[usize],
+    compared: &[Measured],
+) -> Vec<Validation> {
+    let mut rows = Vec::new();
+    for ((grid, offset), results) in grids.iter().zip(offsets).zip(compared) {
+        for &global in switches {
+            let Some(i) = global.checked_sub(*offset) else {
+                continue;
+            };
+            let Some((config, candidate)) = grid.points.get(i) else {
+                continue;
+            };
+            let measured = results
+                .iter()
+                .find(|(j, _)| *j == i)
+                .and_then(|(_, c)| c.as_ref());
+            rows.push(Validation {
+                collective: grid.collective,
+                procs: config.procs,
+                msg_bytes: config.msg_bytes,
+                decision: *candidate,
+                speedup: measured.and_then(|c| c.speedup(1)),
+                times_us: measured.map(|c| (c.mean_us(0), c.mean_us(1))),
+            });
+        }
+    }
+    rows.sort_by_key(|v| (v.collective, v.procs, v.msg_bytes));
+    rows
+}
+
+/// Writes the validated rules of every collective into one rules file
+/// (and HAN's), `validation.csv` and the report (rank 0, no MPI needed).
+fn finish(
+    args: &Options,
+    grids: &[Grid],
+    decided: Vec<Decided>,
+    rows: &[Validation],
+) -> Result<()> {
+    let dir = &args.out_dir;
+    let options = &args.learning;
+    write(&dir.join("validation.csv"), &validation::csv(rows))?;
+    let mut sections = Vec::new();
+    let mut reverted = Vec::new();
+    for (grid, d) in grids.iter().zip(&decided) {
+        let mut tables = d.tables.clone();
+        let back = validation::apply(grid.collective, &mut tables, rows);
+        for line in validation::describe_reverted(&back) {
+            eprintln!("tune: {}: {line}", grid.collective.function());
+        }
+        reverted.push(back);
         sections.push(export::Section {
             collective: grid.collective,
             tables,
         });
-        trained_all.push((trained, data, label));
     }
     let export_options = |i: usize| export::Options {
         rules_version: 1,
-        origin: format!("tune into {}, learner {}", dir.display(), trained_all[i].2),
-        system: trained_all[i].0.manifest.training.system(),
+        origin: format!(
+            "tune into {}, learner {}, switches validated",
+            dir.display(),
+            decided[i].label
+        ),
+        system: decided[i].trained.manifest.training.system(),
         mpich_base: None,
     };
     let rules = dir.join("rules");
@@ -409,7 +699,7 @@ fn finish(args: &Options, grids: &[Grid]) -> Result<()> {
     )?;
     let mut text = String::new();
     for (i, (grid, section)) in grids.iter().zip(&sections).enumerate() {
-        let data = &trained_all[i].1;
+        let data = &decided[i].data;
         let held_out = if sizes_of(&grid.points) >= 3 {
             let (train, test) = split(
                 data,
@@ -438,18 +728,35 @@ fn finish(args: &Options, grids: &[Grid]) -> Result<()> {
         if i > 0 {
             text += "\n\n";
         }
-        text += &report::tune::markdown(
-            grid.collective,
-            &rules,
-            &section.tables,
-            &decisions,
-            data,
-            held_out.as_deref(),
-        );
+        let mine: Vec<Validation> = rows
+            .iter()
+            .filter(|v| v.collective == grid.collective)
+            .cloned()
+            .collect();
+        text += &report::tune::markdown(&report::tune::Tuned {
+            collective: grid.collective,
+            rules: &rules,
+            tables: &section.tables,
+            decisions: &decisions,
+            validations: &mine,
+            reverted: &reverted[i],
+            held_out: held_out.as_deref(),
+        });
     }
+    let collectives: Vec<Collective> = grids.iter().map(|g| g.collective).collect();
+    text += &report::tune::verify_command(dir, &collectives, &args.sizes, &grids_procs(grids));
     write(&dir.join("report.md"), &text)?;
     eprintln!("tune: wrote {}", dir.display());
     Ok(())
+}
+
+/// The communicator sizes tuned, ascending.
+fn grids_procs(grids: &[Grid]) -> Vec<u32> {
+    let set: std::collections::BTreeSet<u32> = grids
+        .iter()
+        .flat_map(|g| g.points.iter().map(|(c, _)| c.procs))
+        .collect();
+    set.into_iter().collect()
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {

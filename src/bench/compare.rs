@@ -1,0 +1,266 @@
+//! Paired, interleaved timing of alternatives of one collective call: what
+//! `tune` validates its decisions with and `verify` checks rules files with.
+//!
+//! A round times every alternative (*arm*) once, as a block of the same
+//! number of iterations each, timed and verified as `bench` times a point
+//! (barrier, one call, the slowest rank's time); the order of the arms
+//! rotates from round to round, so none is always first after the
+//! barrier-heavy start of a round. Comparing arms round by round cancels
+//! whatever drifts on the machine between rounds; the rounds go on until
+//! every speed-up over the first arm is known to within the target width
+//! (never stopping on the value of a speed-up, which would bias it), or the
+//! comparison's time is up.
+
+use super::control::{self, TunedControl};
+use super::run::{measure, resolve_roots, Buffers, Runner};
+use super::stats::Speedup;
+use super::{points::Point, Options};
+use crate::data::{Arrival, Candidate, Collective};
+use crate::error::{Error, Result};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+/// One alternative of a comparison.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arm {
+    /// The library's call on a plain duplicate of the communicator: what an
+    /// application's call runs, with whatever rules files are in effect.
+    Job,
+    /// The library forced to a candidate through its control variables, as
+    /// `bench` measures it (`default`: the library's own decision).
+    Forced(Candidate),
+    /// The library's own decision with coll/tuned's rules switched off
+    /// (a duplicate made while `coll_tuned_use_dynamic_rules` is 0: Open
+    /// MPI 5.0 and later let it change at run time).
+    WithoutRules,
+    /// Our own schedule of a candidate.
+    Own(Candidate),
+}
+
+/// How long a comparison goes on.
+#[derive(Clone, Copy, Debug)]
+pub struct Rounds {
+    /// Rounds at least (the interval needs a few), and at most.
+    pub min: usize,
+    pub max: usize,
+    /// Stop once every speed-up's 95% interval is this narrow: half its
+    /// width in ln(speed-up), 0.05 is about ±5%.
+    pub half_width: f64,
+    /// Each block lasts about this long (seconds): long enough to average
+    /// over the scheduler's time slices, short enough for many rounds.
+    pub block_seconds: f64,
+    /// After `min` rounds, the comparison stops at this many seconds.
+    pub max_seconds: f64,
+}
+
+impl Default for Rounds {
+    fn default() -> Self {
+        Rounds {
+            min: 5,
+            max: 30,
+            half_width: 0.05,
+            block_seconds: 0.01,
+            max_seconds: 5.0,
+        }
+    }
+}
+
+/// One comparison asked for: a message size and the arms, the first the
+/// baseline the others' speed-ups are over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub msg_bytes: u64,
+    pub arms: Vec<Arm>,
+}
+
+/// What a comparison measured: each round's mean time (µs) of every arm.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compared {
+    /// Iterations per block.
+    pub iterations: u32,
+    /// Per round, per arm (in the request's order).
+    pub rounds: Vec<Vec<f64>>,
+}
+
+impl Compared {
+    /// Arm 0's time over arm `arm`'s, from the paired rounds.
+    pub fn speedup(&self, arm: usize) -> Option<Speedup> {
+        let pairs: Vec<(f64, f64)> = self.rounds.iter().map(|r| (r[0], r[arm])).collect();
+        Speedup::from_rounds(&pairs)
+    }
+
+    /// Arm `arm`'s mean time over the rounds (µs).
+    pub fn mean_us(&self, arm: usize) -> f64 {
+        self.rounds.iter().map(|r| r[arm]).sum::<f64>() / self.rounds.len().max(1) as f64
+    }
+}
+
+/// Runs `requests` of `collective` on `comm` in order, each within its
+/// share of `seconds` (every rank takes rank 0's clock). A request the time
+/// left no room for is `None`. Collective over `comm`.
+pub fn requests(
+    comm: &SimpleCommunicator,
+    collective: Collective,
+    requests: &[Request],
+    timing: &Options,
+    rounds: &Rounds,
+    seconds: f64,
+) -> Result<Vec<Option<Compared>>> {
+    let forced = requests
+        .iter()
+        .flat_map(|r| &r.arms)
+        .any(|a| matches!(a, Arm::Forced(_)));
+    let control = if forced {
+        Some(TunedControl::open(collective).map_err(Error::Other)?)
+    } else {
+        None
+    };
+    let largest = requests.iter().map(|r| r.msg_bytes).max().unwrap_or(0);
+    let (mut store, mut buffers) = Buffers::new(collective, largest);
+    let start = mpi::time();
+    let mut out = Vec::with_capacity(requests.len());
+    for (i, request) in requests.iter().enumerate() {
+        let mut left = seconds - (mpi::time() - start);
+        comm.process_at_rank(0).broadcast_into(&mut left);
+        if left <= 0.0 {
+            out.push(None);
+            continue;
+        }
+        let runners = request
+            .arms
+            .iter()
+            .map(|arm| {
+                runner(
+                    comm,
+                    control.as_ref(),
+                    *arm,
+                    collective,
+                    request.msg_bytes,
+                    timing,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let share = Rounds {
+            max_seconds: rounds.max_seconds.min(left / (requests.len() - i) as f64),
+            ..*rounds
+        };
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
+        let buf = &mut buf[..request.msg_bytes as usize];
+        out.push(Some(compare(
+            comm,
+            &runners,
+            request.msg_bytes,
+            (buf, &mut buffers),
+            timing,
+            &share,
+        )?));
+    }
+    Ok(out)
+}
+
+/// The runner of one arm on `comm`. Collective.
+fn runner(
+    comm: &SimpleCommunicator,
+    control: Option<&TunedControl>,
+    arm: Arm,
+    collective: Collective,
+    msg_bytes: u64,
+    timing: &Options,
+) -> Result<Runner> {
+    let roots = resolve_roots(&timing.roots, comm.size() as u32)?;
+    let point = |candidate| Point {
+        msg_bytes,
+        imbalance: 0.0,
+        candidate,
+    };
+    match arm {
+        Arm::Job => Ok(Runner::library(comm.duplicate(), collective)),
+        Arm::WithoutRules => Ok(Runner::library(
+            control::without_rules(comm).map_err(Error::Other)?,
+            collective,
+        )),
+        Arm::Forced(c) => Runner::new(comm, control, &point(c), &roots, collective),
+        Arm::Own(c) => Runner::new(comm, None, &point(c), &roots, collective),
+    }
+}
+
+/// Times `runners` in interleaved rounds (see the module docs). Collective.
+fn compare(
+    comm: &SimpleCommunicator,
+    runners: &[Runner],
+    msg_bytes: u64,
+    (buf, buffers): (&mut [u8], &mut Buffers),
+    timing: &Options,
+    rounds: &Rounds,
+) -> Result<Compared> {
+    let roots = resolve_roots(&timing.roots, comm.size() as u32)?;
+    let point = Point {
+        msg_bytes,
+        imbalance: 0.0,
+        candidate: Candidate::DEFAULT,
+    };
+    // One block: `iterations` timed calls after `warmup` untimed ones; their
+    // mean time.
+    let mut block = |runner: &Runner, iterations: u32, warmup: u32| {
+        let opts = Options {
+            warmup,
+            min_reps: iterations,
+            max_reps: iterations,
+            ..timing.clone()
+        };
+        let timed = measure(
+            comm,
+            runner,
+            &point,
+            &roots,
+            (&mut *buf, &mut *buffers),
+            0.0,
+            f64::INFINITY,
+            &opts,
+            Arrival::Barrier,
+        );
+        timed.samples.mean()
+    };
+    // A pilot block per arm (its first call warms the arm up) sizes the
+    // blocks by wall time, the barriers and checks included.
+    let started = mpi::time();
+    for runner in runners {
+        block(runner, 2, 1);
+    }
+    let per_call = slowest(comm, mpi::time() - started) / (3 * runners.len()) as f64;
+    let iterations = (rounds.block_seconds / per_call.max(1e-9)).clamp(1.0, 1000.0) as u32;
+    let mut compared = Compared {
+        iterations,
+        rounds: Vec::new(),
+    };
+    let start = mpi::time();
+    for round in 0..rounds.max {
+        let mut times = vec![0.0; runners.len()];
+        for k in 0..runners.len() {
+            let arm = (round + k) % runners.len();
+            times[arm] = block(&runners[arm], iterations, 0);
+        }
+        compared.rounds.push(times);
+        if compared.rounds.len() < rounds.min {
+            continue;
+        }
+        let precise = (1..runners.len()).all(|arm| {
+            compared
+                .speedup(arm)
+                .is_some_and(|s| s.half_width() <= rounds.half_width)
+        });
+        if precise || slowest(comm, mpi::time() - start) >= rounds.max_seconds {
+            break;
+        }
+    }
+    Ok(compared)
+}
+
+/// The largest of the ranks' values: the same number, and so the same
+/// decision, on every rank.
+fn slowest(comm: &SimpleCommunicator, local: f64) -> f64 {
+    let mut global = 0.0;
+    comm.all_reduce_into(&local, &mut global, SystemOperation::max());
+    global
+}

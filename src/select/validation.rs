@@ -1,0 +1,300 @@
+//! Decisions checked on fresh measurements before they ship.
+//!
+//! A decision table is chosen on measurements, and the candidate that looks
+//! fastest among many, each timed once, looks faster than it is (the
+//! winner's curse: with some 70 candidates per point and noisy timings, the
+//! minimum is biased low). So each switch away from `default` is timed
+//! again, against `default`, in paired rounds of fresh samples
+//! ([`crate::bench::stats::Speedup`]), and ships only when it proved faster.
+//!
+//! The rule: a switch is kept when the whole 95% interval of its speed-up
+//! over `default` lies above 1, and reverts to `default` otherwise. The
+//! costs are not symmetric. `default` is what the user gets without the
+//! tool, so a switch has to earn its place: one that is slower, or that
+//! the rounds cannot tell from `default`, buys nothing measurable and risks
+//! a slowdown in the application (other arrival patterns, other buffers,
+//! a busier machine). A real gain smaller than the interval is lost, but
+//! such a gain is by construction within the noise of the machine. A switch
+//! with no effect at all is kept with probability 2.5% (the interval's one
+//! side), and a switch that is slower almost never.
+
+use crate::bench::stats::Speedup;
+use crate::data::{Candidate, Collective};
+use crate::select::decision::{Choice, DecisionTable};
+use crate::units::format_bytes;
+use std::fmt::Write;
+
+/// One switch of a decision table and what its validation measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Validation {
+    pub collective: Collective,
+    pub procs: u32,
+    pub msg_bytes: u64,
+    /// The candidate the table chose there (never `default`).
+    pub decision: Candidate,
+    /// `default`'s time over the decision's; `None` where the time ran out
+    /// before it was measured.
+    pub speedup: Option<Speedup>,
+    /// Mean times over the rounds (µs): `default`'s and the decision's.
+    pub times_us: Option<(f64, f64)>,
+}
+
+/// What became of a switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Faster than `default`: it ships.
+    Kept,
+    /// Slower than `default` (the whole interval below 1): reverted.
+    Slower,
+    /// The rounds could not tell it from `default`: reverted.
+    WithinNoise,
+    /// Not measured before the time ran out: reverted.
+    Unmeasured,
+}
+
+impl Verdict {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Verdict::Kept => "kept: faster than default",
+            Verdict::Slower => "reverted to default: slower than default",
+            Verdict::WithinNoise => "reverted to default: not measurably faster than default",
+            Verdict::Unmeasured => "reverted to default: not validated before the budget ran out",
+        }
+    }
+}
+
+impl Validation {
+    pub fn verdict(&self) -> Verdict {
+        match self.speedup {
+            None => Verdict::Unmeasured,
+            Some(s) if s.low > 1.0 => Verdict::Kept,
+            Some(s) if s.high < 1.0 => Verdict::Slower,
+            Some(_) => Verdict::WithinNoise,
+        }
+    }
+
+    pub fn kept(&self) -> bool {
+        self.verdict() == Verdict::Kept
+    }
+
+    /// What this size ships: the decision, or `default` (measured exactly
+    /// as `default`: the same call).
+    pub fn shipped(&self) -> Speedup {
+        match (self.kept(), self.speedup) {
+            (true, Some(s)) => s,
+            _ => Speedup::UNCHANGED,
+        }
+    }
+}
+
+/// `validation.csv`: one row per validated switch.
+pub fn csv(rows: &[Validation]) -> String {
+    let mut s = String::from("collective,procs,msg_bytes,decision,speedup,low,high,kept\n");
+    for v in rows {
+        let (speedup, low, high) = match v.speedup {
+            Some(x) => (
+                format!("{:.4}", x.speedup),
+                format!("{:.4}", x.low),
+                format!("{:.4}", x.high),
+            ),
+            None => Default::default(),
+        };
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{speedup},{low},{high},{}",
+            v.collective.name(),
+            v.procs,
+            v.msg_bytes,
+            v.decision,
+            v.kept()
+        );
+    }
+    s
+}
+
+/// Reverts every switch of `tables` (of `collective`) that `rows` did not
+/// keep, or that has no row, to `default`: the table then holds what ships.
+/// A reverted decision names the switch as its runner-up, with the times
+/// validation measured where it did. Returns the reverted switches as
+/// (procs, message size, candidate, why).
+pub fn apply(
+    collective: Collective,
+    tables: &mut [DecisionTable],
+    rows: &[Validation],
+) -> Vec<(u32, u64, Candidate, Verdict)> {
+    let mut reverted = Vec::new();
+    for table in tables {
+        let procs = table.job.procs;
+        for d in &mut table.decisions {
+            if d.choice.candidate.is_default() {
+                continue;
+            }
+            let row = rows.iter().find(|v| {
+                v.collective == collective
+                    && v.procs == procs
+                    && v.msg_bytes == d.msg_bytes
+                    && v.decision == d.choice.candidate
+            });
+            let verdict = row.map_or(Verdict::Unmeasured, Validation::verdict);
+            if verdict == Verdict::Kept {
+                continue;
+            }
+            reverted.push((procs, d.msg_bytes, d.choice.candidate, verdict));
+            let (default_us, switch_us) = row
+                .and_then(|v| v.times_us)
+                .unwrap_or((f64::NAN, d.choice.predicted_us));
+            d.runner_up = Some(Choice {
+                candidate: d.choice.candidate,
+                predicted_us: switch_us,
+            });
+            d.choice = Choice {
+                candidate: Candidate::DEFAULT,
+                predicted_us: default_us,
+            };
+            d.margin = Some(switch_us / default_us - 1.0).filter(|m| m.is_finite());
+        }
+    }
+    reverted
+}
+
+/// One line per reverted switch, for the report and the log.
+pub fn describe_reverted(reverted: &[(u32, u64, Candidate, Verdict)]) -> Vec<String> {
+    reverted
+        .iter()
+        .map(|(procs, m, c, why)| {
+            format!(
+                "{procs} ranks, {}: {c} {}",
+                format_bytes(*m),
+                why.describe()
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Algorithm, Arrival, Impl, Mapping};
+    use crate::select::decision::{Decision, Job};
+
+    fn candidate(algorithm: Algorithm) -> Candidate {
+        Candidate {
+            algorithm,
+            segsize: None,
+            fanout: None,
+            implementation: Impl::Ompi,
+        }
+    }
+
+    fn speedup(speedup: f64, low: f64, high: f64) -> Option<Speedup> {
+        Some(Speedup {
+            speedup,
+            low,
+            high,
+            rounds: 8,
+        })
+    }
+
+    fn row(msg_bytes: u64, algorithm: Algorithm, s: Option<Speedup>) -> Validation {
+        Validation {
+            collective: Collective::Allreduce,
+            procs: 2,
+            msg_bytes,
+            decision: candidate(algorithm),
+            speedup: s,
+            times_us: s.map(|s| (1.0, 1.0 / s.speedup)),
+        }
+    }
+
+    fn table(picks: &[(u64, Algorithm)]) -> DecisionTable {
+        DecisionTable {
+            job: Job {
+                nodes: 1,
+                ppn: 2,
+                procs: 2,
+                mapping: Mapping::Core,
+                imbalance: 0.0,
+                arrival: Arrival::Barrier,
+            },
+            learner: "test".into(),
+            decisions: picks
+                .iter()
+                .map(|&(m, a)| Decision {
+                    msg_bytes: m,
+                    choice: Choice {
+                        candidate: candidate(a),
+                        predicted_us: 0.66,
+                    },
+                    runner_up: None,
+                    margin: None,
+                    extrapolated: false,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn only_a_switch_proved_faster_is_kept() {
+        use Algorithm::*;
+        assert_eq!(
+            row(4, Ring, speedup(1.3, 1.1, 1.5)).verdict(),
+            Verdict::Kept
+        );
+        assert_eq!(
+            row(4, Ring, speedup(0.3, 0.29, 0.32)).verdict(),
+            Verdict::Slower
+        );
+        assert_eq!(
+            row(4, Ring, speedup(1.2, 0.95, 1.5)).verdict(),
+            Verdict::WithinNoise
+        );
+        assert_eq!(row(4, Ring, None).verdict(), Verdict::Unmeasured);
+        assert_eq!(
+            row(4, Ring, speedup(1.2, 0.95, 1.5)).shipped(),
+            Speedup::UNCHANGED
+        );
+    }
+
+    /// The case that shipped a 3.2x slowdown: recursive doubling at 4 KiB,
+    /// never measured, validated slower: the rules keep `default` there.
+    #[test]
+    fn reverted_switches_leave_default_in_the_table() {
+        use Algorithm::*;
+        let mut tables = [table(&[
+            (1024, Default),
+            (4096, RecursiveDoubling),
+            (65536, Ring),
+            (1 << 20, Rabenseifner),
+        ])];
+        let rows = [
+            row(4096, RecursiveDoubling, speedup(0.31, 0.29, 0.32)),
+            row(65536, Ring, speedup(1.4, 1.2, 1.6)),
+        ];
+        let reverted = apply(Collective::Allreduce, &mut tables, &rows);
+        let chosen: Vec<Algorithm> = tables[0]
+            .decisions
+            .iter()
+            .map(|d| d.choice.candidate.algorithm)
+            .collect();
+        assert_eq!(chosen, [Default, Default, Ring, Default]);
+        assert_eq!(
+            reverted,
+            [
+                (2, 4096, candidate(RecursiveDoubling), Verdict::Slower),
+                (2, 1 << 20, candidate(Rabenseifner), Verdict::Unmeasured)
+            ]
+        );
+        let d = &tables[0].decisions[1];
+        assert_eq!(d.runner_up.unwrap().candidate, candidate(RecursiveDoubling));
+        assert!((d.margin.unwrap() - (1.0 / 0.31 - 1.0)).abs() < 1e-9);
+        let text = csv(&rows);
+        assert_eq!(
+            text.lines().collect::<Vec<_>>(),
+            [
+                "collective,procs,msg_bytes,decision,speedup,low,high,kept",
+                "allreduce,2,4096,recursive_doubling,0.3100,0.2900,0.3200,false",
+                "allreduce,2,65536,ring,1.4000,1.2000,1.6000,true",
+            ]
+        );
+    }
+}
