@@ -71,6 +71,66 @@ pub enum Command {
     /// after the budget. Rerun the same command to resume: points already
     /// in DIR/data.csv are not measured again.
     Tune(TuneArgs),
+    /// Check, inside an MPI job, that the rules files it names are in
+    /// effect and what they change: run it under the launcher and in the
+    /// environment the application uses, e.g. `mpirun -n 64 --mca
+    /// coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename
+    /// $PWD/rules bcast-select verify`. Reads Open MPI's variables through
+    /// the MPI tool interface and each file as this Open MPI reads it, then
+    /// times each collective and size through the rules against the
+    /// library's own choice, and against the rule's algorithm alone, in
+    /// interleaved rounds with 95% intervals. Exits with status 3 and one
+    /// line naming the variable or the file where a named file is not in
+    /// effect (set without coll_tuned_use_dynamic_rules 1, missing,
+    /// malformed, or read but not applied).
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The collectives to time, comma separated: bcast, reduce, allreduce.
+    #[arg(long, value_delimiter = ',', default_value = "bcast,reduce,allreduce", value_parser = parse_collective)]
+    pub collectives: Vec<crate::data::Collective>,
+    /// Message sizes (a reduction's: those that are whole 4-byte floats).
+    #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
+    pub sizes: SizeList,
+    /// Communicator sizes to time on, sub-communicators of the job
+    /// [default: the whole job].
+    #[arg(long, value_parser = parse_sizes)]
+    pub procs: Option<SizeList>,
+    /// How a size's ranks are taken from the job's nodes: core or node.
+    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    pub mapping: Mapping,
+    /// table, or json: an array with one object per collective and size.
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Table)]
+    pub format: VerifyFormat,
+    /// Time for all the timings, shared out over the sizes (each gets at
+    /// least 5 rounds).
+    #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
+    pub time_budget: std::time::Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormat {
+    Table,
+    Json,
+}
+
+impl VerifyArgs {
+    /// What `verify` does, as the library takes it.
+    pub fn options(&self) -> crate::verify::Options {
+        crate::verify::Options {
+            collectives: self.collectives.clone(),
+            sizes: self.sizes.0.clone(),
+            procs: self
+                .procs
+                .as_ref()
+                .map(|list| list.0.iter().map(|&p| p as u32).collect()),
+            mapping: self.mapping,
+            json: self.format == VerifyFormat::Json,
+            seconds: self.time_budget.as_secs_f64(),
+        }
+    }
 }
 
 /// How each point is timed (`bench` and `tune`).

@@ -1,5 +1,5 @@
 //! Errors and the exit codes they map to (DESIGN §2: 2 = bad input or usage,
-//! 1 = anything else).
+//! 3 = a rules file the job names is not in effect, 1 = anything else).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,9 @@ pub enum Error {
     },
     #[error("{0}")]
     Other(String),
+    /// A rules file the job names is not in effect (`verify`).
+    #[error("rules not in effect: {0}")]
+    NotInEffect(String),
     /// A failure another process (MPI rank 0) has already reported; carries
     /// the exit code.
     #[error("failed (reported by rank 0)")]
@@ -33,6 +36,7 @@ impl Error {
         match self {
             Error::Input(_) | Error::Usage(_) => 2,
             Error::Io { .. } | Error::Other(_) => 1,
+            Error::NotInEffect(_) => 3,
             Error::Reported(code) => *code,
         }
     }

@@ -112,7 +112,9 @@ pub fn requests(
         .flat_map(|r| &r.arms)
         .any(|a| matches!(a, Arm::Forced(_)));
     let control = if forced {
-        Some(TunedControl::open(collective).map_err(Error::Other)?)
+        // `tune` checked at its first measurement that no rules file is in
+        // effect; `verify` forces algorithms beside one (Open MPI 5).
+        Some(TunedControl::open_beside_rules(collective).map_err(Error::Other)?)
     } else {
         None
     };

@@ -68,6 +68,21 @@ impl TunedControl {
     /// dynamic rules.
     pub fn open(collective: Collective) -> Result<TunedControl, String> {
         init_tool_interface()?;
+        if let Some((variable, file)) = rules_in_effect() {
+            return Err(format!(
+                "a rules file is in effect ({variable}={file}): bench and tune time the \
+                 library's own choice as `default` and the forced algorithms as named, and \
+                 the file would change both; unset it to measure (check it with `verify`)"
+            ));
+        }
+        Self::open_beside_rules(collective)
+    }
+
+    /// [`TunedControl::open`] where a rules file may be in effect: from Open
+    /// MPI 5.0 a forced algorithm takes precedence over the file (in 4.1
+    /// the file's rule does, where it names an algorithm).
+    pub fn open_beside_rules(collective: Collective) -> Result<TunedControl, String> {
+        init_tool_interface()?;
         let dynamic = Cvar::open(USE_DYNAMIC_RULES)?;
         if dynamic.read()? == 0 {
             return Err(format!(
@@ -76,17 +91,12 @@ impl TunedControl {
                  unset {DYNAMIC_RULES_ENV} (bench sets it) or set it to 1"
             ));
         }
-        if let Some((variable, file)) = rules_in_effect() {
-            return Err(format!(
-                "a rules file is in effect ({variable}={file}): bench and tune time the \
-                 library's own choice as `default` and the forced algorithms as named, and \
-                 the file would change both; unset it to measure (check it with `verify`)"
-            ));
-        }
         let tuned_priority = Cvar::open("coll_tuned_priority")?.read()?;
         // No such variable: HAN is not part of this Open MPI.
         let han_outranks_tuned = match Cvar::open("coll_han_priority") {
-            Ok(han) => han.read()? > tuned_priority && !left_out("han", &read_string("coll")),
+            Ok(han) => {
+                han.read()? > tuned_priority && !super::left_out("han", &read_string("coll"))
+            }
             Err(_) => false,
         };
         let var = |suffix: &str| format!("coll_tuned_{}_algorithm{suffix}", collective.name());
@@ -333,17 +343,6 @@ fn rules_in_effect() -> Option<(&'static str, String)> {
     })
 }
 
-/// Whether the `coll` MCA variable's value (`^a,b` leaves a and b out; `a,b`
-/// keeps only a and b; empty keeps all) leaves `component` out.
-fn left_out(component: &str, coll: &str) -> bool {
-    let coll = coll.trim();
-    match coll.strip_prefix('^') {
-        _ if coll.is_empty() => false,
-        Some(excluded) => excluded.split(',').any(|c| c.trim() == component),
-        None => !coll.split(',').any(|c| c.trim() == component),
-    }
-}
-
 /// A string control variable's value; empty where it cannot be read.
 fn read_string(name: &str) -> String {
     let Ok(cname) = CString::new(name) else {
@@ -383,23 +382,5 @@ fn check(rc: c_int, what: &str) -> Result<(), String> {
         Err(format!(
             "MPI tool interface call failed on {what} (error {rc})"
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::left_out;
-
-    #[test]
-    fn the_coll_variable_leaves_components_out() {
-        assert!(!left_out("han", ""));
-        assert!(left_out("han", "^han"));
-        assert!(left_out("han", "^tuned, han"));
-        assert!(!left_out("han", "^hcoll"));
-        assert!(
-            left_out("han", "basic,tuned"),
-            "an include list without han"
-        );
-        assert!(!left_out("han", "tuned,han"));
     }
 }

@@ -33,7 +33,7 @@ pub mod topology;
 use crate::data::{Arrival, Config, Mapping};
 use points::Point;
 #[cfg(feature = "mpi")]
-pub use run::{run, Session};
+pub use run::{library_version, run, Session};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -131,4 +131,33 @@ pub struct Outcome {
     /// Points the time budget left out.
     pub missing: Vec<Point>,
     pub seconds: f64,
+}
+
+/// Whether the `coll` MCA variable's value (`^a,b` leaves a and b out; `a,b`
+/// keeps only a and b; empty keeps all) leaves `component` out.
+pub fn left_out(component: &str, coll: &str) -> bool {
+    let coll = coll.trim();
+    match coll.strip_prefix('^') {
+        _ if coll.is_empty() => false,
+        Some(excluded) => excluded.split(',').any(|c| c.trim() == component),
+        None => !coll.split(',').any(|c| c.trim() == component),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::left_out;
+
+    #[test]
+    fn the_coll_variable_leaves_components_out() {
+        assert!(!left_out("han", ""));
+        assert!(left_out("han", "^han"));
+        assert!(left_out("han", "^tuned, han"));
+        assert!(!left_out("han", "^hcoll"));
+        assert!(
+            left_out("han", "basic,tuned"),
+            "an include list without han"
+        );
+        assert!(!left_out("han", "tuned,han"));
+    }
 }

@@ -121,6 +121,20 @@ impl Session {
         })
     }
 
+    /// Waits for every rank, without spinning (collective).
+    pub fn wait_all(&self) {
+        quiet_barrier(&self.world);
+    }
+
+    /// The lowest rank where `failed` holds, on every rank (collective).
+    pub fn first_failing(&self, failed: bool) -> Option<i32> {
+        let mine = if failed { self.rank() } else { i32::MAX };
+        let mut first = i32::MAX;
+        self.world
+            .all_reduce_into(&mine, &mut first, SystemOperation::min());
+        (first != i32::MAX).then_some(first)
+    }
+
     /// Rank 0's bytes, on every rank (collective). The others wait without
     /// spinning: rank 0 may be training for a while.
     pub fn share(&self, bytes: Vec<u8>) -> Vec<u8> {
@@ -430,7 +444,7 @@ fn prepare_output(
 }
 
 /// The first line of the MPI library's version string.
-fn library_version() -> String {
+pub fn library_version() -> String {
     mpi::environment::library_version()
         .unwrap_or_default()
         .lines()

@@ -38,6 +38,14 @@ pub fn run(cli: Cli) -> Result<()> {
                 .into(),
         )),
         Command::Model(ModelCommand::Fit { files, format }) => model::fit(&files, format),
+        #[cfg(feature = "mpi")]
+        Command::Verify(args) => crate::verify::verify(&args.options()),
+        #[cfg(not(feature = "mpi"))]
+        Command::Verify(_) => Err(crate::error::Error::Usage(
+            "this bcast-select was built without MPI (cargo feature `mpi`); \
+             rebuild with default features to run `verify`"
+                .into(),
+        )),
     }
 }
 

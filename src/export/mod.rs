@@ -7,6 +7,8 @@ pub mod mpich_json;
 mod ompi_han;
 mod ompi_json;
 mod ompi_rules;
+
+pub use ompi_rules::coll_id;
 mod table;
 
 use crate::data::{Algorithm, Candidate, Collective};

@@ -112,7 +112,7 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
 
 /// coll/tuned's id of a collective (`COLLTYPE_T` in Open MPI's
 /// `coll_base_functions.h`).
-pub(super) fn coll_id(c: Collective) -> u8 {
+pub fn coll_id(c: Collective) -> u8 {
     match c {
         Collective::Allreduce => 2,
         Collective::Bcast => 7,

@@ -1,0 +1,305 @@
+//! `verify` in the job: the variables through the MPI tool interface, the
+//! files on every rank, then each collective and size timed three ways in
+//! paired rounds: through the job's communicator (the rules), the library's
+//! own choice without the rules (the baseline), and the rule's algorithm
+//! alone where a rule forces one.
+
+use super::{Environment, Expected, Han, Loaded, Options, Row};
+use crate::bench::compare::{Arm, Compared, Request, Rounds};
+use crate::bench::{self, control, Session};
+use crate::data::{Algorithm, Candidate, Collective, Impl};
+use crate::error::{Error, Result};
+use crate::schedule::scheduled;
+
+/// Verifies the rules files of the job this process belongs to
+/// (collective: every rank calls it). Rank 0 prints.
+pub fn verify(opts: &Options) -> Result<()> {
+    let session = Session::start(false)?;
+    let result = checked(&session, opts);
+    // Rank 0 says why before anyone exits: mpirun ends the job at the
+    // first rank that exits with an error.
+    if let Err(e) = &result {
+        if session.rank() == 0 && !matches!(e, Error::Reported(_)) {
+            eprintln!("error: {e}");
+        }
+    }
+    session.wait_all();
+    result.map_err(|e| Error::Reported(e.exit_code()))
+}
+
+fn checked(session: &Session, opts: &Options) -> Result<()> {
+    let rank0 = session.rank() == 0;
+    let env = environment()?;
+    // Every rank reads the files: a relative path resolves against each
+    // rank's directory, and a node may lack the file.
+    let loaded = env.load(|path| std::fs::read(path));
+    match (session.first_failing(loaded.is_err()), loaded) {
+        (_, Err(line)) if rank0 => Err(Error::NotInEffect(line)),
+        (Some(rank), _) if rank0 => Err(Error::NotInEffect(format!(
+            "rank {rank} cannot use the rules files rank 0 reads (a path relative to its \
+             working directory, or a file its node lacks): give the files' absolute paths on a \
+             shared filesystem"
+        ))),
+        (Some(_), _) | (None, Err(_)) => Err(Error::Reported(3)),
+        (None, Ok(loaded)) => measure(session, opts, &env, &loaded),
+    }
+}
+
+/// What the library's variables say (the same on every rank).
+fn environment() -> Result<Environment> {
+    let int = |name: &str| control::int_variable(name).map_err(Error::Other);
+    let string = |name: &str| control::string_variable(name).map_err(Error::Other);
+    let library = bench::library_version();
+    let han = match int("coll_han_priority")? {
+        Some(priority) => Some(Han {
+            rules: int("coll_han_use_dynamic_file_rules")?.unwrap_or(0) != 0,
+            file: string("coll_han_dynamic_rules_filename")?.unwrap_or_default(),
+            priority,
+        }),
+        None => None,
+    };
+    Ok(Environment {
+        version: super::ompi_version(&library),
+        library,
+        tuned_rules: int("coll_tuned_use_dynamic_rules")?.unwrap_or(0) != 0,
+        tuned_file: string("coll_tuned_dynamic_rules_filename")?.unwrap_or_default(),
+        tuned_priority: int("coll_tuned_priority")?.unwrap_or(0),
+        han,
+        coll: string("coll")?.unwrap_or_default(),
+    })
+}
+
+/// One size to time: what the files decide there, and the arms.
+struct Planned {
+    procs: u32,
+    expected: Expected,
+    request: Request,
+}
+
+fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded) -> Result<()> {
+    let rank0 = session.rank() == 0;
+    let procs = opts.procs.clone().unwrap_or_else(|| vec![session.size()]);
+    let mut plans: Vec<(Collective, Vec<Planned>)> = Vec::new();
+    for &collective in &opts.collectives {
+        let mut planned = Vec::new();
+        for &p in &procs {
+            let placed = session.placement(p, opts.mapping).ok_or_else(|| {
+                Error::Usage(format!(
+                    "communicator size {p} exceeds the job's {} ranks (--procs)",
+                    session.size()
+                ))
+            })?;
+            for &m in &opts.sizes {
+                if collective.reduces() && m % 4 != 0 {
+                    continue;
+                }
+                let expected = loaded.expected(env, collective, p, placed.nodes, m);
+                if let Some(arms) = arms(env, collective, p, m, &expected) {
+                    planned.push(Planned {
+                        procs: p,
+                        expected,
+                        request: Request { msg_bytes: m, arms },
+                    });
+                }
+            }
+        }
+        plans.push((collective, planned));
+    }
+    if rank0 {
+        header(env, loaded, opts.json);
+    }
+    let total: usize = plans.iter().map(|(_, p)| p.len()).sum();
+    let start = std::time::Instant::now();
+    let timing = timing_options();
+    let mut rows = Vec::new();
+    let mut done = 0;
+    for (collective, planned) in &plans {
+        if planned.is_empty() {
+            continue;
+        }
+        let mut sizes: Vec<(Option<u32>, crate::data::Mapping, Vec<Request>)> = Vec::new();
+        for p in planned {
+            match sizes.iter_mut().find(|s| s.0 == Some(p.procs)) {
+                Some(size) => size.2.push(p.request.clone()),
+                None => sizes.push((Some(p.procs), opts.mapping, vec![p.request.clone()])),
+            }
+        }
+        let left = (opts.seconds - start.elapsed().as_secs_f64()).max(0.0);
+        let seconds = left * planned.len() as f64 / (total - done).max(1) as f64;
+        done += planned.len();
+        if rank0 {
+            eprintln!(
+                "verify: timing {} at {} sizes ({seconds:.0} s)",
+                collective.function(),
+                planned.len()
+            );
+        }
+        let opts = bench::Options {
+            collective: *collective,
+            ..timing.clone()
+        };
+        let results = session.compare(*collective, &sizes, &opts, &Rounds::default(), seconds)?;
+        if rank0 {
+            let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
+            for (p, compared) in planned.iter().zip(results) {
+                if let Some(row) = row(*collective, p, compared) {
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    if !rank0 {
+        return Ok(());
+    }
+    if opts.json {
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Other(e.to_string()))?;
+        println!("{text}");
+    } else {
+        print!("{}", super::table(&rows));
+    }
+    match super::timing_verdict(&rows) {
+        Ok(summary) => {
+            eprintln!("verify: {summary}");
+            Ok(())
+        }
+        Err(line) => Err(Error::NotInEffect(line)),
+    }
+}
+
+/// The arms of one size: the baseline (the library without the rules: Open
+/// MPI 5 switches them off for one communicator; 4.1 cannot, so its fixed
+/// decision runs as our schedule of the same algorithm), the job's
+/// communicator, and the rule's algorithm where a rule forces one (Open
+/// MPI 5 forced; 4.1, where the file outranks forcing, as our schedule).
+/// `None` where no baseline can run.
+fn arms(
+    env: &Environment,
+    collective: Collective,
+    procs: u32,
+    msg_bytes: u64,
+    expected: &Expected,
+) -> Option<Vec<Arm>> {
+    let own = |c: Candidate| {
+        scheduled(collective)
+            .contains(&c.algorithm)
+            .then_some(Arm::Own(Candidate {
+                implementation: Impl::Own,
+                ..c
+            }))
+    };
+    let baseline = if env.switchable() {
+        Arm::WithoutRules
+    } else {
+        own(crate::ompi_fixed::decision(collective, procs, msg_bytes)?)?
+    };
+    let mut arms = vec![baseline, Arm::Job];
+    if let Some(rule) = expected.rule {
+        let forced = env.switchable() && env.tuned_rules;
+        let alone = if forced {
+            Some(Arm::Forced(rule))
+        } else if rule.algorithm == Algorithm::Tuned {
+            None
+        } else {
+            own(rule)
+        };
+        arms.extend(alone);
+    }
+    Some(arms)
+}
+
+/// The row of one timed size (`None`: the time ran out first).
+fn row(collective: Collective, p: &Planned, compared: Option<Compared>) -> Option<Row> {
+    let compared = compared?;
+    let job = compared.speedup(1)?;
+    let rule = (p.request.arms.len() > 2)
+        .then(|| compared.speedup(2))
+        .flatten();
+    Some(Row::new(
+        collective,
+        p.procs,
+        p.request.msg_bytes,
+        &p.expected,
+        job,
+        rule,
+    ))
+}
+
+/// How each call is timed: root 0, a seed for nothing random.
+fn timing_options() -> bench::Options {
+    bench::Options {
+        collective: Collective::Bcast,
+        parts: Vec::new(),
+        out: std::path::PathBuf::new(),
+        roots: vec![bench::Root::Rank(0)],
+        warmup: 1,
+        min_reps: 1,
+        max_reps: 1,
+        max_seconds: f64::INFINITY,
+        target_ci: 1.0,
+        time_budget: None,
+        machine: None,
+        seed: 1,
+    }
+}
+
+/// What is in effect, said before the timings (standard error with JSON).
+fn header(env: &Environment, loaded: &Loaded, json: bool) {
+    let mut lines = vec![env.library.clone()];
+    if let Some((file, rules)) = &loaded.tuned {
+        let names: Vec<String> = rules
+            .sections
+            .iter()
+            .map(|s| super::files::collective_name(s.id))
+            .collect();
+        lines.push(format!(
+            "coll/tuned rules {file}: in effect (coll_tuned_use_dynamic_rules 1; read as this \
+             Open MPI reads it: {})",
+            names.join(", ")
+        ));
+    } else {
+        lines.push("coll/tuned rules: none named".into());
+    }
+    match (&env.han, &loaded.han) {
+        (None, _) => lines.push("coll/han: not in this Open MPI".into()),
+        (Some(_), Some((file, rules))) => lines.push(format!(
+            "coll/han rules {file}: read by HAN (coll_han_use_dynamic_file_rules 1; {} \
+             collective sections){}",
+            rules.sections.len(),
+            if env.han_serves() {
+                ""
+            } else {
+                "; HAN does not outrank tuned here, so the file has no effect"
+            }
+        )),
+        (Some(_), None) => lines.push(format!(
+            "coll/han: {}, no rules file named",
+            if env.han_serves() {
+                "serves communicators that span nodes"
+            } else {
+                "left out or below tuned"
+            }
+        )),
+    }
+    lines.push(if env.switchable() {
+        "speed-up: the library's own choice (a communicator made with \
+         coll_tuned_use_dynamic_rules 0) over the job's communicator with the rules; above 1: \
+         the rules are faster"
+            .to_string()
+    } else {
+        "speed-up: the library's own choice over the job's communicator with the rules; Open \
+         MPI 4.1 cannot switch its rules off inside a job, so its own choice (the fixed \
+         decision) runs as this tool's schedule of the same algorithm; above 1: the rules are \
+         faster"
+            .to_string()
+    });
+    for line in lines {
+        if json {
+            eprintln!("verify: {line}");
+        } else {
+            println!("{line}");
+        }
+    }
+    if !json {
+        println!();
+    }
+}

@@ -1,0 +1,132 @@
+//! `verify` under mpirun with the installed Open MPI 4.1: a rules file
+//! forcing a slow broadcast is seen at work (the job's MPI_Bcast times like
+//! the rule, several times slower than the library's own choice), and a
+//! file that is not in effect — named without coll_tuned_use_dynamic_rules,
+//! missing, malformed, or naming an algorithm Open MPI lacks — ends the
+//! command with status 3 and one line naming the cause. (Open MPI 5.0 on
+//! two fake nodes, where coll/han serves the calls: `.ci/ompi5`.)
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `bcast-select verify ARGS` on `ranks` ranks with the MCA settings.
+fn verify(ranks: u32, mca: &[(&str, &str)], args: &[&str]) -> Output {
+    let _one = common::mpirun_lock();
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["-n", &ranks.to_string(), "--oversubscribe"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    for (name, value) in mca {
+        cmd.args(["--mca", name, value]);
+    }
+    cmd.arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .arg("verify")
+        .args(args)
+        .output()
+        .expect("mpirun must be installed (openmpi-bin)")
+}
+
+/// Pipeline with 1 KiB segments from 4 MiB on, for 4 ranks; the library's
+/// choice below.
+const SLOW: &str = "1\n7 # bcast\n1\n4 # comm size\n2\n0 0 0 0\n4194304 3 0 1024\n";
+
+fn rules(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_slow_rule_is_seen_at_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = rules(dir.path(), "slow.rules", SLOW);
+    let mca = [
+        ("coll_tuned_use_dynamic_rules", "1"),
+        ("coll_tuned_dynamic_rules_filename", file.as_str()),
+    ];
+    let out = verify(
+        4,
+        &mca,
+        &[
+            "--collectives",
+            "bcast",
+            "--sizes",
+            "64K,4M",
+            "--format",
+            "json",
+            "--time-budget",
+            "40s",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("coll/tuned rules {file}: in effect")),
+        "{stderr}"
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let at = |m: u64| rows.iter().find(|r| r["msg_bytes"] == m).unwrap();
+    let slow = at(4 << 20);
+    assert_eq!(slow["collective"], "bcast");
+    assert_eq!(slow["procs"], 4);
+    assert_eq!(slow["decision"], "pipeline seg=1024");
+    assert_eq!(slow["served_by"], "tuned");
+    let speedup = slow["speedup"].as_f64().unwrap();
+    let high = slow["high"].as_f64().unwrap();
+    assert!(speedup < 0.8 && high < 1.0, "{slow}");
+    assert!(slow["low"].as_f64().unwrap() <= speedup, "{slow}");
+    assert_eq!(slow["rules_seen"], "yes", "{slow}");
+    // Below 4 MiB the file leaves the library's choice: nothing to see.
+    let same = at(65536);
+    assert_eq!(same["decision"], "default");
+    assert!(same["rules_seen"].is_null(), "{same}");
+    assert!(
+        stderr.contains("the collective timed like the rule at 1"),
+        "{stderr}"
+    );
+}
+
+/// The one line `verify` prints for a file that is not in effect.
+fn refused(mca: &[(&str, &str)]) -> String {
+    let out = verify(2, mca, &["--collectives", "bcast", "--sizes", "1K"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(ours.len(), 1, "{stderr}");
+    ours[0].to_string()
+}
+
+#[test]
+fn files_not_in_effect_exit_3_naming_the_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = rules(dir.path(), "slow.rules", SLOW);
+    let line = refused(&[("coll_tuned_dynamic_rules_filename", good.as_str())]);
+    assert!(
+        line.contains("coll_tuned_use_dynamic_rules is 0") && line.contains(&good),
+        "{line}"
+    );
+    let on = ("coll_tuned_use_dynamic_rules", "1");
+    let missing = dir.path().join("missing").to_string_lossy().into_owned();
+    let line = refused(&[on, ("coll_tuned_dynamic_rules_filename", missing.as_str())]);
+    assert!(line.contains(&format!("cannot read {missing}")), "{line}");
+    let cut = rules(dir.path(), "cut.rules", &SLOW[..SLOW.len() - 8]);
+    let line = refused(&[on, ("coll_tuned_dynamic_rules_filename", cut.as_str())]);
+    assert!(
+        line.contains(&format!("{cut}: line 7")) && line.contains("ignores the whole file"),
+        "{line}"
+    );
+    let unknown = rules(
+        dir.path(),
+        "99.rules",
+        &SLOW.replace(" 3 0 1024", " 99 0 1024"),
+    );
+    let line = refused(&[on, ("coll_tuned_dynamic_rules_filename", unknown.as_str())]);
+    assert!(line.contains("bcast algorithm 99"), "{line}");
+    let line = refused(&[]);
+    assert!(line.contains("no rules file is in effect"), "{line}");
+}
