@@ -178,10 +178,12 @@ fn runner(
     };
     match arm {
         Arm::Job => Ok(Runner::library(comm.duplicate(), collective)),
-        Arm::WithoutRules => Ok(Runner::library(
-            control::without_rules(comm).map_err(Error::Other)?,
-            collective,
-        )),
+        Arm::WithoutRules => control::without_rules(comm, |dup| {
+            let runner = Runner::library(dup, collective);
+            runner.call_once(collective)?;
+            Ok(runner)
+        })
+        .map_err(Error::Other),
         Arm::Forced(c) => Runner::new(comm, control, &point(c), &roots, collective),
         Arm::Own(c) => Runner::new(comm, None, &point(c), &roots, collective),
     }

@@ -169,11 +169,16 @@ impl TunedControl {
 /// algorithms) on: read by each new communicator.
 const USE_DYNAMIC_RULES: &str = "coll_tuned_use_dynamic_rules";
 
-/// A duplicate of `comm` on which coll/tuned runs its fixed decision, rules
-/// file or not: made while [`USE_DYNAMIC_RULES`] is 0, then the value is put
-/// back. Open MPI 5.0 lets the variable change at run time; 4.1 does not
-/// (an error). Collective.
-pub fn without_rules(comm: &SimpleCommunicator) -> Result<SimpleCommunicator, String> {
+/// `first_call` on a duplicate of `comm` on which coll/tuned runs its fixed
+/// decision, rules file or not: the duplicate is made, and `first_call`
+/// makes its first collective call, while [`USE_DYNAMIC_RULES`] is 0 (the
+/// sub-communicators coll/han makes at its first call read it too); then
+/// the value is put back. Open MPI 5.0 lets the variable change at run
+/// time; 4.1 does not (an error). Collective.
+pub fn without_rules<T>(
+    comm: &SimpleCommunicator,
+    first_call: impl FnOnce(SimpleCommunicator) -> Result<T, String>,
+) -> Result<T, String> {
     init_tool_interface()?;
     let dynamic = Cvar::open(USE_DYNAMIC_RULES)?;
     let before = dynamic.read()?;
@@ -183,9 +188,9 @@ pub fn without_rules(comm: &SimpleCommunicator) -> Result<SimpleCommunicator, St
              cannot; 5.0 can)"
         )
     })?;
-    let dup = comm.duplicate();
+    let called = first_call(comm.duplicate());
     dynamic.write(before)?;
-    Ok(dup)
+    called
 }
 
 /// Starts the MPI tool interface (each call is counted; it is never

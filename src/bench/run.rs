@@ -554,6 +554,14 @@ impl Runner {
         Runner::Library { comm, collective }
     }
 
+    /// One call of the smallest message (a float) with root 0: what makes
+    /// a library's components set the communicator up.
+    pub(super) fn call_once(&self, collective: Collective) -> Result<(), String> {
+        let (mut store, mut buffers) = Buffers::new(collective, 4);
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
+        self.execute(buf, &mut buffers, 0, 0)
+    }
+
     fn comm(&self) -> &SimpleCommunicator {
         match self {
             Runner::Own { comm, .. }

@@ -209,42 +209,81 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
-/// A fixed colour per algorithm, so maps of different datasets compare.
+/// Twenty colours that stay apart on a white page (Sasha Trubetskoy's list
+/// of distinct colours, reordered so that the first ones go to the most
+/// common algorithms), and a neutral grey for `default`.
+const DISTINCT: [RGBColor; 21] = [
+    RGBColor(150, 150, 150),
+    RGBColor(230, 25, 75),
+    RGBColor(245, 130, 48),
+    RGBColor(170, 110, 40),
+    RGBColor(145, 30, 180),
+    RGBColor(0, 130, 200),
+    RGBColor(60, 180, 75),
+    RGBColor(70, 240, 240),
+    RGBColor(240, 50, 230),
+    RGBColor(255, 225, 25),
+    RGBColor(0, 0, 0),
+    RGBColor(0, 0, 128),
+    RGBColor(128, 128, 0),
+    RGBColor(128, 0, 0),
+    RGBColor(0, 128, 128),
+    RGBColor(210, 245, 60),
+    RGBColor(250, 190, 212),
+    RGBColor(170, 255, 195),
+    RGBColor(220, 190, 255),
+    RGBColor(255, 215, 180),
+    RGBColor(100, 100, 255),
+];
+
+/// A colour of its own for every algorithm, the same in every plot (so
+/// maps of different datasets compare too).
 fn colour(a: Algorithm) -> RGBColor {
-    const PALETTE: [RGBColor; 12] = [
-        RGBColor(150, 150, 150), // default
-        RGBColor(228, 26, 28),   // linear
-        RGBColor(255, 127, 0),   // chain
-        RGBColor(166, 86, 40),   // pipeline
-        RGBColor(152, 78, 163),  // split_binary
-        RGBColor(55, 126, 184),  // binary
-        RGBColor(77, 175, 74),   // binomial
-        RGBColor(0, 200, 200),   // knomial
-        RGBColor(247, 129, 191), // scatter_allgather
-        RGBColor(255, 215, 0),   // scatter_allgather_ring
-        RGBColor(30, 30, 30),    // sbbt
-        RGBColor(0, 0, 139),     // arrival
-    ];
+    const _: () = assert!(Algorithm::ALL.len() <= DISTINCT.len());
     let i = Algorithm::ALL.iter().position(|x| *x == a).unwrap_or(0);
-    PALETTE[i % PALETTE.len()]
+    DISTINCT[i]
 }
 
-fn line_colour(i: usize) -> RGBColor {
-    const LINES: [RGBColor; 12] = [
+/// Every selector a report can show, in the order of their colours: the
+/// references, the analytical model and each learner, then `auto`.
+fn selectors() -> Vec<String> {
+    let mut names: Vec<String> = ["oracle", "default", "ompi-fixed", "naive"]
+        .map(String::from)
+        .to_vec();
+    names.extend(
+        crate::select::SelectorKind::all(&crate::learn::LearnerKind::ALL)
+            .iter()
+            .map(|k| k.to_string()),
+    );
+    names.push("auto".into());
+    names
+}
+
+/// A colour of its own for every selector, the same in every plot:
+/// `oracle` black, `default` grey, `auto` red, the others apart from them.
+fn line_colour(selector: &str) -> RGBColor {
+    const LINES: [RGBColor; 13] = [
         RGBColor(0, 0, 0),
         RGBColor(150, 150, 150),
-        RGBColor(228, 26, 28),
-        RGBColor(55, 126, 184),
-        RGBColor(77, 175, 74),
-        RGBColor(152, 78, 163),
-        RGBColor(255, 127, 0),
-        RGBColor(166, 86, 40),
-        RGBColor(0, 190, 190),
-        RGBColor(247, 129, 191),
-        RGBColor(200, 200, 0),
-        RGBColor(0, 90, 0),
+        RGBColor(128, 128, 0),
+        RGBColor(170, 110, 40),
+        RGBColor(0, 130, 200),
+        RGBColor(60, 180, 75),
+        RGBColor(145, 30, 180),
+        RGBColor(245, 130, 48),
+        RGBColor(0, 128, 128),
+        RGBColor(70, 200, 240),
+        RGBColor(240, 50, 230),
+        RGBColor(128, 0, 0),
+        RGBColor(230, 25, 75),
     ];
-    LINES[i % LINES.len()]
+    let names = selectors();
+    let i = names.iter().position(|n| n == selector);
+    // A selector this list does not know (none should be) takes the next
+    // free colours of the algorithms' list.
+    i.map_or(DISTINCT[11 + selector.len() % 10], |i| {
+        LINES[i.min(LINES.len() - 1)]
+    })
 }
 
 /// The configurations one map shows: those of the most frequent mapping,
@@ -438,8 +477,8 @@ fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &R
         .x_label_formatter(&size_label)
         .draw()
         .map_err(err)?;
-    for (i, (name, points)) in lines.iter().enumerate() {
-        let style = line_colour(i);
+    for (name, points) in &lines {
+        let style = line_colour(name);
         let width = if name == "auto" || name == "oracle" {
             3
         } else {
@@ -462,24 +501,22 @@ fn predicted_vs_measured<DB: DrawingBackend>(
     report: &Report,
 ) -> Drawn {
     root.fill(&WHITE).map_err(err)?;
-    let series: Vec<(&str, RGBColor, Points)> = [
-        ("auto", RGBColor(55, 126, 184)),
-        ("analytical", RGBColor(228, 26, 28)),
-    ]
-    .into_iter()
-    .map(|(name, colour)| {
-        let points = report
-            .configs
-            .iter()
-            .filter_map(|c| {
-                let p = c.picks.iter().find(|p| p.selector == name)?;
-                Some((p.time_us?, p.predicted_us?))
-            })
-            .filter(|(t, p)| *t > 0.0 && *p > 0.0)
-            .collect();
-        (name, colour, points)
-    })
-    .collect();
+    let series: Vec<(&str, RGBColor, Points)> = ["auto", "analytical"]
+        .into_iter()
+        .map(|name| {
+            let colour = line_colour(name);
+            let points = report
+                .configs
+                .iter()
+                .filter_map(|c| {
+                    let p = c.picks.iter().find(|p| p.selector == name)?;
+                    Some((p.time_us?, p.predicted_us?))
+                })
+                .filter(|(t, p)| *t > 0.0 && *p > 0.0)
+                .collect();
+            (name, colour, points)
+        })
+        .collect();
     let all = series
         .iter()
         .flat_map(|s| s.2.iter().flat_map(|&(a, b)| [a, b]));
@@ -600,5 +637,28 @@ mod tests {
                 assert_eq!(&bytes[1..4], b"PNG");
             }
         }
+    }
+
+    /// Every algorithm and every selector has a colour of its own.
+    #[test]
+    fn colours_are_distinct() {
+        let algorithms: BTreeSet<(u8, u8, u8)> = Algorithm::ALL
+            .iter()
+            .map(|&a| {
+                let c = colour(a);
+                (c.0, c.1, c.2)
+            })
+            .collect();
+        assert_eq!(algorithms.len(), Algorithm::ALL.len());
+        let names = selectors();
+        let lines: BTreeSet<(u8, u8, u8)> = names
+            .iter()
+            .map(|n| {
+                let c = line_colour(n);
+                (c.0, c.1, c.2)
+            })
+            .collect();
+        assert_eq!(lines.len(), names.len(), "{names:?}");
+        assert_ne!(line_colour("oracle"), line_colour("auto"));
     }
 }

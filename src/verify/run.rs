@@ -246,15 +246,10 @@ fn timing_options() -> bench::Options {
 fn header(env: &Environment, loaded: &Loaded, json: bool) {
     let mut lines = vec![env.library.clone()];
     if let Some((file, rules)) = &loaded.tuned {
-        let names: Vec<String> = rules
-            .sections
-            .iter()
-            .map(|s| super::files::collective_name(s.id))
-            .collect();
         lines.push(format!(
             "coll/tuned rules {file}: in effect (coll_tuned_use_dynamic_rules 1; read as this \
              Open MPI reads it: {})",
-            names.join(", ")
+            names(rules.sections.iter().map(|s| s.id))
         ));
     } else {
         lines.push("coll/tuned rules: none named".into());
@@ -262,9 +257,9 @@ fn header(env: &Environment, loaded: &Loaded, json: bool) {
     match (&env.han, &loaded.han) {
         (None, _) => lines.push("coll/han: not in this Open MPI".into()),
         (Some(_), Some((file, rules))) => lines.push(format!(
-            "coll/han rules {file}: read by HAN (coll_han_use_dynamic_file_rules 1; {} \
-             collective sections){}",
-            rules.sections.len(),
+            "coll/han rules {file}: read by HAN (coll_han_use_dynamic_file_rules 1; read as \
+             HAN reads it: {}){}",
+            names(rules.sections.iter().map(|s| s.collective)),
             if env.han_serves() {
                 ""
             } else {
@@ -302,4 +297,11 @@ fn header(env: &Environment, loaded: &Loaded, json: bool) {
     if !json {
         println!();
     }
+}
+
+/// The collectives of a file's sections, by name, each once.
+fn names(ids: impl Iterator<Item = u64>) -> String {
+    let mut names: Vec<String> = ids.map(super::files::collective_name).collect();
+    names.dedup();
+    names.join(", ")
 }
