@@ -183,12 +183,12 @@ fn radix_notes<'a>(sections: impl IntoIterator<Item = &'a Section>) -> Vec<Strin
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::data::{Impl, Mapping};
     use crate::select::decision::{Choice, Decision, Job};
 
-    fn cand(algorithm: Algorithm, segsize: Option<u64>, fanout: Option<u32>) -> Candidate {
+    pub fn cand(algorithm: Algorithm, segsize: Option<u64>, fanout: Option<u32>) -> Candidate {
         Candidate {
             algorithm,
             segsize,

@@ -262,28 +262,16 @@ fn selectors() -> Vec<String> {
 /// A colour of its own for every selector, the same in every plot:
 /// `oracle` black, `default` grey, `auto` red, the others apart from them.
 fn line_colour(selector: &str) -> RGBColor {
-    const LINES: [RGBColor; 13] = [
-        RGBColor(0, 0, 0),
-        RGBColor(150, 150, 150),
-        RGBColor(128, 128, 0),
-        RGBColor(170, 110, 40),
-        RGBColor(0, 130, 200),
-        RGBColor(60, 180, 75),
-        RGBColor(145, 30, 180),
-        RGBColor(245, 130, 48),
-        RGBColor(0, 128, 128),
-        RGBColor(70, 200, 240),
-        RGBColor(240, 50, 230),
-        RGBColor(128, 0, 0),
-        RGBColor(230, 25, 75),
-    ];
+    // Indices into [`DISTINCT`], in the order of [`selectors`].
+    const LINES: [usize; 13] = [10, 0, 12, 3, 5, 6, 4, 2, 14, 7, 8, 13, 1];
     let names = selectors();
-    let i = names.iter().position(|n| n == selector);
-    // A selector this list does not know (none should be) takes the next
-    // free colours of the algorithms' list.
-    i.map_or(DISTINCT[11 + selector.len() % 10], |i| {
-        LINES[i.min(LINES.len() - 1)]
-    })
+    // A selector this list does not know (none should be) takes one of
+    // the colours no selector has.
+    let i = names
+        .iter()
+        .position(|n| n == selector)
+        .map_or(15 + selector.len() % 6, |i| LINES[i.min(LINES.len() - 1)]);
+    DISTINCT[i]
 }
 
 /// The configurations one map shows: those of the most frequent mapping,

@@ -1,0 +1,59 @@
+/* Times a list of collective calls on MPI_COMM_WORLD, each for about a
+ * tenth of a second, and prints the mean per call: the program an
+ * independent rules-on / rules-off comparison runs twice per round (once
+ * with Open MPI's rules variables, once without), apart from bcast-select.
+ * Usage: rules_timer COLLECTIVE:BYTES...  (bcast, reduce, allreduce; MPI_SUM
+ * over MPI_FLOAT for the reductions, root 0). Prints, on rank 0, one line
+ * "COLLECTIVE BYTES mean_us T" per item. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int call(const char *name, void *a, void *b, long bytes) {
+    if (strcmp(name, "bcast") == 0)
+        return MPI_Bcast(a, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (strcmp(name, "reduce") == 0)
+        return MPI_Reduce(a, b, (int)(bytes / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    return MPI_Allreduce(a, b, (int)(bytes / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int k = 1; k < argc; k++) {
+        char name[32];
+        long bytes = 0;
+        if (sscanf(argv[k], "%31[a-z]:%ld", name, &bytes) != 2) {
+            if (rank == 0) fprintf(stderr, "bad item %s\n", argv[k]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        float *a = calloc(bytes / 4 + 1, sizeof(float));
+        float *b = calloc(bytes / 4 + 1, sizeof(float));
+        /* Warm up, then size the loop to about 0.1 s by one timed call. */
+        for (int i = 0; i < 2; i++) call(name, a, b, bytes);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        call(name, a, b, bytes);
+        double one = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        int iters = (int)(0.1 / (one > 1e-7 ? one : 1e-7));
+        if (iters < 3) iters = 3;
+        if (iters > 20000) iters = 20000;
+        double total = 0;
+        for (int i = 0; i < iters; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            call(name, a, b, bytes);
+            double t = MPI_Wtime() - t0;
+            MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            total += t;
+        }
+        if (rank == 0) printf("%s %ld mean_us %.4f\n", name, bytes, total / iters * 1e6);
+        free(a);
+        free(b);
+    }
+    MPI_Finalize();
+    return 0;
+}
