@@ -9,6 +9,9 @@ from the rounds (paired by round, t on the log ratios, pooled as in the
 report). Prints it next to the effect in DIR/report.md.
 
 Usage: independent.py DIR [ROUNDS]   (mpicc and mpirun on PATH)
+MPIRUN_ARGS (default: --oversubscribe --bind-to core:overload-allowed, as
+the README's main job) places the ranks as tune's job placed them: rank i
+on core i mod 2, whatever the job's size.
 """
 import csv, math, os, re, subprocess, sys, tempfile
 
@@ -23,6 +26,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     subprocess.run(["mpicc", "-O2", "-o", exe, os.path.join(here, "rules_timer.c")], check=True)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    placement = os.environ.get("MPIRUN_ARGS",
+                               "--oversubscribe --bind-to core:overload-allowed").split()
     # Per collective: the number of tuned sizes per job size, from the report.
     sizes = {}
     for part in report.split("# bcast-select tune: ")[1:]:
@@ -41,7 +46,7 @@ def main():
             for setting in (["on", "off"] if k % 2 == 0 else ["off", "on"]):
                 mca = (["--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
                         "coll_tuned_dynamic_rules_filename", rules] if setting == "on" else [])
-                out = subprocess.run(["mpirun", "-n", str(procs), "--oversubscribe", *mca, exe,
+                out = subprocess.run(["mpirun", "-n", str(procs), *placement, *mca, exe,
                                       *items], env=env, check=True, capture_output=True,
                                      text=True).stdout
                 for line in out.splitlines():
@@ -52,6 +57,17 @@ def main():
                 key = (name, procs, int(size))
                 logs.setdefault(key, []).append(
                     math.log(times[("off", name, int(size))] / times[("on", name, int(size))]))
+    print("| collective | ranks | size | independent speed-up (95%) | tune's validation |")
+    print("|---|---:|---:|---|---|")
+    for (collective, procs, size), v in sorted(logs.items()):
+        mean = sum(v) / len(v)
+        half = 1.96 * math.sqrt(sum((x - mean) ** 2 for x in v) / (len(v) - 1) / len(v))
+        row = next(r for r in kept if (r["collective"], int(r["procs"]), int(r["msg_bytes"]))
+                   == (collective, procs, size))
+        print(f"| {collective} | {procs} | {size} | {math.exp(mean):.3f} "
+              f"({math.exp(mean - half):.3f}-{math.exp(mean + half):.3f}) | "
+              f"{float(row['speedup']):.3f} ({float(row['low']):.3f}-{float(row['high']):.3f}) |")
+    print()
     print("| collective | ranks | switched sizes kept | independent effect (95%) | tune's report |")
     print("|---|---:|---:|---|---|")
     for (collective, procs), (n, reported) in sorted(sizes.items()):

@@ -52,6 +52,7 @@ impl Session {
             mpi::initialize().ok_or_else(|| Error::Other("MPI was already initialized".into()))?;
         let world = universe.world();
         let names = topology::node_names(&world);
+        warn_if_shared(&world);
         Ok(Session {
             world,
             names,
@@ -152,6 +153,37 @@ impl Session {
             root.broadcast_into(&mut out[..]);
         }
         out
+    }
+}
+
+/// Warns (rank 0) when ranks share cores: some node runs more ranks than
+/// the cores they may run on together (the union of their affinity masks).
+/// Ranks that share a core wait for each other's time slices, and how the
+/// OS interleaves them changes from job to job: on 2 cores the same 1 MiB
+/// broadcast of 3 ranks took 0.1 ms in one job and 0.3-0.8 ms in others,
+/// bound or not (`experiments/validation.md`), so what such a job measures
+/// holds for that job only. Collective.
+fn warn_if_shared(world: &SimpleCommunicator) {
+    let node = world.split_shared(world.rank());
+    let mine = topology::allowed_cpus();
+    let mut union = vec![0u64; mine.len()];
+    node.all_reduce_into(&mine[..], &mut union[..], SystemOperation::bitwise_or());
+    let cores = union.iter().map(|w| w.count_ones()).sum::<u32>() as i32;
+    // No mask (not Linux): nothing known.
+    let shared = if cores > 0 && node.size() > cores {
+        [node.size(), cores]
+    } else {
+        [0, 0]
+    };
+    let mut worst = [0i32; 2];
+    world.all_reduce_into(&shared[..], &mut worst[..], SystemOperation::max());
+    if worst[0] > 0 && world.rank() == 0 {
+        eprintln!(
+            "warning: {} ranks share {} cores on a node: ranks that share a core time \
+             differently from job to job, so timings, decisions and their validated effect \
+             hold for this job only; run at most one rank per core",
+            worst[0], worst[1]
+        );
     }
 }
 

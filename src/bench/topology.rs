@@ -30,6 +30,27 @@ pub fn node_names(world: &SimpleCommunicator) -> Vec<i32> {
     leaders
 }
 
+/// The CPUs this process may run on, as a bit mask of 64 words (CPUs
+/// 0-4095), from Linux's `/proc/self/status`; all zero elsewhere.
+pub fn allowed_cpus() -> Vec<u64> {
+    let mut mask = vec![0u64; 64];
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap_or_default();
+    for range in list.trim().split(',').filter(|r| !r.is_empty()) {
+        let (a, b) = range.split_once('-').unwrap_or((range, range));
+        let (Ok(a), Ok(b)) = (a.trim().parse::<usize>(), b.trim().parse::<usize>()) else {
+            continue;
+        };
+        for cpu in a..=b.min(mask.len() * 64 - 1) {
+            mask[cpu / 64] |= 1 << (cpu % 64);
+        }
+    }
+    mask
+}
+
 /// The world ranks of a `procs`-rank sub-communicator (ascending, rank 0
 /// always in): with `Mapping::Core` nodes are filled in turn (the first
 /// ranks of each node, node after node); with `Mapping::Node` ranks are

@@ -94,7 +94,7 @@ fn effect(tables: &[DecisionTable], validations: &[Validation]) -> String {
         "`default`'s time over the time of what the rules ship, each switch from `default` \
          timed against it in paired rounds of fresh samples (not the measurements that chose \
          it), 95% intervals; sizes where the rules keep `default` count as 1. A switch ships \
-         only when its whole interval is above 1.\n\n\
+         only when its whole interval is above 1 and it is at least 5% faster.\n\n\
          | ranks | sizes | switched | kept | effect (95% interval) | largest kept |\n\
          |---:|---:|---:|---:|---|---|\n",
     );

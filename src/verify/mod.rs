@@ -335,6 +335,21 @@ pub fn table(rows: &[Row]) -> String {
             (Some(Seen::Unclear), _) => "cannot tell (times like default)".into(),
             _ => "-".into(),
         };
+        // Not timed: the rules leave the library's own call.
+        if r.rounds == 0 {
+            let _ = writeln!(
+                t,
+                "{:<12} {:>5}  {:<8}  {:<13}  {:<25}  {:>8}  {:<14}  -",
+                r.collective,
+                r.procs,
+                format_bytes(r.msg_bytes),
+                r.served_by,
+                r.decision,
+                "1",
+                "(same call)",
+            );
+            continue;
+        }
         let _ = writeln!(
             t,
             "{:<12} {:>5}  {:<8}  {:<13}  {:<25}  {:>8}  {:<14}  {seen}",

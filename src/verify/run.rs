@@ -6,6 +6,7 @@
 
 use super::{Environment, Expected, Han, Loaded, Options, Row};
 use crate::bench::compare::{Arm, Compared, Request, Rounds};
+use crate::bench::stats::Speedup;
 use crate::bench::{self, control, Session};
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 use crate::error::{Error, Result};
@@ -91,6 +92,12 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
             })?;
             for &m in &opts.sizes {
                 if collective.reduces() && m % 4 != 0 {
+                    if rank0 && p == procs[0] {
+                        eprintln!(
+                            "verify: {} at {m} B left out: a reduction sums whole 4-byte floats",
+                            collective.function()
+                        );
+                    }
                     continue;
                 }
                 let expected = loaded.expected(env, collective, p, placed.nodes, m);
@@ -108,30 +115,47 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
     if rank0 {
         header(env, loaded, opts.json);
     }
-    let total: usize = plans.iter().map(|(_, p)| p.len()).sum();
+    let total: usize = plans
+        .iter()
+        .flat_map(|(_, p)| p)
+        .filter(|p| !p.request.arms.is_empty())
+        .count();
     let start = std::time::Instant::now();
     let timing = timing_options();
     let mut rows = Vec::new();
     let mut done = 0;
     for (collective, planned) in &plans {
-        if planned.is_empty() {
+        // Sizes where nothing differs are not timed (see `arms`).
+        let timed: Vec<&Planned> = planned
+            .iter()
+            .filter(|p| !p.request.arms.is_empty())
+            .collect();
+        if rank0 {
+            rows.extend(
+                planned
+                    .iter()
+                    .filter(|p| p.request.arms.is_empty())
+                    .map(|p| row(*collective, p, Speedup::UNCHANGED, None)),
+            );
+        }
+        if timed.is_empty() {
             continue;
         }
         let mut sizes: Vec<(Option<u32>, crate::data::Mapping, Vec<Request>)> = Vec::new();
-        for p in planned {
+        for p in &timed {
             match sizes.iter_mut().find(|s| s.0 == Some(p.procs)) {
                 Some(size) => size.2.push(p.request.clone()),
                 None => sizes.push((Some(p.procs), opts.mapping, vec![p.request.clone()])),
             }
         }
         let left = (opts.seconds - start.elapsed().as_secs_f64()).max(0.0);
-        let seconds = left * planned.len() as f64 / (total - done).max(1) as f64;
-        done += planned.len();
+        let seconds = left * timed.len() as f64 / (total - done).max(1) as f64;
+        done += timed.len();
         if rank0 {
             eprintln!(
                 "verify: timing {} at {} sizes ({seconds:.0} s)",
                 collective.function(),
-                planned.len()
+                timed.len()
             );
         }
         let opts = bench::Options {
@@ -141,9 +165,14 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
         let results = session.compare(*collective, &sizes, &opts, &Rounds::default(), seconds)?;
         if rank0 {
             let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
-            for (p, compared) in planned.iter().zip(results) {
-                if let Some(row) = row(*collective, p, compared) {
-                    rows.push(row);
+            for (p, compared) in timed.into_iter().zip(results) {
+                // A size the time ran out for has no row.
+                let Some(compared) = compared else { continue };
+                if let Some(job) = compared.speedup(1) {
+                    let rule = (p.request.arms.len() > 2)
+                        .then(|| compared.speedup(2))
+                        .flatten();
+                    rows.push(row(*collective, p, job, rule));
                 }
             }
         }
@@ -151,6 +180,8 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
     if !rank0 {
         return Ok(());
     }
+    let order = |name: &str| opts.collectives.iter().position(|c| c.name() == name);
+    rows.sort_by_key(|r| (order(r.collective), r.procs, r.msg_bytes));
     if opts.json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Other(e.to_string()))?;
         println!("{text}");
@@ -171,7 +202,9 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
 /// decision runs as our schedule of the same algorithm), the job's
 /// communicator, and the rule's algorithm where a rule forces one (Open
 /// MPI 5 forced; 4.1, where the file outranks forcing, as our schedule).
-/// `None` where no baseline can run.
+/// None at all under 4.1 where the rules leave the library's choice: the
+/// job's call is then the library's own, the same call (a schedule of ours
+/// would only compare implementations). `None` where no baseline can run.
 fn arms(
     env: &Environment,
     collective: Collective,
@@ -189,6 +222,8 @@ fn arms(
     };
     let baseline = if env.switchable() {
         Arm::WithoutRules
+    } else if expected.rule.is_none() {
+        return Some(Vec::new());
     } else {
         own(crate::ompi_fixed::decision(collective, procs, msg_bytes)?)?
     };
@@ -207,21 +242,16 @@ fn arms(
     Some(arms)
 }
 
-/// The row of one timed size (`None`: the time ran out first).
-fn row(collective: Collective, p: &Planned, compared: Option<Compared>) -> Option<Row> {
-    let compared = compared?;
-    let job = compared.speedup(1)?;
-    let rule = (p.request.arms.len() > 2)
-        .then(|| compared.speedup(2))
-        .flatten();
-    Some(Row::new(
+/// The row of one size.
+fn row(collective: Collective, p: &Planned, job: Speedup, rule: Option<Speedup>) -> Row {
+    Row::new(
         collective,
         p.procs,
         p.request.msg_bytes,
         &p.expected,
         job,
         rule,
-    ))
+    )
 }
 
 /// How each call is timed: root 0, a seed for nothing random.
