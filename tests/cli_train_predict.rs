@@ -750,3 +750,56 @@ fn measured_jobs_follow_their_measurements() {
     let o = predict(&model, &["--nodes", "1", "--ppn", "8", "--learner", "knn"]);
     assert!(o.status.success(), "other selectors do not read it");
 }
+
+/// A model of `tune` carries its validation: `predict` keeps `default` on
+/// the tuned job sizes where a switch did not prove faster, and says so;
+/// other job sizes decide as the model does.
+#[test]
+fn predict_keeps_default_where_tunes_validation_reverted() {
+    use bcast_select::bench::stats::Speedup;
+    use bcast_select::data::Collective;
+    use bcast_select::select::validation::Validation;
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model");
+    train(&model, &["--learners", "linear"]);
+    let choice = |procs: &str, out: &std::process::Output| -> String {
+        csv_rows(&out.stdout)
+            .into_iter()
+            .find(|r| r["procs"] == procs && r["msg_bytes"] == "4096")
+            .unwrap()["algorithm"]
+            .clone()
+    };
+    let args = ["--nodes", "1", "--procs", "8,12", "--format", "csv"];
+    let before = predict(&model, &args);
+    assert_eq!(choice("8", &before), "chain");
+    assert_eq!(choice("12", &before), "chain");
+    let chain = bcast_select::data::Candidate {
+        algorithm: bcast_select::data::Algorithm::Chain,
+        segsize: None,
+        fanout: None,
+        implementation: bcast_select::data::Impl::Ompi,
+    };
+    let slower = Validation {
+        collective: Collective::Bcast,
+        procs: 8,
+        msg_bytes: 4096,
+        decision: chain,
+        speedup: Some(Speedup {
+            speedup: 0.5,
+            low: 0.45,
+            high: 0.55,
+            rounds: 8,
+        }),
+        times_us: Some((1.0, 2.0)),
+    };
+    std::fs::write(
+        model.join("validation.json"),
+        serde_json::to_string(&[slower]).unwrap(),
+    )
+    .unwrap();
+    let after = predict(&model, &args);
+    assert!(after.status.success());
+    assert_eq!(choice("8", &after), "default", "8 ranks were tuned");
+    assert_eq!(choice("12", &after), "chain", "12 ranks were not");
+    assert!(String::from_utf8_lossy(&after.stderr).contains("kept default"));
+}

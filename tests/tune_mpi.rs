@@ -165,6 +165,35 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         assert_eq!(defaults, expected, "{collective:?}: {stderr}");
     }
 
+    // `predict` from tune's models ships the same validated rules.
+    let numbers = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('#').next().unwrap().trim().to_string())
+            .collect()
+    };
+    let predicted = Command::new(env!("CARGO_BIN_EXE_bcast-select"))
+        .arg("predict")
+        .args(
+            ["model", "model-reduce", "model-allreduce"]
+                .iter()
+                .flat_map(|m| {
+                    [
+                        "--model".to_string(),
+                        out_dir.join(m).to_string_lossy().into_owned(),
+                    ]
+                }),
+        )
+        .args(["--nodes", "1", "--procs", "2,4", "--format", "ompi-rules"])
+        .output()
+        .unwrap();
+    assert!(predicted.status.success(), "{predicted:?}");
+    let shipped = std::fs::read_to_string(out_dir.join("rules")).unwrap();
+    assert_eq!(
+        numbers(&String::from_utf8_lossy(&predicted.stdout)),
+        numbers(&shipped)
+    );
+
     let exe = common::compile_timer(Path::new("mpicc"), dir.path());
     let rules = out_dir.join("rules");
     let text = std::fs::read_to_string(&rules).unwrap();

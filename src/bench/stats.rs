@@ -54,7 +54,7 @@ impl Samples {
 /// alike and cancels in the round's ratio. The estimate is the geometric
 /// mean of the rounds' ratios, its interval Student's t on their logarithms
 /// (ratios of times are closer to log-normal than to normal).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Speedup {
     pub speedup: f64,
     /// The 95% confidence interval.

@@ -3,6 +3,7 @@ use crate::data::System;
 use crate::error::{Error, Result};
 use crate::export::{self, mpich_json, Format, Section};
 use crate::select::decision::DecisionTable;
+use crate::select::validation;
 use crate::train::{store, Choice};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
@@ -38,12 +39,28 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         }
         let decider = trained.decider(choice)?;
         let label = trained.label(choice);
-        let tables = jobs
+        let mut tables = jobs
             .iter()
             .map(|job| {
                 DecisionTable::new(&decider, *job, label.clone(), &sizes, allowed.as_deref())
             })
             .collect::<Result<Vec<_>>>()?;
+        // A model of `tune`: on the job sizes it tuned, a switch ships only
+        // where its validation kept it.
+        if let Some(rows) = store::load_validation(model)? {
+            let tuned = &trained.manifest.training.procs;
+            let mut reverted = 0;
+            for table in tables.iter_mut().filter(|t| tuned.contains(&t.job.procs)) {
+                reverted += validation::apply(collective, std::slice::from_mut(table), &rows).len();
+            }
+            if reverted > 0 {
+                eprintln!(
+                    "note: {} kept default at {reverted} size(s) where tune's validation did not \
+                     prove the model's choice faster",
+                    model.display()
+                );
+            }
+        }
         sections.push(Section { collective, tables });
         labels.push(format!("{} ({label})", model.display()));
         systems.push(system);

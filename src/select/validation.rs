@@ -31,7 +31,7 @@ use crate::units::format_bytes;
 use std::fmt::Write;
 
 /// One switch of a decision table and what its validation measured.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Validation {
     pub collective: Collective,
     pub procs: u32,

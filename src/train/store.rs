@@ -7,7 +7,11 @@
 //! - `analytical.json`: the analytical models (the `analytical` selector and
 //!   the hybrid learners' features);
 //! - `measured.json`: the times measured at every trained configuration
-//!   (`auto` decides by them there, see [`crate::select::measured`]).
+//!   (`auto` decides by them there, see [`crate::select::measured`]);
+//! - `validation.json` (written by `tune` only): its switches from
+//!   `default` timed against it on fresh samples
+//!   ([`crate::select::validation`]); `predict` keeps `default` where they
+//!   did not prove faster.
 //!
 //! A directory of another format version or feature set is refused.
 
@@ -20,6 +24,7 @@ use crate::learn::hybrid;
 use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
 use crate::select::measured::{Entry, Measured};
+use crate::select::validation::Validation;
 use crate::select::{Auto, Range, SelectorKind};
 use crate::train::cv::CvScore;
 use crate::train::{Choice, Trained};
@@ -32,6 +37,7 @@ pub const FORMAT_VERSION: u32 = 10;
 const MANIFEST: &str = "manifest.json";
 const ANALYTICAL: &str = "analytical.json";
 const MEASURED: &str = "measured.json";
+const VALIDATION: &str = "validation.json";
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -145,6 +151,27 @@ pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
         manifest,
         learners,
     })
+}
+
+/// Writes `tune`'s validation of this model's decisions into its directory.
+pub fn save_validation(dir: &Path, rows: &[Validation]) -> Result<()> {
+    let path = dir.join(VALIDATION);
+    let text = serde_json::to_string_pretty(rows).map_err(|e| Error::Other(e.to_string()))?;
+    std::fs::write(&path, text)
+        .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+}
+
+/// `tune`'s validation of the model in `dir`; `None` where there is none
+/// (a model of `train`).
+pub fn load_validation(dir: &Path) -> Result<Option<Vec<Validation>>, InputError> {
+    let path = dir.join(VALIDATION);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = read(&path)?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| InputError::new(&path, e.to_string()).at(e.line(), e.column()))
 }
 
 fn sibling(dir: &Path, suffix: &str) -> PathBuf {

@@ -665,6 +665,13 @@ fn finish(
     let mut sections = Vec::new();
     let mut reverted = Vec::new();
     for (grid, d) in grids.iter().zip(&decided) {
+        let mine: Vec<Validation> = rows
+            .iter()
+            .filter(|v| v.collective == grid.collective)
+            .cloned()
+            .collect();
+        // `predict` from the model then ships what validation kept.
+        store::save_validation(&model_dir(dir, grid.collective), &mine)?;
         let mut tables = d.tables.clone();
         let back = validation::apply(grid.collective, &mut tables, rows);
         for line in validation::describe_reverted(&back) {
