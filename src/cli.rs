@@ -64,12 +64,16 @@ pub enum Command {
     /// Measures Open MPI's own algorithms (what a rules file selects) and
     /// `default`: a seed grid over the job's communicator sizes (every
     /// `default` point and every candidate on a lattice of configurations),
-    /// then rounds of plan -> bench until the budget is spent or the
-    /// decisions' expected regret falls below 1%; then trains and writes
-    /// DIR/data.csv, DIR/model/, DIR/rules (Open MPI classic rules for the
-    /// job sizes measured) and DIR/report.md. Training and the report come
-    /// after the budget. Rerun the same command to resume: points already
-    /// in DIR/data.csv are not measured again.
+    /// then rounds of plan -> bench until three quarters of the budget are
+    /// spent or the decisions' expected regret falls below 1%; then trains,
+    /// and times every switch from `default` the models chose against
+    /// `default` on fresh samples (the last quarter): a switch ships only
+    /// where it proved faster, by 5% or more. Writes DIR/data.csv,
+    /// DIR/model/, DIR/validation.csv, DIR/rules (Open MPI classic rules
+    /// for the job sizes measured), DIR/han.rules and DIR/report.md (the
+    /// validated effect, and the `verify` command for the files). Rerun the
+    /// same command to resume: points already in DIR/data.csv are not
+    /// measured again.
     Tune(TuneArgs),
     /// Check, inside an MPI job, that the rules files it names are in
     /// effect and what they change: run it under the launcher and in the
