@@ -7,7 +7,9 @@
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    if std::env::var("PROFILE").as_deref() == Ok("release") {
+    // GNU ld's and lld's flags: Linux only (macOS's linker has neither).
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
+    if linux && std::env::var("PROFILE").as_deref() == Ok("release") {
         println!("cargo:rustc-link-arg-bins=-Wl,--compress-debug-sections=zlib");
         println!("cargo:rustc-link-arg-bins=-Wl,--discard-all");
     }
