@@ -595,7 +595,7 @@ fn validate(
         left_to_do -= mine.len();
         if session.rank() == 0 {
             eprintln!(
-                "tune: validating {} switches of {} from default on fresh samples ({seconds:.0} s)",
+                "tune: validating {} switches of {} from default on fresh samples (up to {seconds:.0} s)",
                 mine.len(),
                 grid.collective.function()
             );

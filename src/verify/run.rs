@@ -153,7 +153,7 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
         done += timed.len();
         if rank0 {
             eprintln!(
-                "verify: timing {} at {} sizes ({seconds:.0} s)",
+                "verify: timing {} at {} sizes (up to {seconds:.0} s)",
                 collective.function(),
                 timed.len()
             );
