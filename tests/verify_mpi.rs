@@ -3,8 +3,9 @@
 //! the rule, several times slower than the library's own choice), and a
 //! file that is not in effect — named without coll_tuned_use_dynamic_rules,
 //! missing, malformed, or naming an algorithm Open MPI lacks — ends the
-//! command with status 3 and one line naming the cause. (Open MPI 5.0 on
-//! two fake nodes, where coll/han serves the calls: `.ci/ompi5`.)
+//! command with status 3 and one line naming the cause; `bench` refuses
+//! to measure under a rules file. (Open MPI 5.0 on two fake nodes, where
+//! coll/han serves the calls: `.ci/ompi5`.)
 
 mod common;
 
@@ -129,4 +130,34 @@ fn files_not_in_effect_exit_3_naming_the_cause() {
     assert!(line.contains("bcast algorithm 99"), "{line}");
     let line = refused(&[]);
     assert!(line.contains("no rules file is in effect"), "{line}");
+}
+
+/// `bench` times the library's own choice as `default` and forced
+/// algorithms as named: under a rules file both would time the file, so
+/// it refuses, naming the file.
+#[test]
+fn bench_refuses_to_measure_under_a_rules_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = rules(dir.path(), "slow.rules", SLOW);
+    let _one = common::mpirun_lock();
+    let out = Command::new("mpirun")
+        .args(["-n", "2", "--oversubscribe"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_coll_tuned_use_dynamic_rules", "1")
+        .env("OMPI_MCA_coll_tuned_dynamic_rules_filename", &file)
+        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .args(["bench", "--sizes", "1K", "--algorithms", "default,binomial"])
+        .args(["--impl", "ompi", "--out"])
+        .arg(dir.path().join("rows.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "a rules file is in effect (coll_tuned_dynamic_rules_filename={file})"
+        )),
+        "{stderr}"
+    );
 }
