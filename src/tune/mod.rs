@@ -79,7 +79,11 @@ struct Grid {
 }
 
 fn rounds(session: &Session, args: &Options) -> Result<()> {
-    let start = Instant::now();
+    let mut budget = Budget {
+        start: Instant::now(),
+        total: args.time_budget,
+        training: Duration::ZERO,
+    };
     let rank0 = session.rank() == 0;
     let grids = args
         .collectives
@@ -96,19 +100,84 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
         std::fs::create_dir_all(&args.out_dir)
             .map_err(|e| Error::io(format!("cannot create {}", args.out_dir.display()), e))?;
     }
-    // The budget is for measuring: time rank 0 spends training is given
-    // back to the measurements after it.
-    let mut training = Duration::ZERO;
-    let left = |share: f64, training: Duration| {
-        let total = args.time_budget.as_secs_f64() * share + training.as_secs_f64();
-        Duration::from_secs_f64((total - start.elapsed().as_secs_f64()).max(0.0))
+    seed(session, args, &grids, &data, &budget)?;
+    // Points of every grid in one index space, grid after grid.
+    let offsets: Vec<usize> = grids
+        .iter()
+        .scan(0, |at, g| {
+            let first = *at;
+            *at += g.points.len();
+            Some(first)
+        })
+        .collect();
+    let ended = explore(session, args, &grids, &offsets, &data, &budget)?;
+    // Rank 0 trains and decides; everyone then validates the switches.
+    let trained_at = Instant::now();
+    let decided = if rank0 {
+        Some(decide(args, &grids))
+    } else {
+        None
     };
-    let explore = 1.0 - VALIDATION_SHARE;
-    // Seed: first every `default` point (every decision is judged against
-    // it), then every candidate on a lattice of configurations (every
-    // third along message size and communicator size, shifted per size),
-    // within half the exploring share, collective after collective: the
-    // lattice gets what the `default` points left of it.
+    let switches = match &decided {
+        Some(Ok(decided)) => switches(&grids, &offsets, decided),
+        // Everyone learns of the failure and stops (rank 0 reports it).
+        Some(Err(_)) => vec![FAILED],
+        None => Vec::new(),
+    };
+    let switches = decode(&session.share(encode(&switches)));
+    if switches.first() == Some(&FAILED) {
+        return match decided {
+            Some(Err(e)) => Err(e),
+            _ => Err(Error::Reported(1)),
+        };
+    }
+    budget.training += trained_at.elapsed();
+    let compared = validate(session, args, &grids, &offsets, &switches, budget.left(1.0))?;
+    if let Some(decided) = decided {
+        let rows = validations(&grids, &offsets, &switches, &compared);
+        report_budget(&rows, budget.left(1.0), ended);
+        finish(args, &grids, decided?, &rows)?;
+    }
+    Ok(())
+}
+
+/// The time budget: it counts measuring, so time rank 0 spends training
+/// is given back to the measurements after it.
+struct Budget {
+    start: Instant,
+    total: Duration,
+    training: Duration,
+}
+
+impl Budget {
+    /// What is left of the first `share` of the budget.
+    fn left(&self, share: f64) -> Duration {
+        let end = self.total.as_secs_f64() * share + self.training.as_secs_f64();
+        Duration::from_secs_f64((end - self.start.elapsed().as_secs_f64()).max(0.0))
+    }
+
+    /// The share of the budget spent so far.
+    fn spent(&self) -> f64 {
+        self.start.elapsed().as_secs_f64() / self.total.as_secs_f64()
+    }
+}
+
+/// The share of the budget the rounds of exploring may take; the rest is
+/// validation's.
+const EXPLORE: f64 = 1.0 - VALIDATION_SHARE;
+
+/// Seed: first every `default` point (every decision is judged against it),
+/// then every candidate on a lattice of configurations (every third along
+/// message size and communicator size, shifted per size), within half the
+/// exploring share, collective after collective: the lattices share what
+/// the `default` points left of it.
+fn seed(
+    session: &Session,
+    args: &Options,
+    grids: &[Grid],
+    data: &Path,
+    budget: &Budget,
+) -> Result<()> {
     let seeds: Vec<[Vec<usize>; 2]> = grids
         .iter()
         .map(|grid| {
@@ -123,8 +192,8 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             [baselines, lattices]
         })
         .collect();
-    for (grid, seed) in grids.iter().zip(&seeds) {
-        if rank0 {
+    if session.rank() == 0 {
+        for (grid, seed) in grids.iter().zip(&seeds) {
             eprintln!(
                 "tune: {}: {} communicator sizes x {} message sizes, {} points; seed {} points",
                 grid.collective.function(),
@@ -135,43 +204,47 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             );
         }
     }
-    let seed_share = 0.5 * explore;
+    let seed_share = 0.5 * EXPLORE;
     let part = |g: usize| (g + 1) as f64 / grids.len() as f64;
     for (g, (grid, seed)) in grids.iter().zip(&seeds).enumerate() {
         if !seed[0].is_empty() {
-            let share = seed_share * part(g);
-            measure(session, args, grid, &seed[0], left(share, training), &data)?;
+            let left = budget.left(seed_share * part(g));
+            measure(session, args, grid, &seed[0], left, data)?;
         }
     }
-    // The lattices share what the `default` points left of the seed's part.
-    let used = start.elapsed().as_secs_f64() / args.time_budget.as_secs_f64();
+    let used = budget.spent();
     for (g, (grid, seed)) in grids.iter().zip(&seeds).enumerate() {
         if !seed[1].is_empty() {
-            let share = used + (seed_share - used).max(0.0) * part(g);
-            measure(session, args, grid, &seed[1], left(share, training), &data)?;
+            let left = budget.left(used + (seed_share - used).max(0.0) * part(g));
+            measure(session, args, grid, &seed[1], left, data)?;
         }
     }
-    // Points of every grid in one index space, grid after grid.
-    let offsets: Vec<usize> = grids
-        .iter()
-        .scan(0, |at, g| {
-            let first = *at;
-            *at += g.points.len();
-            Some(first)
-        })
-        .collect();
+    Ok(())
+}
+
+/// Rounds of plan -> bench over every grid (`offsets`: where each grid's
+/// points start in one index space) until the exploring share is spent,
+/// every point is measured, or no measurement is expected to change a
+/// decision. Rank 0 plans (while its budget lasts: every rank's clock
+/// differs, so only its own decides); everyone measures what it chose.
+fn explore(
+    session: &Session,
+    args: &Options,
+    grids: &[Grid],
+    offsets: &[usize],
+    data: &Path,
+    budget: &Budget,
+) -> Result<Explored> {
     let total: usize = grids.iter().map(|g| g.points.len()).sum();
     // Why exploring stopped (rank 0 knows).
     let mut ended = Explored::Budget;
     for round in 1.. {
-        // Rank 0 plans (while its budget lasts: every rank's clock differs,
-        // so only its own decides); everyone measures what it chose.
-        let budget = left(explore, training);
+        let left = budget.left(EXPLORE);
         let mut chosen = Vec::new();
-        if rank0 && !budget.is_zero() {
+        if session.rank() == 0 && !left.is_zero() {
             let mut scored = Vec::new();
-            for (grid, offset) in grids.iter().zip(&offsets) {
-                let measured = measured(&data, grid.collective)?;
+            for (grid, offset) in grids.iter().zip(offsets) {
+                let measured = measured(data, grid.collective)?;
                 for mut s in score(&measured, &grid.points, &Settings::default())? {
                     s.points.iter_mut().for_each(|i| *i += offset);
                     scored.push(s);
@@ -193,57 +266,24 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
                 ended = Explored::Converged;
             }
             eprintln!(
-                "tune: round {round}: {} points planned (largest expected regret {top:.4}), {:.0} s left to explore",
+                "tune: round {round}: {} points planned (largest expected regret {top:.4}), {:.0} s \
+                 left to explore",
                 chosen.len(),
-                budget.as_secs_f64()
+                left.as_secs_f64()
             );
         }
         let chosen = decode(&session.share(encode(&chosen)));
         if chosen.is_empty() {
-            break;
+            return Ok(ended);
         }
-        for (g, grid) in grids.iter().enumerate() {
-            let end = offsets[g] + grid.points.len();
-            let mine: Vec<usize> = chosen
-                .iter()
-                .filter(|&&i| (offsets[g]..end).contains(&i))
-                .map(|&i| i - offsets[g])
-                .collect();
+        for (grid, &offset) in grids.iter().zip(offsets) {
+            let mine = local(&chosen, offset, grid.points.len());
             if !mine.is_empty() {
-                measure(session, args, grid, &mine, left(explore, training), &data)?;
+                measure(session, args, grid, &mine, budget.left(EXPLORE), data)?;
             }
         }
     }
-    // Rank 0 trains and decides; everyone then validates the switches.
-    let trained_at = Instant::now();
-    let decided = if rank0 {
-        Some(decide(args, &grids))
-    } else {
-        None
-    };
-    let switches = match &decided {
-        Some(Ok(decided)) => switches(&grids, &offsets, decided),
-        // Everyone learns of the failure and stops (rank 0 reports it).
-        Some(Err(_)) => vec![FAILED],
-        None => Vec::new(),
-    };
-    let switches = decode(&session.share(encode(&switches)));
-    if switches.first() == Some(&FAILED) {
-        return match decided {
-            Some(Err(e)) => Err(e),
-            _ => Err(Error::Reported(1)),
-        };
-    }
-    training += trained_at.elapsed();
-    let budget = left(1.0, training);
-    let compared = validate(session, args, &grids, &offsets, &switches, budget)?;
-    if let Some(decided) = decided {
-        let rows = validations(&grids, &offsets, &switches, &compared);
-        let unused = left(1.0, training);
-        report_budget(&rows, unused, ended);
-        finish(args, &grids, decided?, &rows)?;
-    }
-    Ok(())
+    Ok(ended)
 }
 
 /// Shared instead of the switches when rank 0 could not decide.
@@ -429,6 +469,16 @@ fn measure(
     session.measure(&opts).map(|_| ())
 }
 
+/// The indices of `global` (one index space over every grid) that fall in
+/// the grid of `len` points from `offset`, as indices into that grid.
+fn local(global: &[usize], offset: usize, len: usize) -> Vec<usize> {
+    global
+        .iter()
+        .filter(|&&i| (offset..offset + len).contains(&i))
+        .map(|&i| i - offset)
+        .collect()
+}
+
 fn encode(indices: &[usize]) -> Vec<u8> {
     indices
         .iter()
@@ -560,12 +610,7 @@ fn validate(
     let mut left_to_do = switches.len();
     let mut out = Vec::new();
     for (grid, &offset) in grids.iter().zip(offsets) {
-        let end = offset + grid.points.len();
-        let mine: Vec<usize> = switches
-            .iter()
-            .filter(|&&i| (offset..end).contains(&i))
-            .map(|&i| i - offset)
-            .collect();
+        let mine = local(switches, offset, grid.points.len());
         // Per communicator size (and mapping), in the order of `mine`.
         let mut sizes: Vec<(Option<u32>, crate::data::Mapping, Vec<Request>)> = Vec::new();
         let mut order: Vec<Vec<usize>> = Vec::new();
