@@ -1,4 +1,4 @@
-//! Command-line interface (DESIGN §2).
+//! Command-line interface: the commands and options, declared.
 
 use crate::bench::{self, points::Sweep, Part};
 use crate::data::{Algorithm, Impl, Mapping};
@@ -7,8 +7,9 @@ use crate::select::decision::Job;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// Pick the fastest MPI_Bcast algorithm, segment size and fan-out for each
-/// message size of a job, from benchmark measurements.
+/// Pick the fastest algorithm, segment size and fan-out of MPI_Bcast,
+/// MPI_Reduce and MPI_Allreduce for each message size of a job, from
+/// measurements on the job's own machine.
 #[derive(Debug, Parser)]
 #[command(name = "bcast-select", version, about, long_about = None)]
 pub struct Cli {
@@ -24,7 +25,7 @@ pub enum Command {
     /// Convert other tools' output into the benchmark CSV schema.
     #[command(subcommand)]
     Import(ImportCommand),
-    /// Inspect the broadcast schedules the harness runs and the models price.
+    /// Inspect the schedules the harness runs and the models price.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
     /// Analytical cost models derived from the schedules.
@@ -50,11 +51,11 @@ pub enum Command {
     /// where the models disagree and the candidates are close), all their
     /// unmeasured points together. `bench --points NEXT.csv` measures them.
     Plan(PlanArgs),
-    /// Measure broadcasts on this MPI job; run it under mpirun or srun, e.g.
+    /// Measure a collective on this MPI job; run it under mpirun or srun, e.g.
     /// `mpirun -n 8 bcast-select bench --out data/mine.csv`. Runs our
     /// re-implementations (impl own), Open MPI's forced algorithms (impl
     /// ompi, set through the MPI tool interface) and the library default,
-    /// verifies every broadcast on every rank, appends one row per point and
+    /// verifies every call's result on every rank, appends one row per point and
     /// resumes: rerunning the same command measures only what is missing.
     /// With --imbalance the ranks arrive at different times (the `arrival`
     /// algorithm is meant for that).
@@ -140,13 +141,13 @@ impl VerifyArgs {
 /// How each point is timed (`bench` and `tune`).
 #[derive(Debug, Args)]
 pub struct TimingArgs {
-    /// Untimed broadcasts before each point.
+    /// Untimed calls before each point.
     #[arg(long, default_value_t = 2)]
     pub warmup: u32,
-    /// Timed broadcasts at least, unless --max-seconds runs out first.
+    /// Timed calls at least, unless --max-seconds runs out first.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub min_reps: u32,
-    /// Timed broadcasts at most per point.
+    /// Timed calls at most per point.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_reps: u32,
     /// Seconds at most per point.
@@ -285,7 +286,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "default", value_parser = parse_fanout)]
     pub fanouts: Vec<Fanout>,
     /// Who runs each algorithm: own (our schedules over point-to-point),
-    /// ompi (Open MPI's MPI_Bcast), or both.
+    /// ompi (the MPI library's own collective), or both.
     #[arg(long = "impl", value_delimiter = ',', default_value = "own,ompi", value_parser = parse_impl)]
     pub impls: Vec<Impl>,
     /// Roots, used in turn iteration by iteration: ranks or `last`.
@@ -394,10 +395,7 @@ impl TuneArgs {
         let mut out = Vec::new();
         for c in collectives {
             let algorithms: Vec<Algorithm> = match names {
-                None => default_algorithms(c)
-                    .split(',')
-                    .filter_map(|n| c.algorithm(n).ok())
-                    .collect(),
+                None => c.describe().measured.to_vec(),
                 Some(names) => names
                     .iter()
                     .enumerate()
@@ -420,36 +418,21 @@ impl TuneArgs {
     }
 }
 
-/// The algorithms `bench` and `tune` measure by default (besides
-/// `default`).
-fn default_algorithms(c: crate::data::Collective) -> &'static str {
-    match c {
-        crate::data::Collective::Reduce => {
-            "linear,chain,pipeline,binary,binomial,in_order_binary,rabenseifner"
-        }
-        crate::data::Collective::Allreduce => {
-            "linear,nonoverlapping,recursive_doubling,ring,segmented_ring,rabenseifner"
-        }
-        _ => "linear,chain,pipeline,split_binary,binary,binomial",
-    }
-}
-
 impl BenchArgs {
     /// The parts of the sweep asked for: the whole job, or one per size
     /// of `--procs`.
     pub fn parts(&self) -> crate::Result<Vec<Part>> {
         let args = self;
         let collective = args.collective.unwrap_or_default();
-        let reduce = collective.reduces();
-        let default_sizes = if reduce { "4:4M:x4" } else { "1:4M:x4" };
+        let described = collective.describe();
         let sizes = match &args.sizes {
             Some(s) => s.0.clone(),
-            None => parse_sizes(default_sizes).map_err(crate::Error::Usage)?.0,
+            None => parse_sizes(described.sizes).map_err(crate::Error::Usage)?.0,
         };
         let names: Vec<&str> = match &args.algorithms {
             Some(a) => a.iter().map(String::as_str).collect(),
             None => std::iter::once("default")
-                .chain(default_algorithms(collective).split(','))
+                .chain(described.measured.iter().map(|a| a.name()))
                 .collect(),
         };
         let algorithms = names
@@ -595,7 +578,7 @@ impl EvaluateArgs {
 
 #[derive(Debug, Args)]
 pub struct TrainArgs {
-    /// Benchmark CSV files (DESIGN §1 schema); duplicates across files are
+    /// Benchmark CSV files (docs/formats.md); duplicates across files are
     /// combined by their median.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -649,7 +632,7 @@ pub struct LearningArgs {
     /// data is thinned evenly within each job: every job and candidate
     /// stays, each job keeps an even share of its message sizes (the
     /// measured configurations `auto` decides by are all kept). Training
-    /// simulates every broadcast it fits on, so its time grows with the
+    /// simulates every call it fits on, so its time grows with the
     /// rows: for a quick model of a very large campaign (decisions are
     /// somewhat worse than from all rows; see experiments/benchmarks.md).
     #[arg(long, default_value_t = 0)]
@@ -699,7 +682,7 @@ impl PlacementArgs {
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// Measurements so far (benchmark CSV files, DESIGN §1).
+    /// Measurements so far (benchmark CSV files, docs/formats.md).
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<PathBuf>,
     /// Points that could be measured: benchmark CSV columns, one row per
@@ -764,7 +747,7 @@ pub struct PredictArgs {
     /// 1:4M:x2 [default: the sizes in the training data].
     #[arg(long, value_parser = parse_sizes)]
     pub sizes: Option<SizeList>,
-    /// Decide for ranks that reach the broadcast at different times: each
+    /// Decide for ranks that reach the call at different times: each
     /// rank late by up to X times the message's point-to-point time
     /// (uniform), and rank for the mean per-rank time from own arrival, as
     /// `bench --imbalance` measures it. Needs training data with imbalance.
@@ -822,16 +805,16 @@ impl PredictArgs {
             }
             (None, None) => return Err(crate::Error::Usage("give --ppn or --procs".into())),
         };
-        // A 1-rank broadcast sends nothing: left out of a list, refused alone.
+        // A 1-rank collective sends nothing: left out of a list, refused alone.
         if shapes.iter().all(|&(procs, ..)| procs == 1) {
             return Err(crate::Error::Usage(
-                "a job of 1 rank: its broadcast sends nothing, so there is nothing to decide; \
+                "a job of 1 rank: its collectives send nothing, so there is nothing to decide; \
              give 2 ranks or more"
                     .into(),
             ));
         }
         if shapes.iter().any(|&(procs, ..)| procs == 1) {
-            eprintln!("note: --procs 1 left out: a 1-rank broadcast sends nothing");
+            eprintln!("note: --procs 1 left out: a 1-rank collective sends nothing");
             shapes.retain(|&(procs, ..)| procs > 1);
         }
         shapes
@@ -851,12 +834,12 @@ impl PredictArgs {
             .collect()
     }
 
-    /// `--sizes`, or the sizes `trained` on: MPI_Bcast of no data returns
+    /// `--sizes`, or the sizes `trained` on: a collective of no data returns
     /// at once in Open MPI and MPICH, so there is nothing to decide there.
     pub fn sizes(&self, trained: &[u64]) -> crate::Result<Vec<u64>> {
         match &self.sizes {
             Some(list) if list.0.contains(&0) => Err(crate::Error::Usage(
-                "--sizes has 0 B: a broadcast of no data returns without \
+                "--sizes has 0 B: a collective of no data returns without \
                  communicating, so there is nothing to decide; give sizes of 1 byte or more"
                     .into(),
             )),
@@ -877,12 +860,14 @@ pub enum ScheduleCommand {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The collective: bcast or reduce.
+    /// The collective: bcast, reduce or allreduce.
     #[arg(long, default_value = "bcast", value_parser = parse_collective)]
     pub collective: crate::data::Collective,
     /// bcast: linear, chain, pipeline, split_binary, binary, binomial,
     /// knomial or sbbt; reduce: linear, chain, pipeline, binary, binomial,
-    /// in_order_binary or rabenseifner (Open MPI ids work too).
+    /// in_order_binary or rabenseifner; allreduce: linear, nonoverlapping,
+    /// recursive_doubling, ring, segmented_ring or rabenseifner (Open MPI
+    /// ids work too).
     #[arg(long)]
     pub algorithm: String,
     /// Communicator size.
@@ -915,7 +900,7 @@ pub enum ModelCommand {
     /// the per-algorithm correction factors, how `default` was priced, R² of ln(time) and
     /// pairwise ranking accuracy. One fit per file and machine/MPI library.
     Fit {
-        /// Benchmark CSV files (DESIGN §1 schema).
+        /// Benchmark CSV files (docs/formats.md).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
@@ -930,7 +915,7 @@ pub enum DataCommand {
     /// best measured candidate. One summary per file and machine/MPI
     /// library (the `machine` and `mpi` columns).
     Summary {
-        /// Benchmark CSV files (DESIGN §1 schema).
+        /// Benchmark CSV files (docs/formats.md).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
@@ -941,7 +926,7 @@ pub enum DataCommand {
     /// (and slowest rank's) at every imbalance factor, as a markdown table;
     /// with --plots, one line plot per table (PNG and SVG).
     Arrival {
-        /// Benchmark CSV files (DESIGN §1 schema).
+        /// Benchmark CSV files (docs/formats.md).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Write the plots into this directory.
@@ -1019,7 +1004,7 @@ pub fn arrival(imbalanced: bool, late: Option<crate::data::Arrival>) -> crate::d
     }
 }
 
-/// A broadcast algorithm (what `bench` and `tune` measure).
+/// A broadcast algorithm (what osu_bcast files ran).
 fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
     let bcast = crate::data::Collective::Bcast;
     bcast

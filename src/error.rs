@@ -1,5 +1,5 @@
-//! Errors and the exit codes they map to (DESIGN §2: 2 = bad input or usage,
-//! 3 = a rules file the job names is not in effect, 1 = anything else).
+//! Errors and the exit codes they map to: 2 = bad input or usage, 3 = a
+//! rules file the job names is not in effect, 1 = anything else.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

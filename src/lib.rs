@@ -7,6 +7,8 @@
 
 pub mod error;
 pub mod units;
+/// The collectives, one description each, and their algorithms.
+pub mod collective;
 /// The benchmark dataset: CSV in and out, summaries, scores.
 pub mod data;
 /// Open MPI's fixed decisions: what coll/tuned runs when nothing else

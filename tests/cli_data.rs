@@ -113,7 +113,7 @@ fn negative_message_size() {
 fn unknown_algorithm() {
     let e = rejected(&body("linear,2,8,1.0\nhypercube,2,8,1.0\n"));
     assert!(
-        e.starts_with(":3:1: column 'algorithm': expected default, linear"),
+        e.starts_with(":3:1: column 'algorithm': expected a bcast algorithm: default, linear"),
         "{e}"
     );
     assert!(e.contains("found \"hypercube\""), "{e}");

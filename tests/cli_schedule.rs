@@ -112,7 +112,7 @@ fn stage_lines_report_cross_node_transfers() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("stages: 3"), "{text}");
     assert!(
-        text.contains("   1: 0 -> 3 (1 KiB, 1 across nodes)"),
+        text.contains("   1: 0 -> [1 2 4] (1 KiB, 1 across nodes)"),
         "{text}"
     );
 }

@@ -291,7 +291,7 @@ fn predict_refuses_what_it_cannot_use() {
         &["--nodes", "1", "--ppn", "4", "--sizes", "0,1K"],
     ));
     assert_eq!(c, Some(2));
-    assert!(e.contains("a broadcast of no data"), "{e}");
+    assert!(e.contains("a collective of no data"), "{e}");
     let (c, e) = code(predict(&model, &["--nodes", "1", "--ppn", "1"]));
     assert_eq!(c, Some(2));
     assert!(e.contains("a job of 1 rank"), "{e}");

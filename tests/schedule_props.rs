@@ -4,7 +4,7 @@
 //! shape, root, size, segment size and fan-out.
 
 use bcast_select::data::{Collective, NodeOrder, Placement};
-use bcast_select::schedule::{scheduled, Schedule, Spec, SCHEDULED};
+use bcast_select::schedule::{bcast::SCHEDULED, scheduled, Schedule, Spec};
 use bcast_select::sim::{simulate, CostModel, Link};
 use proptest::prelude::*;
 

@@ -101,7 +101,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
         // a loop is the root's time too. A single reduction's mean over
         // ranks, where most ranks leave as soon as they sent, is what no
         // benchmark measures.
-        None if collective != Collective::Bcast => Statistic::Slowest,
+        None if collective.reduces() => Statistic::Slowest,
         None => {
             let sample = thin(&observations, SAMPLE_ROWS);
             [Statistic::Slowest, Statistic::MeanOverRanks]
@@ -279,8 +279,7 @@ fn used_columns(observations: &[&Observation], fitted: &Fitted) -> Vec<bool> {
             }
         }
     }
-    // Only reductions combine.
-    let combines = fitted.collective != Collective::Bcast;
+    let combines = fitted.collective.reduces();
     knots
         .iter()
         .flat_map(|&k| {

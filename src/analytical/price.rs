@@ -230,16 +230,19 @@ fn fewer_nodes(config: &Config, most_ranks: u32) -> Option<[Config; 2]> {
 /// broadcast adds its two trees' depths.
 fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64 {
     let spec = spec(collective, config, candidate, config.msg_bytes);
-    if collective == Collective::Allreduce {
-        // What runs, fallbacks included (a ring of fewer elements than
-        // ranks is recursive doubling).
-        if let Some(log) = Schedule::new(spec).ok().and_then(|s| s.doubles()) {
-            return if log {
-                f64::from(config.procs).log2()
-            } else {
-                f64::from(config.procs)
-            };
-        }
+    // What runs, fallbacks included (a ring of fewer elements than ranks
+    // is recursive doubling): steps that double, or grow with the ranks.
+    let doubles = match collective {
+        Collective::Allreduce => Schedule::new(spec).ok().and_then(|s| s.doubles()),
+        // Trees: their depth says it, without building a schedule per row.
+        Collective::Bcast | Collective::Reduce => None,
+    };
+    if let Some(log) = doubles {
+        return if log {
+            f64::from(config.procs).log2()
+        } else {
+            f64::from(config.procs)
+        };
     }
     if matches!(
         candidate.algorithm,
@@ -309,7 +312,9 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
     // them (without building the schedule: this runs for every row priced).
     let seg = match spec.collective {
         Collective::Bcast => spec.segsize,
-        _ => crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg,
+        Collective::Reduce | Collective::Allreduce => {
+            crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg
+        }
     };
     if seg == 0 {
         return None; // an empty message: nothing to extrapolate
@@ -379,7 +384,7 @@ mod tests {
         platform.shm[1].wire_us_per_byte *= 3.0;
         platform.net[2].send_us *= 2.0;
         let params = platform.to_vec();
-        for algorithm in crate::schedule::SCHEDULED {
+        for algorithm in crate::schedule::bcast::SCHEDULED {
             for (procs, nodes, msg, seg) in [(7, 1, 1000, 0), (12, 3, 5000, 700), (9, 2, 3, 1)] {
                 let c = config(procs, nodes, Mapping::Node, msg);
                 let candidate = own(algorithm, seg);
@@ -495,7 +500,7 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let mut errors: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
         for trial in 0..96 {
-            let algorithm = crate::schedule::SCHEDULED[trial % 8];
+            let algorithm = crate::schedule::bcast::SCHEDULED[trial % 8];
             let nodes = [96, 128, 192][rng.random_range(0..3)];
             let ppn = rng.random_range(2..=3);
             let procs = nodes * ppn - rng.random_range(0..ppn);

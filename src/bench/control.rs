@@ -105,9 +105,9 @@ impl TunedControl {
             algorithm: Cvar::open(&var(""))?,
             segsize: Cvar::open(&var("_segmentsize"))?,
             chain_fanout: Cvar::open(&var("_chain_fanout"))?,
-            knomial_radix: match collective {
-                Collective::Bcast => Some(Cvar::open(&var("_knomial_radix"))?),
-                _ => None,
+            knomial_radix: match collective.describe().ompi.knomial_radix {
+                true => Some(Cvar::open(&var("_knomial_radix"))?),
+                false => None,
             },
             han_outranks_tuned,
         })

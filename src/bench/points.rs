@@ -62,8 +62,7 @@ impl Sweep {
                     let runnable = match implementation {
                         Impl::Own => {
                             scheduled(self.collective).contains(&algorithm)
-                                || (algorithm == Algorithm::Arrival
-                                    && self.collective == Collective::Bcast)
+                                || self.collective.describe().own.contains(&algorithm)
                         }
                         Impl::Ompi => self.collective.ompi_id(algorithm).is_some(),
                     };

@@ -308,14 +308,14 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             collective.function()
         )));
     }
-    if collective.reduces() {
-        if let Some(p) = points.iter().find(|p| p.msg_bytes % 4 != 0) {
-            return Err(Error::Usage(format!(
-                "a reduction sums 4-byte floats (MPI_FLOAT, as the OSU benchmarks do): message \
-                 size {} is not a multiple of 4",
-                p.msg_bytes
-            )));
-        }
+    let element = collective.element_bytes();
+    if let Some(p) = points.iter().find(|p| !p.msg_bytes.is_multiple_of(element)) {
+        return Err(Error::Usage(format!(
+            "{} sums {element}-byte floats (MPI_FLOAT, as the OSU benchmarks do): message \
+             size {} is not a multiple of {element}",
+            collective.function(),
+            p.msg_bytes
+        )));
     }
     let control = if part.uses_library() {
         Some(control::TunedControl::open(collective).map_err(Error::Other)?)
@@ -515,7 +515,13 @@ impl Buffers {
     pub(super) fn new(collective: Collective, largest: u64) -> (Vec<f32>, Buffers) {
         let floats = (largest as usize).div_ceil(4);
         let buffers = Buffers {
-            out: vec![0f32; if collective.reduces() { floats } else { 0 }],
+            out: vec![
+                0f32;
+                match collective {
+                    Collective::Bcast => 0,
+                    Collective::Reduce | Collective::Allreduce => floats,
+                }
+            ],
             scratch: Vec::new(),
         };
         (vec![0f32; floats], buffers)
@@ -615,30 +621,27 @@ impl Runner {
             Runner::Own { comm, ops } => {
                 exec::run(comm, &ops[root_index], buf, &mut buffers.scratch)
             }
-            Runner::Library {
-                comm,
-                collective: Collective::Reduce,
-            } => {
-                let send: &[f32] = bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
-                let process = comm.process_at_rank(root as i32);
-                if comm.rank() as u32 == root {
-                    let out = &mut buffers.out[..send.len()];
-                    process.reduce_into_root(send, out, SystemOperation::sum());
-                } else {
-                    process.reduce_into(send, SystemOperation::sum());
+            Runner::Library { comm, collective } => {
+                match collective {
+                    Collective::Bcast => comm.process_at_rank(root as i32).broadcast_into(buf),
+                    Collective::Reduce => {
+                        let send: &[f32] =
+                            bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
+                        let process = comm.process_at_rank(root as i32);
+                        if comm.rank() as u32 == root {
+                            let out = &mut buffers.out[..send.len()];
+                            process.reduce_into_root(send, out, SystemOperation::sum());
+                        } else {
+                            process.reduce_into(send, SystemOperation::sum());
+                        }
+                    }
+                    Collective::Allreduce => {
+                        let send: &[f32] =
+                            bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
+                        let out = &mut buffers.out[..send.len()];
+                        comm.all_reduce_into(send, out, SystemOperation::sum());
+                    }
                 }
-                Ok(())
-            }
-            Runner::Library {
-                comm,
-                collective: Collective::Allreduce,
-            } => {
-                let send: &[f32] = bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
-                comm.all_reduce_into(send, &mut buffers.out[..send.len()], SystemOperation::sum());
-                Ok(())
-            }
-            Runner::Library { comm, .. } => {
-                comm.process_at_rank(root as i32).broadcast_into(buf);
                 Ok(())
             }
             Runner::Arrival { comm, segsize } => exec_arrival::run(comm, root, buf, *segsize),
@@ -648,11 +651,14 @@ impl Runner {
     /// Where a reduction's result is after [`Runner::execute`].
     fn reduced<'a>(&self, buf: &'a [u8], buffers: &'a Buffers) -> &'a [u8] {
         match self {
-            Runner::Library {
-                collective: Collective::Reduce | Collective::Allreduce,
-                ..
-            } => &bytemuck::cast_slice(&buffers.out)[..buf.len()],
-            _ => buf,
+            Runner::Library { collective, .. } => match collective {
+                Collective::Reduce | Collective::Allreduce => {
+                    &bytemuck::cast_slice(&buffers.out)[..buf.len()]
+                }
+                Collective::Bcast => buf,
+            },
+            // Our schedules combine in place.
+            Runner::Own { .. } | Runner::Arrival { .. } => buf,
         }
     }
 }
@@ -692,9 +698,14 @@ pub(super) fn measure(
     opts: &Options,
     arrival: crate::data::Arrival,
 ) -> Timing {
-    let reduce = opts.collective.reduces();
-    // Who ends with the result: the root, or every rank (allreduce).
-    let everyone = opts.collective == Collective::Allreduce;
+    // What each rank holds before the call, and what it must hold after:
+    // the root's payload (broadcast), or every rank's contribution summed
+    // at the root or at every rank.
+    let (reduce, everyone) = match opts.collective {
+        Collective::Bcast => (false, false),
+        Collective::Reduce => (true, false),
+        Collective::Allreduce => (true, true),
+    };
     let comm = runner.comm();
     let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
     let delays = arrival.per_rank_time().then(|| {

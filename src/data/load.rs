@@ -1,4 +1,4 @@
-//! Loading benchmark CSV files (DESIGN §1) into a [`Dataset`].
+//! Loading benchmark CSV files (docs/formats.md) into a [`Dataset`].
 //!
 //! One quote-aware pass over the text records where each CSV record starts
 //! (its line) and how many fields it has, so that every error can name
@@ -969,10 +969,7 @@ impl Cells<'_> {
                     .or_insert_with(|| c.algorithm(s).ok().filter(|a| c.knows(*a))),
                 None => None,
             };
-            let expected = || match c {
-                Collective::Bcast => c.accepted_names(),
-                other => format!("a {other} algorithm: {}", other.accepted_names()),
-            };
+            let expected = || format!("a {c} algorithm: {}", c.accepted_names());
             match (cell, value) {
                 (Some(s), None) => first.offer(row, self.position(name), || {
                     self.error(row, name, format!("expected {}, found {s:?}", expected()))
@@ -1227,7 +1224,10 @@ mod tests {
         assert!(e.starts_with("t.csv:2:2: column 'procs'"), "{e}");
         let e = error(&format!("{HEADER}ring,4,8,1\n"));
         assert!(e.starts_with("t.csv:2:1: column 'algorithm'"), "{e}");
-        assert!(e.contains("expected default, linear"), "{e}");
+        assert!(
+            e.contains("expected a bcast algorithm: default, linear"),
+            "{e}"
+        );
     }
 
     #[test]

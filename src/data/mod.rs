@@ -1,7 +1,7 @@
-//! The benchmark dataset (DESIGN §1): configurations × candidates → measured
+//! The benchmark dataset (docs/formats.md): configurations × candidates → measured
 //! time, loaded from CSV, imported from OSU output, summarized.
 
-pub mod algorithm;
+pub mod implementation;
 pub mod arrival;
 pub mod load;
 pub mod metrics;
@@ -10,8 +10,9 @@ pub mod placement;
 pub mod summary;
 pub mod write;
 
-pub use algorithm::{Algorithm, Collective, Impl};
+pub use crate::collective::{Algorithm, Collective};
 pub use arrival::Arrival;
+pub use implementation::Impl;
 pub use placement::{Mapping, NodeOrder, Placement};
 
 use serde::{Deserialize, Serialize};
@@ -219,10 +220,11 @@ impl fmt::Display for System {
             show(&self.machine, "(unnamed)"),
             show(&self.mpi, "(unnamed MPI)")
         )?;
-        match self.collective {
-            Collective::Bcast => Ok(()),
-            other => write!(f, ", {}", other.function()),
+        // Broadcast systems were named before there were others.
+        if self.collective == Collective::LEGACY {
+            return Ok(());
         }
+        write!(f, ", {}", self.collective.function())
     }
 }
 

@@ -131,7 +131,8 @@ impl Summary {
                 self.mpis.join(", ")
             );
         }
-        if self.collective != Collective::Bcast {
+        // Broadcast's summaries predate other collectives.
+        if self.collective != Collective::LEGACY {
             let _ = writeln!(s, "  collective       {}", self.collective.function());
         }
         if h.comparable_configs == 0 {

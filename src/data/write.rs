@@ -1,7 +1,7 @@
 //! Writing measurements in the benchmark CSV schema, one flushed row at a time
 //! (so an interrupted campaign loses at most the row in progress).
 
-use super::Measurement;
+use super::{Collective, Measurement};
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -154,7 +154,7 @@ impl<W: Write> CsvWriter<W> {
         ];
         // An older file has no collective column: its rows read as
         // broadcasts, so nothing else may go there.
-        if self.columns < HEADER.len() && meta.system.collective != crate::data::Collective::Bcast {
+        if self.columns < HEADER.len() && meta.system.collective != Collective::LEGACY {
             return Err(Error::Usage(format!(
                 "this CSV predates the collective column, so its rows are broadcasts; \
                  write {} rows to a new --out file",

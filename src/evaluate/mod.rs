@@ -1,5 +1,5 @@
 //! Every selector side by side on configurations the models never saw
-//! (DESIGN §3): speed-up over the library default, slowdown against the best
+//! (docs/formats.md, `evaluate` output): speed-up over the library default, slowdown against the best
 //! measured candidate, hit rates.
 
 use crate::analytical::Fitted;
@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 pub mod split;
 pub use split::{split, Split};
 
-/// One selector's figures (DESIGN §3 field names).
+/// One selector's figures (field names: docs/formats.md).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SelectorScore {
     pub name: String,
@@ -325,8 +325,8 @@ impl Naive {
     }
 }
 
-/// The `default` row of a test configuration the figures can use (DESIGN
-/// §3): one with that row and at least one other measured candidate.
+/// The `default` row of a test configuration the figures can use: one
+/// with that row and at least one other measured candidate.
 fn comparable(group: &[Measurement]) -> Option<&Measurement> {
     let default = group.iter().find(|m| m.candidate.is_default())?;
     (group.len() >= 2).then_some(default)
@@ -354,7 +354,7 @@ impl Report {
     }
 }
 
-/// DESIGN §3 figures of one selector over the configurations.
+/// The figures of one selector (docs/formats.md) over the configurations.
 fn score(name: &str, configs: &[ConfigResult]) -> SelectorScore {
     let mut tally = Tally::default();
     let mut unmeasured = 0;

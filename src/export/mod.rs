@@ -161,22 +161,22 @@ fn ompi_rule(collective: Collective, c: &Candidate) -> Result<(u8, u32, u64)> {
 /// Open MPI's radix for knomial comes from an MCA variable, never from a
 /// rules file: a note when a decision needs another radix.
 fn radix_notes<'a>(sections: impl IntoIterator<Item = &'a Section>) -> Vec<String> {
-    let mut radices: Vec<u32> = sections
+    let mut radices: Vec<(&str, u32)> = sections
         .into_iter()
-        .filter(|s| s.collective == Collective::Bcast)
-        .flat_map(|s| &s.tables)
-        .flat_map(|t| t.rules())
+        .filter(|s| s.collective.describe().ompi.knomial_radix)
+        .flat_map(|s| s.tables.iter().map(|t| (s.collective.name(), t)))
+        .flat_map(|(name, t)| t.rules().into_iter().map(move |(_, c)| (name, c)))
         .filter(|(_, c)| c.algorithm == Algorithm::Knomial)
-        .filter_map(|(_, c)| c.fanout)
-        .filter(|r| *r != crate::schedule::DEFAULT_FANOUT)
+        .filter_map(|(name, c)| Some((name, c.fanout?)))
+        .filter(|(_, r)| *r != crate::schedule::DEFAULT_FANOUT)
         .collect();
     radices.sort_unstable();
     radices.dedup();
     radices
         .iter()
-        .map(|r| {
+        .map(|(name, r)| {
             format!(
-                "knomial was chosen with radix {r}: also set --mca coll_tuned_bcast_algorithm_knomial_radix {r}"
+                "knomial was chosen with radix {r}: also set --mca coll_tuned_{name}_algorithm_knomial_radix {r}"
             )
         })
         .collect()

@@ -164,14 +164,10 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
             .with("comm_avg_ppn=any", mpich_tree(collective, t.job.procs));
         by_comm = by_comm.with(key, by_ppn);
     }
-    let inter = match collective {
-        Collective::Bcast => "MPIR_Bcast_inter_remote_send_local_bcast",
-        Collective::Reduce => "MPIR_Reduce_inter_local_reduce_remote_send",
-        Collective::Allreduce => "MPIR_Allreduce_inter_reduce_exchange_bcast",
-    };
-    Ok(Node::default()
-        .with("comm_type=intra", by_comm)
-        .with("comm_type=inter", leaf(inter, &[])))
+    Ok(Node::default().with("comm_type=intra", by_comm).with(
+        "comm_type=inter",
+        leaf(collective.describe().mpich.inter, &[]),
+    ))
 }
 
 /// `avg_msg_size<=X` conditions in increasing order, the last one `any`.
@@ -234,31 +230,39 @@ fn mpich_tree(collective: Collective, p: u32) -> Node {
 
 /// MPICH's shipped choice for `p` ranks: (largest size, what runs).
 fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
-    if collective == Collective::Allreduce {
-        // MPICH 5.0.1's generic.json: the SMP algorithm for empty
-        // commutative messages, recursive doubling up to 8 bytes, then
-        // reduce-scatter + allgather for built-in operations.
-        let empty = Node::default()
-            .with("is_commutative=yes", leaf("MPIR_Allreduce_intra_smp", &[]))
-            .with("is_commutative=no", leaf(ALLREDUCE_DOUBLING, &[]));
-        let large = Node::default()
-            .with("is_op_built_in=no", leaf(ALLREDUCE_DOUBLING, &[]))
-            .with("is_op_built_in=yes", reduce_scatter_allgather());
-        return vec![
-            (Some(0), empty),
-            (Some(8), leaf(ALLREDUCE_DOUBLING, &[])),
-            (None, large),
-        ];
+    match collective {
+        Collective::Bcast => bcast_default(p),
+        Collective::Reduce => {
+            // MPICH 5.0.1's generic.json: binomial up to 2 KiB, then
+            // reduce-scatter + gather for built-in operations.
+            let binomial = || leaf(REDUCE_BINOMIAL, &[]);
+            let large = Node::default()
+                .with("is_op_built_in=yes", reduce_scatter_gather())
+                .with("is_op_built_in=no", binomial());
+            vec![(Some(2048), binomial()), (None, large)]
+        }
+        Collective::Allreduce => {
+            // MPICH 5.0.1's generic.json: the SMP algorithm for empty
+            // commutative messages, recursive doubling up to 8 bytes, then
+            // reduce-scatter + allgather for built-in operations.
+            let empty = Node::default()
+                .with("is_commutative=yes", leaf("MPIR_Allreduce_intra_smp", &[]))
+                .with("is_commutative=no", leaf(ALLREDUCE_DOUBLING, &[]));
+            let large = Node::default()
+                .with("is_op_built_in=no", leaf(ALLREDUCE_DOUBLING, &[]))
+                .with("is_op_built_in=yes", reduce_scatter_allgather());
+            vec![
+                (Some(0), empty),
+                (Some(8), leaf(ALLREDUCE_DOUBLING, &[])),
+                (None, large),
+            ]
+        }
     }
-    if collective == Collective::Reduce {
-        // MPICH 5.0.1's generic.json: binomial up to 2 KiB, then
-        // reduce-scatter + gather for built-in operations.
-        let binomial = || leaf(REDUCE_BINOMIAL, &[]);
-        let large = Node::default()
-            .with("is_op_built_in=yes", reduce_scatter_gather())
-            .with("is_op_built_in=no", binomial());
-        return vec![(Some(2048), binomial()), (None, large)];
-    }
+}
+
+/// MPICH 5.0.1's broadcast by job size: binomial, then scatter +
+/// allgather (recursive doubling for powers of two, else the ring).
+fn bcast_default(p: u32) -> Vec<(Option<u64>, Node)> {
     let binomial = || leaf("MPIR_Bcast_intra_binomial", &[]);
     let ring = || leaf("MPIR_Bcast_intra_scatter_ring_allgather", &[]);
     if p < 8 {
@@ -313,62 +317,44 @@ fn leaf(name: &str, params: &[(&str, String)]) -> Node {
 /// (`default` is MPICH's own choice): what `predict --format mpich-json`
 /// decides among.
 pub fn has_equivalent(collective: Collective, c: &Candidate) -> bool {
-    if collective == Collective::Allreduce {
-        return matches!(
-            c.algorithm,
-            Algorithm::Default
-                | Algorithm::RecursiveDoubling
-                | Algorithm::Ring
-                | Algorithm::Rabenseifner
-        );
-    }
-    if collective == Collective::Reduce {
-        return matches!(
-            c.algorithm,
-            Algorithm::Default | Algorithm::Binomial | Algorithm::Rabenseifner
-        );
-    }
-    collective == Collective::Bcast
-        && matches!(
-            c.algorithm,
-            Algorithm::Default
-                | Algorithm::Binomial
-                | Algorithm::Sbbt
-                | Algorithm::ScatterAllgather
-                | Algorithm::ScatterAllgatherRing
-                | Algorithm::Pipeline
-                | Algorithm::Binary
-                | Algorithm::Linear
-                | Algorithm::Knomial
-        )
+    c.algorithm == Algorithm::Default
+        || collective
+            .describe()
+            .mpich
+            .equivalents
+            .contains(&c.algorithm)
 }
 
 /// MPICH's equivalent of a candidate, or an error when it has none.
 fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
-    if collective == Collective::Allreduce {
-        return match c.algorithm {
-            Algorithm::RecursiveDoubling => Ok(leaf(ALLREDUCE_DOUBLING, &[])),
+    let node = match collective {
+        Collective::Bcast => bcast_algorithm(c, p),
+        Collective::Reduce => match c.algorithm {
+            Algorithm::Binomial => Some(leaf(REDUCE_BINOMIAL, &[])),
+            Algorithm::Rabenseifner => Some(reduce_scatter_gather()),
+            _ => None,
+        },
+        Collective::Allreduce => match c.algorithm {
+            Algorithm::RecursiveDoubling => Some(leaf(ALLREDUCE_DOUBLING, &[])),
             // Both rings reduce-scatter then allgather p blocks around the
             // ring (MPICH's also for fewer elements than ranks, where Open
             // MPI's falls back to recursive doubling).
-            Algorithm::Ring => Ok(leaf("MPIR_Allreduce_intra_ring", &[])),
-            Algorithm::Rabenseifner => Ok(reduce_scatter_allgather()),
-            other => Err(Error::Other(format!(
-                "the allreduce decision picks '{other}', which MPICH does not have (only \
-                 candidates with an MPICH equivalent should have been offered)"
-            ))),
-        };
-    }
-    if collective == Collective::Reduce {
-        return match c.algorithm {
-            Algorithm::Binomial => Ok(leaf(REDUCE_BINOMIAL, &[])),
-            Algorithm::Rabenseifner => Ok(reduce_scatter_gather()),
-            other => Err(Error::Other(format!(
-                "the reduce decision picks '{other}', which MPICH does not have (only \
-                 candidates with an MPICH equivalent should have been offered)"
-            ))),
-        };
-    }
+            Algorithm::Ring => Some(leaf("MPIR_Allreduce_intra_ring", &[])),
+            Algorithm::Rabenseifner => Some(reduce_scatter_allgather()),
+            _ => None,
+        },
+    };
+    node.ok_or_else(|| {
+        Error::Other(format!(
+            "the {collective} decision picks '{}', which MPICH does not have (only candidates \
+             with an MPICH equivalent should have been offered)",
+            c.algorithm
+        ))
+    })
+}
+
+/// MPICH's broadcast that runs as candidate `c` does.
+fn bcast_algorithm(c: &Candidate, p: u32) -> Option<Node> {
     let tree = |tree_type: &str, k: u32| match c.segsize.unwrap_or(0) {
         0 => leaf(
             "MPIR_Bcast_intra_tree",
@@ -389,7 +375,7 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
             ],
         ),
     };
-    Ok(match c.algorithm {
+    Some(match c.algorithm {
         // sbbt is MPICH's binomial: blocking and unsegmented.
         Algorithm::Binomial | Algorithm::Sbbt => leaf("MPIR_Bcast_intra_binomial", &[]),
         Algorithm::ScatterAllgather => {
@@ -403,12 +389,6 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
             "knomial_1",
             c.fanout.unwrap_or(crate::schedule::DEFAULT_FANOUT),
         ),
-        _ => {
-            return Err(Error::Other(format!(
-                "the decision picks '{}', which MPICH does not have (only candidates with an \
-                 MPICH equivalent should have been offered)",
-                c.algorithm
-            )))
-        }
+        _ => return None,
     })
 }

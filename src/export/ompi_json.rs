@@ -4,7 +4,7 @@
 //! simply left out.
 
 use super::{ompi_rule, Section};
-use crate::data::{Algorithm, Collective};
+use crate::data::Collective;
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;
 use serde_json::{json, Map, Value};
@@ -41,7 +41,7 @@ fn comm_rules(collective: Collective, tables: &[DecisionTable]) -> Result<Vec<Va
             let (_, faninout, seg_size) = ompi_rule(collective, c)?;
             let mut rule = json!({
                 "msg_size_min": from,
-                "alg": enum_name(collective, c.algorithm),
+                "alg": collective.ompi_name(c.algorithm).unwrap_or(c.algorithm.name()),
                 "faninout": faninout,
                 "seg_size": seg_size,
             });
@@ -57,16 +57,4 @@ fn comm_rules(collective: Collective, tables: &[DecisionTable]) -> Result<Vec<Va
         }));
     }
     Ok(comms)
-}
-
-/// The name of `coll_tuned_<collective>_algorithm`'s enum value (the
-/// others are our names).
-fn enum_name(collective: Collective, a: Algorithm) -> &'static str {
-    match (collective, a) {
-        (Collective::Bcast, Algorithm::Linear) => "basic_linear",
-        (Collective::Bcast, Algorithm::SplitBinary) => "split_binary_tree",
-        (Collective::Bcast, Algorithm::Binary) => "binary_tree",
-        (Collective::Allreduce, Algorithm::Linear) => "basic_linear",
-        (_, other) => other.name(),
-    }
 }

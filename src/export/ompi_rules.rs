@@ -113,11 +113,7 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
 /// coll/tuned's id of a collective (`COLLTYPE_T` in Open MPI's
 /// `coll_base_functions.h`).
 pub fn coll_id(c: Collective) -> u8 {
-    match c {
-        Collective::Allreduce => 2,
-        Collective::Bcast => 7,
-        Collective::Reduce => 11,
-    }
+    c.describe().ompi.coll_id
 }
 
 /// `MSGSIZE ALG FANINOUT SEGSIZE # comment`, identical neighbours merged.

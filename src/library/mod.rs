@@ -2,7 +2,7 @@
 //! it is one of the schedules we price. Open MPI's coll/tuned runs its fixed
 //! decision table ([`crate::ompi_fixed`]) unless another component takes
 //! the call; from 5.0 on coll/han does so on communicators that span nodes
-//! (reference notes §1e), where neither `default` nor a forced tuned
+//! (its priority outranks tuned's; experiments/han.md), where neither `default` nor a forced tuned
 //! algorithm runs a flat schedule over all ranks. MPICH's choice is not
 //! modelled.
 //!
@@ -57,10 +57,12 @@ impl Library {
         digits.parse().ok().map(Library::OpenMpi)
     }
 
-    /// Whether coll/han takes broadcasts on `config` (Open MPI 5+, several
-    /// nodes).
-    pub fn hierarchical(&self, config: &Config) -> bool {
-        matches!(self, Library::OpenMpi(major) if *major >= 5) && config.nodes > 1
+    /// Whether coll/han takes `collective` on `config` (Open MPI 5+, several
+    /// nodes, a collective HAN serves).
+    pub fn hierarchical(&self, collective: Collective, config: &Config) -> bool {
+        matches!(self, Library::OpenMpi(major) if *major >= 5)
+            && config.nodes > 1
+            && collective.describe().ompi.han
     }
 
     /// The candidate plain `MPI_Bcast` (`MPI_Reduce`) runs on `config`,
@@ -68,7 +70,7 @@ impl Library {
     pub fn default_runs(&self, collective: Collective, config: &Config) -> Option<Candidate> {
         match self {
             Library::Mpich => None,
-            _ if self.hierarchical(config) => None,
+            _ if self.hierarchical(collective, config) => None,
             _ => ompi_fixed::decision(collective, config.procs, config.msg_bytes),
         }
     }
@@ -89,7 +91,7 @@ impl Library {
             Impl::Ompi if candidate.algorithm == Algorithm::Tuned => {
                 ompi_fixed::decision(collective, config.procs, config.msg_bytes)?
             }
-            Impl::Ompi if self.hierarchical(config) => return None,
+            Impl::Ompi if self.hierarchical(collective, config) => return None,
             _ => *candidate,
         };
         crate::schedule::scheduled(collective)

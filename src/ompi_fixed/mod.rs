@@ -1,8 +1,8 @@
 //! Open MPI's fixed decisions: what `default` runs when no rules file is
 //! loaded. Broadcast's (`ompi_coll_tuned_bcast_intra_dec_fixed`, identical
-//! from 4.1.0 through 6.0 and main) from the project's reference notes §1b;
-//! reduce's and allreduce's from `coll_tuned_decision_fixed.c` (4.1 and
-//! 5.0 alike, the commutative branch `MPI_SUM` takes).
+//! from 4.1.0 through 6.0 and main), reduce's and allreduce's (4.1 and
+//! 5.0 alike, the commutative branch `MPI_SUM` takes), all from Open MPI's
+//! `coll_tuned_decision_fixed.c`.
 
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 
@@ -68,7 +68,7 @@ pub fn algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
 /// - knomial uses the MCA default radix (4), reported as fan-out 4.
 pub fn candidate(procs: u32, msg_bytes: u64) -> Candidate {
     let id = algorithm_id(procs, msg_bytes);
-    let algorithm = match Algorithm::OMPI[usize::from(id)] {
+    let algorithm = match Collective::Bcast.describe().ompi.algorithms[usize::from(id)].algorithm {
         Algorithm::Chain => Algorithm::Pipeline,
         Algorithm::ScatterAllgather if msg_bytes < u64::from(procs) => Algorithm::Linear,
         a => a,
@@ -136,7 +136,7 @@ pub fn reduce_algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
 /// pipeline.
 pub fn reduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
     let id = reduce_algorithm_id(procs, msg_bytes);
-    let algorithm = match Collective::Reduce.ompi_algorithms()[usize::from(id)] {
+    let algorithm = match Collective::Reduce.describe().ompi.algorithms[usize::from(id)].algorithm {
         Algorithm::Chain => Algorithm::Pipeline,
         a => a,
     };
@@ -191,14 +191,15 @@ pub fn allreduce_algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
 pub fn allreduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
     let id = allreduce_algorithm_id(procs, msg_bytes);
     let count = msg_bytes / crate::data::element_bytes(msg_bytes);
-    let algorithm = match Collective::Allreduce.ompi_algorithms()[usize::from(id)] {
-        Algorithm::SegmentedRing | Algorithm::Ring if count < u64::from(procs) => {
-            Algorithm::RecursiveDoubling
-        }
-        Algorithm::SegmentedRing => Algorithm::Ring,
-        Algorithm::Rabenseifner if procs > 0 && count < 1 << procs.ilog2() => Algorithm::Linear,
-        a => a,
-    };
+    let algorithm =
+        match Collective::Allreduce.describe().ompi.algorithms[usize::from(id)].algorithm {
+            Algorithm::SegmentedRing | Algorithm::Ring if count < u64::from(procs) => {
+                Algorithm::RecursiveDoubling
+            }
+            Algorithm::SegmentedRing => Algorithm::Ring,
+            Algorithm::Rabenseifner if procs > 0 && count < 1 << procs.ilog2() => Algorithm::Linear,
+            a => a,
+        };
     Candidate {
         algorithm,
         segsize: None,

@@ -1,7 +1,7 @@
 use crate::error::{Error, Result};
 use crate::evaluate::Report;
 
-/// Exactly the DESIGN §3 document (the per-configuration detail is in the
+/// Exactly the document docs/formats.md describes (the per-configuration detail is in the
 /// markdown and CSV formats).
 pub fn render(report: &Report) -> Result<String> {
     serde_json::to_string_pretty(report)

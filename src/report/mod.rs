@@ -32,7 +32,7 @@ impl Format {
         (
             Format::Json,
             "json",
-            "DESIGN §3: the summary figures of every selector",
+            "the summary figures of every selector (docs/formats.md)",
         ),
         (
             Format::Csv,

@@ -206,7 +206,7 @@ fn links(t: &mut String, fit: &Fitted, p: &Platform) {
             );
         }
     }
-    if fit.collective != crate::data::Collective::Bcast {
+    if fit.collective.reduces() {
         let _ = writeln!(
             t,
             "    combining partial results: per combination, per byte"

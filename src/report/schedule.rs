@@ -21,10 +21,9 @@ pub fn text(
         .iter()
         .map(|seg| format!("{} segment(s) of {}", seg.count(), format_bytes(seg.seg)))
         .collect();
-    // Allreduce has no root.
-    let root = match spec.collective {
-        crate::data::Collective::Allreduce => String::new(),
-        _ => format!("root {}, ", spec.root),
+    let root = match spec.collective.rooted() {
+        true => format!("root {}, ", spec.root),
+        false => String::new(),
     };
     let _ = writeln!(
         s,
@@ -67,7 +66,8 @@ pub fn text(
     }
     let _ = writeln!(
         s,
-        "stages: {} (per stage, the concurrent fan-outs: sender -> children, bytes each)",
+        "stages: {} (per stage, what each sender sends at once: sender -> [receivers], bytes \
+         each)",
         stages.len()
     );
     for (i, stage) in stages.stages.iter().enumerate().take(max_stages) {
@@ -86,10 +86,11 @@ fn describe(n: &Nbft) -> String {
     } else {
         String::new()
     };
+    let receivers: Vec<String> = n.receivers.iter().map(|r| r.to_string()).collect();
     format!(
-        "{} -> {} ({}{cross})",
+        "{} -> [{}] ({}{cross})",
         n.sender,
-        n.children,
+        receivers.join(" "),
         format_bytes(n.bytes)
     )
 }

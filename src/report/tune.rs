@@ -31,11 +31,7 @@ pub struct Tuned<'a> {
 pub fn markdown(t: &Tuned) -> String {
     let mut s = String::new();
     let han = t.rules.with_file_name("han.rules");
-    // Broadcast's files keep the names they had before other collectives.
-    let suffix = match t.collective {
-        Collective::Bcast => String::new(),
-        other => format!("-{}", other.name()),
-    };
+    let suffix = t.collective.describe().file_suffix;
     let function = t.collective.function();
     let _ = write!(
         s,

@@ -18,12 +18,12 @@
 use super::{simulate_recording, CostModel, Programs, SimError};
 use crate::data::Placement;
 
-/// One flat-tree fan-out: `sender` sends `bytes` to `children` ranks, of
-/// which `cross_node` are on other nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One flat-tree fan-out: `sender` sends `bytes` to each of `receivers`,
+/// of which `cross_node` are on other nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Nbft {
     pub sender: u32,
-    pub children: u32,
+    pub receivers: Vec<u32>,
     pub cross_node: u32,
     pub bytes: u64,
 }
@@ -68,8 +68,8 @@ pub fn stage_structure(
             .count();
         stages[index].nbfts.push(Nbft {
             sender: g.sender,
-            children: g.receivers.len() as u32,
             cross_node: cross as u32,
+            receivers: g.receivers,
             bytes: g.bytes,
         });
     }

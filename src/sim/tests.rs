@@ -1,6 +1,6 @@
 use super::*;
 use crate::data::{Algorithm, NodeOrder};
-use crate::schedule::{Spec, SCHEDULED};
+use crate::schedule::{bcast::SCHEDULED, Spec};
 use partials::Clash;
 
 fn schedule(algorithm: Algorithm, procs: u32, root: u32, msg: u64, segsize: u64) -> Schedule {
@@ -109,7 +109,7 @@ fn linear_is_one_stage_with_one_wide_fan_out() {
         st.stages[0].nbfts,
         [Nbft {
             sender: 0,
-            children: 5,
+            receivers: vec![1, 2, 3, 4, 5],
             cross_node: 0,
             bytes: 64
         }]
@@ -127,18 +127,18 @@ fn stages_count_cross_node_transfers() {
         st.stages[0].nbfts,
         [Nbft {
             sender: 0,
-            children: 3,
+            receivers: vec![1, 2, 4],
             cross_node: 1,
             bytes: 10
         }]
     );
     // Stage 2: 1→{3,5} (5 crosses), 2→{6} (crosses), 4 is a leaf... 4 has no children.
-    let second: Vec<(u32, u32, u32)> = st.stages[1]
+    let second: Vec<(u32, &[u32], u32)> = st.stages[1]
         .nbfts
         .iter()
-        .map(|n| (n.sender, n.children, n.cross_node))
+        .map(|n| (n.sender, &n.receivers[..], n.cross_node))
         .collect();
-    assert_eq!(second, [(1, 2, 1), (2, 1, 1)]);
+    assert_eq!(second, [(1, &[3, 5][..], 1), (2, &[6][..], 1)]);
     // Cyclic placement: every edge between an even and an odd rank crosses.
     let cyclic = Placement::new(8, 2, 4, NodeOrder::Cyclic).unwrap();
     let st = stage_structure(&s, &cyclic).unwrap();
@@ -155,7 +155,7 @@ fn split_binary_sends_halves_down_then_exchanges_them() {
     let st = stage_structure(&s, &Placement::single_node(7)).unwrap();
     let all: Vec<&Nbft> = st.stages.iter().flat_map(|s| &s.nbfts).collect();
     assert_eq!(all.len(), 12);
-    assert!(all.iter().all(|n| n.bytes == 500 && n.children == 1));
+    assert!(all.iter().all(|n| n.bytes == 500 && n.receivers.len() == 1));
     // Root: blocking sends to its two children are two stages.
     assert_eq!(st.stages[0].nbfts[0].sender, 0);
     assert_eq!(

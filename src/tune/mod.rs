@@ -368,10 +368,13 @@ fn grid(
 ) -> Result<Vec<(Config, Candidate)>> {
     let mut algorithms = vec![Algorithm::Default];
     algorithms.extend(forced.iter().filter(|a| **a != Algorithm::Default));
-    let sizes: Vec<u64> = match collective {
-        Collective::Bcast => args.sizes.clone(),
-        _ => args.sizes.iter().copied().filter(|m| m % 4 == 0).collect(),
-    };
+    let element = collective.element_bytes();
+    let sizes: Vec<u64> = args
+        .sizes
+        .iter()
+        .copied()
+        .filter(|m| m.is_multiple_of(element))
+        .collect();
     if sizes.is_empty() {
         return Err(Error::Usage(format!(
             "no message size for {}: its sizes are whole 4-byte floats",
@@ -428,7 +431,7 @@ fn grid(
             // Where coll/han serves `default`, tuned's own decision is an
             // alternative a rules file can choose (HAN's file hands it to
             // tuned): measured beside it.
-            if point.candidate.is_default() && library.hierarchical(&config) {
+            if point.candidate.is_default() && library.hierarchical(collective, &config) {
                 let tuned = Candidate {
                     algorithm: Algorithm::Tuned,
                     ..point.candidate
@@ -497,13 +500,10 @@ fn decode(bytes: &[u8]) -> Vec<usize> {
         .collect()
 }
 
-/// Where a collective's model goes: `model/` for broadcast (as before
-/// there were others), `model-<collective>/` for the others.
+/// Where a collective's model goes: `model<suffix>/` (see
+/// [`crate::collective::Description::file_suffix`]).
 pub fn model_dir(dir: &Path, collective: Collective) -> PathBuf {
-    match collective {
-        Collective::Bcast => dir.join("model"),
-        other => dir.join(format!("model-{}", other.name())),
-    }
+    dir.join(format!("model{}", collective.describe().file_suffix))
 }
 
 /// One collective's model and its decision tables, one per job size.
@@ -761,10 +761,7 @@ fn finish(
                 },
             )?;
             let evaluated = evaluate(&train, &test, options, || {})?;
-            let plots_dir = match grid.collective {
-                Collective::Bcast => dir.join("plots"),
-                other => dir.join(format!("plots-{}", other.name())),
-            };
+            let plots_dir = dir.join(format!("plots{}", grid.collective.describe().file_suffix));
             let plots = report::plots::write(&evaluated, &plots_dir)?;
             eprintln!(
                 "tune: wrote {} plots into {}",

@@ -233,7 +233,7 @@ const TUNED: Candidate = Candidate {
 /// The candidate a tuned rule forces; `None` for algorithm 0 (the
 /// library's own decision) or one this tool does not know.
 fn candidate(collective: Collective, rule: &files::TunedRule) -> Option<Candidate> {
-    let algorithm = *collective.ompi_algorithms().get(rule.alg as usize)?;
+    let algorithm = collective.ompi_algorithm(u8::try_from(rule.alg).ok()?)?;
     if algorithm == Algorithm::Default {
         return None;
     }

@@ -91,11 +91,12 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
                 ))
             })?;
             for &m in &opts.sizes {
-                if collective.reduces() && m % 4 != 0 {
+                if !m.is_multiple_of(collective.element_bytes()) {
                     if rank0 && p == procs[0] {
                         eprintln!(
-                            "verify: {} at {m} B left out: a reduction sums whole 4-byte floats",
-                            collective.function()
+                            "verify: {} at {m} B left out: its messages are whole {}-byte elements",
+                            collective.function(),
+                            collective.element_bytes()
                         );
                     }
                     continue;

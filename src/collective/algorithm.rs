@@ -1,0 +1,159 @@
+//! Every algorithm the product knows, of any collective, by its canonical
+//! name. Which collective has which, under which id and spelling, is the
+//! collective's description ([`super::Description`]).
+
+use super::Collective;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// An algorithm of one or more collectives: Open MPI's, where it has it
+/// (ids per collective in the descriptions), or only this project's
+/// (`impl=own`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Algorithm {
+    /// Leave the choice to the library (id 0).
+    Default,
+    Linear,
+    /// `fanout` chains hanging off the root.
+    Chain,
+    /// One chain (Open MPI's `pipeline`; the model paper's "chain").
+    Pipeline,
+    SplitBinary,
+    Binary,
+    Binomial,
+    Knomial,
+    ScatterAllgather,
+    ScatterAllgatherRing,
+    /// Blocking, unsegmented balanced binomial tree (Cordeiro & Zola).
+    Sbbt,
+    /// Arrival-aware: the root broadcasts down a pipelined chain to each
+    /// group of receivers that announced their arrival (Patarasuk & Yuan's
+    /// arrival_b).
+    Arrival,
+    /// Open MPI's coll/tuned with its own fixed decision (id 0 there), on a
+    /// communicator where components that outrank tuned are left out: the
+    /// alternative to coll/han where HAN serves `default` (Open MPI 5
+    /// across nodes). Elsewhere the same broadcast as `default`.
+    Tuned,
+    /// Reduce: a binary tree combining in rank order (for operations
+    /// that do not commute).
+    InOrderBinary,
+    /// Reduce and allreduce: reduce-scatter by recursive halving, then
+    /// gather (reduce) or allgather (allreduce).
+    Rabenseifner,
+    /// Allreduce: a reduce, then a broadcast.
+    Nonoverlapping,
+    /// Allreduce: recursive doubling.
+    RecursiveDoubling,
+    /// Allreduce: a ring reduce-scatter then allgather.
+    Ring,
+    /// Allreduce: the ring, segmented.
+    SegmentedRing,
+    /// Allreduce: an allgather of every vector, then a local reduction.
+    AllgatherReduce,
+}
+
+impl Algorithm {
+    /// Every algorithm this tool knows: Open MPI's broadcasts, then our
+    /// own, tuned's own decision, and those of the other collectives (the
+    /// order of tables and plots).
+    pub const ALL: [Algorithm; 20] = [
+        Algorithm::Default,
+        Algorithm::Linear,
+        Algorithm::Chain,
+        Algorithm::Pipeline,
+        Algorithm::SplitBinary,
+        Algorithm::Binary,
+        Algorithm::Binomial,
+        Algorithm::Knomial,
+        Algorithm::ScatterAllgather,
+        Algorithm::ScatterAllgatherRing,
+        Algorithm::Sbbt,
+        Algorithm::Arrival,
+        Algorithm::Tuned,
+        Algorithm::InOrderBinary,
+        Algorithm::Rabenseifner,
+        Algorithm::Nonoverlapping,
+        Algorithm::RecursiveDoubling,
+        Algorithm::Ring,
+        Algorithm::SegmentedRing,
+        Algorithm::AllgatherReduce,
+    ];
+
+    /// The canonical name used in CSV files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Default => "default",
+            Algorithm::Linear => "linear",
+            Algorithm::Chain => "chain",
+            Algorithm::Pipeline => "pipeline",
+            Algorithm::SplitBinary => "split_binary",
+            Algorithm::Binary => "binary",
+            Algorithm::Binomial => "binomial",
+            Algorithm::Knomial => "knomial",
+            Algorithm::ScatterAllgather => "scatter_allgather",
+            Algorithm::ScatterAllgatherRing => "scatter_allgather_ring",
+            Algorithm::Sbbt => "sbbt",
+            Algorithm::Arrival => "arrival",
+            Algorithm::Tuned => "tuned",
+            Algorithm::InOrderBinary => "in-order_binary",
+            Algorithm::Rabenseifner => "rabenseifner",
+            Algorithm::Nonoverlapping => "nonoverlapping",
+            Algorithm::RecursiveDoubling => "recursive_doubling",
+            Algorithm::Ring => "ring",
+            Algorithm::SegmentedRing => "segmented_ring",
+            Algorithm::AllgatherReduce => "allgather_reduce",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses a canonical name or an Open MPI spelling (case-insensitive);
+/// numeric ids are a collective's ([`Collective::algorithm`]).
+impl FromStr for Algorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == lower)
+            .or_else(|| alias(&lower))
+            .ok_or_else(|| format!("unknown algorithm {s:?}"))
+    }
+}
+
+impl From<Algorithm> for String {
+    fn from(a: Algorithm) -> String {
+        a.name().to_string()
+    }
+}
+
+impl TryFrom<String> for Algorithm {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+/// An algorithm by a spelling other than its canonical name: Open MPI's
+/// name of it in any collective (`basic_linear`, `ignore`, ...), or
+/// `in_order_binary` (what people type for `in-order_binary`).
+pub(super) fn alias(lower: &str) -> Option<Algorithm> {
+    if lower == "in_order_binary" {
+        return Some(Algorithm::InOrderBinary);
+    }
+    Collective::ALL
+        .iter()
+        .flat_map(|c| c.describe().ompi.algorithms)
+        .find(|a| a.name == lower)
+        .map(|a| a.algorithm)
+}

@@ -1,0 +1,48 @@
+//! MPI_Allreduce: every rank's vector summed at every rank (`MPI_SUM` over
+//! `MPI_FLOAT`).
+
+use super::{named, Algorithm::*, Combines, Description, Mpich, Ompi, Semantics};
+
+pub(super) const DESCRIPTION: Description = Description {
+    name: "allreduce",
+    function: "MPI_Allreduce",
+    aliases: &[],
+    semantics: Semantics {
+        rooted: false,
+        combines: Some(Combines::AtEveryRank),
+        msg_size: "the bytes of each rank's vector, and of the result every rank ends with",
+        element_bytes: 4,
+    },
+    ompi: Ompi {
+        coll_id: 2,
+        // allgather_reduce (7) is Open MPI 6.0's.
+        algorithms: &[
+            named(Default, "ignore"),
+            named(Linear, "basic_linear"),
+            named(Nonoverlapping, "nonoverlapping"),
+            named(RecursiveDoubling, "recursive_doubling"),
+            named(Ring, "ring"),
+            named(SegmentedRing, "segmented_ring"),
+            named(Rabenseifner, "rabenseifner"),
+            named(AllgatherReduce, "allgather_reduce"),
+        ],
+        knomial_radix: false,
+        han: true,
+    },
+    own: &[],
+    measured: &[
+        Linear,
+        Nonoverlapping,
+        RecursiveDoubling,
+        Ring,
+        SegmentedRing,
+        Rabenseifner,
+    ],
+    sizes: "4:4M:x4",
+    mpich: Mpich {
+        inter: "MPIR_Allreduce_inter_reduce_exchange_bcast",
+        // Both rings reduce-scatter then allgather p blocks around the ring.
+        equivalents: &[RecursiveDoubling, Ring, Rabenseifner],
+    },
+    file_suffix: "-allreduce",
+};

@@ -1,0 +1,51 @@
+//! MPI_Bcast: the root's message reaches every rank.
+
+use super::{named, Algorithm::*, Description, Mpich, Ompi, Semantics};
+
+pub(super) const DESCRIPTION: Description = Description {
+    name: "bcast",
+    function: "MPI_Bcast",
+    aliases: &["broadcast"],
+    semantics: Semantics {
+        rooted: true,
+        combines: None,
+        msg_size: "the bytes the root sends, which every rank ends with",
+        element_bytes: 1,
+    },
+    ompi: Ompi {
+        coll_id: 7,
+        algorithms: &[
+            named(Default, "ignore"),
+            named(Linear, "basic_linear"),
+            named(Chain, "chain"),
+            named(Pipeline, "pipeline"),
+            named(SplitBinary, "split_binary_tree"),
+            named(Binary, "binary_tree"),
+            named(Binomial, "binomial"),
+            named(Knomial, "knomial"),
+            named(ScatterAllgather, "scatter_allgather"),
+            named(ScatterAllgatherRing, "scatter_allgather_ring"),
+        ],
+        knomial_radix: true,
+        han: true,
+    },
+    own: &[Sbbt, Arrival],
+    measured: &[Linear, Chain, Pipeline, SplitBinary, Binary, Binomial],
+    sizes: "1:4M:x4",
+    mpich: Mpich {
+        inter: "MPIR_Bcast_inter_remote_send_local_bcast",
+        // sbbt is MPICH's binomial (blocking, unsegmented); pipeline, binary
+        // and linear are its k-ary tree with k = 1, 2, p − 1.
+        equivalents: &[
+            Binomial,
+            Sbbt,
+            ScatterAllgather,
+            ScatterAllgatherRing,
+            Pipeline,
+            Binary,
+            Linear,
+            Knomial,
+        ],
+    },
+    file_suffix: "",
+};

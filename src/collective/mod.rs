@@ -1,0 +1,267 @@
+//! The collectives: what each one is, in one description per collective
+//! (`bcast.rs`, `reduce.rs`, `allreduce.rs`), and every algorithm by name.
+//!
+//! A description holds what the product knows of a collective as data: its
+//! semantics, Open MPI's ids, names and variables for it, MPICH's names,
+//! whether coll/han serves it, the candidates measured by default. What
+//! needs code (schedules, Open MPI's fixed decision, pricing, MPICH's
+//! shipped choice) lives in the stage that runs it, behind a match over
+//! [`Collective`] that names every collective: no match over collectives
+//! has a catch-all arm, so adding one makes the compiler list every place
+//! that must answer for it.
+
+mod algorithm;
+mod allreduce;
+mod bcast;
+mod reduce;
+
+pub use algorithm::Algorithm;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// An MPI collective operation.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Collective {
+    /// The collective of files written before there was a collective
+    /// column (see [`Collective::LEGACY`]).
+    #[default]
+    Bcast,
+    Reduce,
+    Allreduce,
+}
+
+/// What the product knows of one collective, as data.
+#[derive(Debug)]
+pub struct Description {
+    /// The name in CSV files, rules files' JSON and on the command line.
+    pub name: &'static str,
+    /// The MPI function, for people.
+    pub function: &'static str,
+    /// Other names `--collective` accepts.
+    pub aliases: &'static [&'static str],
+    pub semantics: Semantics,
+    pub ompi: Ompi,
+    /// Algorithms only this project runs (`impl=own`), besides its
+    /// schedules of Open MPI's.
+    pub own: &'static [Algorithm],
+    /// What `bench` and `tune` measure by default besides `default`.
+    pub measured: &'static [Algorithm],
+    /// `bench`'s message sizes by default (`--sizes` syntax).
+    pub sizes: &'static str,
+    pub mpich: Mpich,
+    /// How `tune` names this collective's directories next to the rules
+    /// (`model<suffix>/`, `plots<suffix>/`).
+    pub file_suffix: &'static str,
+}
+
+/// What a collective does with the ranks' buffers.
+#[derive(Debug)]
+pub struct Semantics {
+    /// Whether one rank (the root) is the source or the destination.
+    pub rooted: bool,
+    /// How contributions are combined; `None` where data only moves.
+    pub combines: Option<Combines>,
+    /// What a message size measures, for people.
+    pub msg_size: &'static str,
+    /// The harness's element: message sizes are whole elements
+    /// (`MPI_FLOAT` for the reductions, as the OSU benchmarks use).
+    pub element_bytes: u64,
+}
+
+/// Where a reduction's result ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combines {
+    /// At the root only (`MPI_Reduce`).
+    AtRoot,
+    /// At every rank (`MPI_Allreduce`).
+    AtEveryRank,
+}
+
+/// Open MPI's view of the collective (coll/base, coll/tuned, coll/han).
+#[derive(Debug)]
+pub struct Ompi {
+    /// coll/base's id (`COLLTYPE_T` in `coll_base_functions.h`), which
+    /// tuned's and HAN's rules files name.
+    pub coll_id: u8,
+    /// `coll_tuned_<name>_algorithm`'s values, indexed by id (Open MPI
+    /// 4.1's tables, and later ids where a later release adds one).
+    pub algorithms: &'static [OmpiAlgorithm],
+    /// Whether `coll_tuned_<name>_algorithm_knomial_radix` exists (a
+    /// rules file cannot set the radix).
+    pub knomial_radix: bool,
+    /// Whether coll/han serves the collective in Open MPI 5 (and so may
+    /// route it in its own rules file).
+    pub han: bool,
+}
+
+/// One of `coll_tuned_<collective>_algorithm`'s values.
+#[derive(Debug)]
+pub struct OmpiAlgorithm {
+    pub algorithm: Algorithm,
+    /// Open MPI's name for it (the MCA enum's, and 6.0 JSON rules').
+    pub name: &'static str,
+}
+
+/// The descriptions' shorthand for an [`OmpiAlgorithm`].
+const fn named(algorithm: Algorithm, name: &'static str) -> OmpiAlgorithm {
+    OmpiAlgorithm { algorithm, name }
+}
+
+/// MPICH's view of the collective.
+#[derive(Debug)]
+pub struct Mpich {
+    /// The algorithm MPICH's selection file names for inter-communicators
+    /// (which the product does not tune).
+    pub inter: &'static str,
+    /// Candidates MPICH runs the same way (besides `default`, which is
+    /// MPICH's own choice there): what an MPICH export decides among.
+    pub equivalents: &'static [Algorithm],
+}
+
+impl Collective {
+    pub const ALL: [Collective; 3] = [Collective::Bcast, Collective::Reduce, Collective::Allreduce];
+
+    /// What rows of files without a collective column are.
+    pub const LEGACY: Collective = Collective::Bcast;
+
+    /// The collective's description: the one match that says which
+    /// module describes which collective.
+    pub fn describe(self) -> &'static Description {
+        match self {
+            Collective::Bcast => &bcast::DESCRIPTION,
+            Collective::Reduce => &reduce::DESCRIPTION,
+            Collective::Allreduce => &allreduce::DESCRIPTION,
+        }
+    }
+
+    /// The name in CSV files (`bcast`, `reduce`, `allreduce`).
+    pub fn name(self) -> &'static str {
+        self.describe().name
+    }
+
+    /// Whether ranks combine contributions (reduce, allreduce) rather than
+    /// pass data on.
+    pub fn reduces(self) -> bool {
+        self.describe().semantics.combines.is_some()
+    }
+
+    /// Whether one rank is the source or destination (the others ignore
+    /// a root).
+    pub fn rooted(self) -> bool {
+        self.describe().semantics.rooted
+    }
+
+    /// The bytes message sizes come in (4 for reductions of floats).
+    pub fn element_bytes(self) -> u64 {
+        self.describe().semantics.element_bytes
+    }
+
+    /// The MPI function, for people (`MPI_Bcast`).
+    pub fn function(self) -> &'static str {
+        self.describe().function
+    }
+
+    /// Open MPI's algorithms of this collective, indexed by their
+    /// `coll_tuned_<collective>_algorithm` id.
+    pub fn ompi_algorithms(self) -> impl ExactSizeIterator<Item = Algorithm> {
+        self.describe().ompi.algorithms.iter().map(|a| a.algorithm)
+    }
+
+    /// The algorithm of Open MPI's id `id` for this collective.
+    pub fn ompi_algorithm(self, id: u8) -> Option<Algorithm> {
+        let table = self.describe().ompi.algorithms;
+        table.get(usize::from(id)).map(|a| a.algorithm)
+    }
+
+    /// Open MPI's id of `algorithm` for this collective (0 for tuned's own
+    /// decision); `None` where Open MPI has no such algorithm for it.
+    pub fn ompi_id(self, algorithm: Algorithm) -> Option<u8> {
+        match algorithm {
+            Algorithm::Tuned => Some(0),
+            _ => self
+                .ompi_algorithms()
+                .position(|a| a == algorithm)
+                .map(|i| i as u8),
+        }
+    }
+
+    /// Open MPI's name of `algorithm` for this collective (its enum value
+    /// in MCA variables and 6.0 JSON rules); `None` where Open MPI lacks it.
+    pub fn ompi_name(self, algorithm: Algorithm) -> Option<&'static str> {
+        let id = self.ompi_id(algorithm)?;
+        Some(self.describe().ompi.algorithms[usize::from(id)].name)
+    }
+
+    /// Whether `algorithm` is one of this collective's: Open MPI's, tuned's
+    /// own decision, or one only this project runs.
+    pub fn knows(self, algorithm: Algorithm) -> bool {
+        self.ompi_id(algorithm).is_some() || self.describe().own.contains(&algorithm)
+    }
+
+    /// The names this collective accepts, for error messages.
+    pub fn accepted_names(self) -> String {
+        let names: Vec<&str> = Algorithm::ALL
+            .iter()
+            .filter(|a| self.knows(**a))
+            .map(|a| a.name())
+            .collect();
+        let mut spellings: Vec<&str> = self
+            .describe()
+            .ompi
+            .algorithms
+            .iter()
+            .filter(|a| a.name != a.algorithm.name())
+            .map(|a| a.name)
+            .collect();
+        if self.knows(Algorithm::InOrderBinary) {
+            spellings.push("in_order_binary");
+        }
+        format!(
+            "{} (or {}, or an id 0-{})",
+            names.join(", "),
+            spellings.join(", "),
+            self.ompi_algorithms().len() - 1
+        )
+    }
+
+    /// An algorithm of this collective: a name (any spelling) or Open
+    /// MPI's numeric id for it.
+    pub fn algorithm(self, s: &str) -> Result<Algorithm, String> {
+        if let Ok(id) = s.trim().parse::<usize>() {
+            let n = self.ompi_algorithms().len();
+            return self.ompi_algorithms().nth(id).ok_or_else(|| {
+                format!(
+                    "{} algorithm id {id} is not one of 0-{}",
+                    self.name(),
+                    n - 1
+                )
+            });
+        }
+        s.parse()
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Collective {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let lower = s.trim().to_ascii_lowercase();
+        let lower = lower.strip_prefix("mpi_").unwrap_or(&lower);
+        Collective::ALL
+            .into_iter()
+            .find(|c| c.name() == lower || c.describe().aliases.contains(&lower))
+            .ok_or_else(|| format!("unknown collective {s:?}"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

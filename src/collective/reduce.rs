@@ -1,0 +1,49 @@
+//! MPI_Reduce: every rank's vector summed at the root (`MPI_SUM` over
+//! `MPI_FLOAT`).
+
+use super::{named, Algorithm::*, Combines, Description, Mpich, Ompi, Semantics};
+
+pub(super) const DESCRIPTION: Description = Description {
+    name: "reduce",
+    function: "MPI_Reduce",
+    aliases: &[],
+    semantics: Semantics {
+        rooted: true,
+        combines: Some(Combines::AtRoot),
+        msg_size: "the bytes of each rank's vector, and of the root's result",
+        element_bytes: 4,
+    },
+    ompi: Ompi {
+        coll_id: 11,
+        // knomial (8) is Open MPI 6.0's.
+        algorithms: &[
+            named(Default, "ignore"),
+            named(Linear, "linear"),
+            named(Chain, "chain"),
+            named(Pipeline, "pipeline"),
+            named(Binary, "binary"),
+            named(Binomial, "binomial"),
+            named(InOrderBinary, "in-order_binary"),
+            named(Rabenseifner, "rabenseifner"),
+            named(Knomial, "knomial"),
+        ],
+        knomial_radix: false,
+        han: true,
+    },
+    own: &[],
+    measured: &[
+        Linear,
+        Chain,
+        Pipeline,
+        Binary,
+        Binomial,
+        InOrderBinary,
+        Rabenseifner,
+    ],
+    sizes: "4:4M:x4",
+    mpich: Mpich {
+        inter: "MPIR_Reduce_inter_local_reduce_remote_send",
+        equivalents: &[Binomial, Rabenseifner],
+    },
+    file_suffix: "-reduce",
+};

@@ -1,0 +1,89 @@
+use super::*;
+
+#[test]
+fn ids_names_and_aliases_round_trip() {
+    for c in Collective::ALL {
+        assert_eq!(c.name().parse(), Ok(c));
+        for (id, a) in c.ompi_algorithms().enumerate() {
+            assert_eq!(c.ompi_id(a), Some(id as u8), "{c} {a}");
+            assert_eq!(c.algorithm(&id.to_string()), Ok(a), "{c} {id}");
+            assert_eq!(a.name().parse::<Algorithm>(), Ok(a));
+            assert_eq!(a.name().to_uppercase().parse::<Algorithm>(), Ok(a));
+            // Open MPI's spelling reads back as the same algorithm.
+            let name = c.ompi_name(a).unwrap();
+            assert_eq!(name.parse::<Algorithm>(), Ok(a), "{c} {name}");
+        }
+    }
+    assert_eq!("basic_linear".parse(), Ok(Algorithm::Linear));
+    assert_eq!("split_binary_tree".parse(), Ok(Algorithm::SplitBinary));
+    assert_eq!("binary_tree".parse(), Ok(Algorithm::Binary));
+    assert_eq!("ignore".parse(), Ok(Algorithm::Default));
+    assert_eq!("in_order_binary".parse(), Ok(Algorithm::InOrderBinary));
+    assert!("10".parse::<Algorithm>().is_err(), "ids are a collective's");
+    assert_eq!("sbbt".parse(), Ok(Algorithm::Sbbt));
+    assert_eq!(Collective::Bcast.ompi_id(Algorithm::Sbbt), None);
+    assert_eq!("tuned".parse(), Ok(Algorithm::Tuned));
+    assert_eq!(
+        Collective::Bcast.ompi_id(Algorithm::Tuned),
+        Some(0),
+        "tuned's own decision"
+    );
+    assert!("spiral".parse::<Algorithm>().is_err());
+    // Allreduce's ring is no broadcast.
+    assert_eq!("ring".parse(), Ok(Algorithm::Ring));
+    assert!(!Collective::Bcast.knows(Algorithm::Ring));
+    assert!(Collective::Bcast
+        .algorithm("ring")
+        .is_ok_and(|a| !Collective::Bcast.knows(a)));
+}
+
+#[test]
+fn each_collective_has_its_own_ids_and_names() {
+    use Collective::*;
+    assert_eq!(Bcast.algorithm("4"), Ok(Algorithm::SplitBinary));
+    assert_eq!(Reduce.algorithm("4"), Ok(Algorithm::Binary));
+    assert_eq!(Reduce.algorithm("6"), Ok(Algorithm::InOrderBinary));
+    assert_eq!(Allreduce.algorithm("4"), Ok(Algorithm::Ring));
+    assert_eq!(Allreduce.algorithm("basic_linear"), Ok(Algorithm::Linear));
+    assert!(Allreduce.algorithm("8").is_err());
+    assert!(Bcast.algorithm("10").is_err());
+    assert_eq!(Reduce.ompi_id(Algorithm::Rabenseifner), Some(7));
+    assert_eq!(Allreduce.ompi_id(Algorithm::Rabenseifner), Some(6));
+    assert_eq!(Bcast.ompi_id(Algorithm::Ring), None);
+    assert_eq!(Bcast.ompi_name(Algorithm::Linear), Some("basic_linear"));
+    assert_eq!(Reduce.ompi_name(Algorithm::Linear), Some("linear"));
+    assert_eq!(Allreduce.ompi_name(Algorithm::Linear), Some("basic_linear"));
+    assert_eq!(Bcast.ompi_name(Algorithm::Sbbt), None);
+    assert_eq!("MPI_Reduce".parse(), Ok(Reduce));
+    assert_eq!("broadcast".parse(), Ok(Bcast));
+    assert!("gatherv".parse::<Collective>().is_err());
+}
+
+#[test]
+fn descriptions_hold_together() {
+    let mut ids = std::collections::BTreeSet::new();
+    for c in Collective::ALL {
+        let d = c.describe();
+        assert!(ids.insert(d.ompi.coll_id), "{c}: coll id used twice");
+        assert_eq!(
+            d.ompi.algorithms.first().map(|a| a.algorithm),
+            Some(Algorithm::Default),
+            "{c}: id 0 is the library's own decision"
+        );
+        for a in d.measured.iter().chain(d.mpich.equivalents) {
+            assert!(c.knows(*a), "{c} measures or maps {a}, which it lacks");
+        }
+        for a in d.own {
+            assert_eq!(c.ompi_id(*a), None, "{c}: {a} is Open MPI's, not only ours");
+        }
+        // Reductions sum floats; their default sizes must be whole floats.
+        assert_eq!(
+            d.semantics.combines.is_some(),
+            d.semantics.element_bytes == 4
+        );
+        assert!(d.sizes.starts_with(&d.semantics.element_bytes.to_string()));
+        assert!(c.accepted_names().contains(c.describe().measured[0].name()));
+    }
+    // Files of broadcasts keep the names they had before other collectives.
+    assert_eq!(Collective::LEGACY.describe().file_suffix, "");
+}
