@@ -233,7 +233,9 @@ fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64
     // What runs, fallbacks included (a ring of fewer elements than ranks
     // is recursive doubling): steps that double, or grow with the ranks.
     let doubles = match collective {
-        Collective::Allreduce => Schedule::new(spec).ok().and_then(|s| s.doubles()),
+        Collective::Allreduce | Collective::Allgather => {
+            Schedule::new(spec).ok().and_then(|s| s.doubles())
+        }
         // Trees: their depth says it, without building a schedule per row.
         Collective::Bcast | Collective::Reduce => None,
     };
@@ -315,6 +317,8 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
         Collective::Reduce | Collective::Allreduce => {
             crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg
         }
+        // Allgathers are not segmented.
+        Collective::Allgather => return None,
     };
     if seg == 0 {
         return None; // an empty message: nothing to extrapolate

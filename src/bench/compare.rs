@@ -119,7 +119,8 @@ pub fn requests(
         None
     };
     let largest = requests.iter().map(|r| r.msg_bytes).max().unwrap_or(0);
-    let (mut store, mut buffers) = Buffers::new(collective, largest);
+    let procs = comm.size() as u32;
+    let (mut store, mut buffers) = Buffers::new(collective, largest, procs);
     let start = mpi::time();
     let mut out = Vec::with_capacity(requests.len());
     for (i, request) in requests.iter().enumerate() {
@@ -148,7 +149,7 @@ pub fn requests(
             ..*rounds
         };
         let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
-        let buf = &mut buf[..request.msg_bytes as usize];
+        let buf = &mut buf[..collective.buffer_bytes(procs, request.msg_bytes) as usize];
         out.push(Some(compare(
             comm,
             &runners,

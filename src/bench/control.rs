@@ -51,6 +51,9 @@ pub struct TunedControl {
     chain_fanout: Cvar,
     /// Broadcast's only (reduce's knomial is Open MPI 5's).
     knomial_radix: Option<Cvar>,
+    /// How many ids `coll_tuned_<collective>_algorithm` takes in this Open
+    /// MPI (later releases add algorithms: allgather's sparbit is 5.0's).
+    ids: c_int,
     /// Whether coll/han is loaded, not left out by the `coll` MCA variable
     /// and ranked above tuned: then it serves `default` on communicators
     /// that span nodes (within a node it steps aside).
@@ -110,7 +113,16 @@ impl TunedControl {
                 false => None,
             },
             han_outranks_tuned,
+            ids: Cvar::open(&var("_count"))?.read()?,
         })
+    }
+
+    /// Whether this Open MPI has `algorithm` for the collective (forcing an
+    /// id it lacks fails).
+    pub fn has(&self, algorithm: Algorithm) -> bool {
+        self.collective
+            .ompi_id(algorithm)
+            .is_some_and(|id| c_int::from(id) < self.ids)
     }
 
     /// The component that serves `candidate`'s collective on a

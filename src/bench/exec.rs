@@ -27,34 +27,62 @@ pub fn run(
 ) -> Result<(), String> {
     let base = buf.as_mut_ptr();
     let len = buf.len();
-    // Each partial receive gets scratch bytes of its own, in order.
-    let partial_bytes: u64 = ops
+    let wraps = |bytes: &Span| bytes.end > len as u64;
+    // Each partial receive, and each message that wraps past the buffer's
+    // end (an allgather's, see `schedule::allgather`), gets scratch bytes
+    // of its own, in order.
+    let scratch_bytes: u64 = ops
         .iter()
         .map(|op| match op {
             Op::IrecvPartial { bytes, .. } => bytes.len(),
+            Op::Irecv { bytes, .. }
+            | Op::Isend { bytes, .. }
+            | Op::Send { bytes, .. }
+            | Op::Recv { bytes, .. }
+                if wraps(bytes) =>
+            {
+                bytes.len()
+            }
             _ => 0,
         })
         .sum();
-    if scratch.len() < partial_bytes as usize {
-        scratch.resize(partial_bytes as usize, 0);
+    if scratch.len() < scratch_bytes as usize {
+        scratch.resize(scratch_bytes as usize, 0);
     }
     let (scratch_base, scratch_len) = (scratch.as_mut_ptr(), scratch.len());
     let mut next_scratch = 0;
+    let mut take_scratch = |bytes: Span| {
+        let at = Span {
+            start: next_scratch,
+            end: next_scratch + bytes.len(),
+        };
+        next_scratch = at.end;
+        at
+    };
     // Partial receives not combined yet: (peer, bytes, scratch span).
     let mut partials: VecDeque<(u32, Span, Span)> = VecDeque::new();
+    // Per op, the scratch bytes a wrapping message goes through.
+    let mut staged: Vec<Option<Span>> = vec![None; ops.len()];
     let mut regions: Vec<Region> = ops
         .iter()
-        .map(|op| match *op {
+        .zip(staged.iter_mut())
+        .map(|(op, staged)| match *op {
+            Op::Irecv { bytes, .. }
+            | Op::Isend { bytes, .. }
+            | Op::Send { bytes, .. }
+            | Op::Recv { bytes, .. }
+                if wraps(&bytes) =>
+            {
+                let at = take_scratch(bytes);
+                *staged = Some(at);
+                Region::new(scratch_base, scratch_len, at)
+            }
             Op::Irecv { bytes, .. }
             | Op::Isend { bytes, .. }
             | Op::Send { bytes, .. }
             | Op::Recv { bytes, .. } => Region::new(base, len, bytes),
             Op::IrecvPartial { peer, bytes } => {
-                let at = Span {
-                    start: next_scratch,
-                    end: next_scratch + bytes.len(),
-                };
-                next_scratch = at.end;
+                let at = take_scratch(bytes);
                 partials.push_back((peer, bytes, at));
                 Region::new(scratch_base, scratch_len, at)
             }
@@ -63,17 +91,43 @@ pub fn run(
             }
         })
         .collect();
+    // A wrapping message's bytes, copied between the buffer's two pieces
+    // and its scratch bytes (before a send, after a receive).
+    let stage = |bytes: Span, at: Span, into_scratch: bool| {
+        let mut offset = at.start as usize;
+        for piece in bytes.pieces(len as u64) {
+            // SAFETY: `piece` lies in the buffer and `at` in scratch (both
+            // sized above); a send's bytes are held and not being received
+            // into, a receive's are waited for (the simulator proves the
+            // schedule's order), so no request touches either meanwhile.
+            unsafe {
+                let (from, to) = (base.add(piece.start as usize), scratch_base.add(offset));
+                let (from, to) = if into_scratch { (from, to) } else { (to, from) };
+                std::ptr::copy_nonoverlapping(from, to, piece.len() as usize);
+            }
+            offset += piece.len() as usize;
+        }
+    };
     let mut error = None;
     scope(|scope| {
-        let mut receives: VecDeque<Request<'_, Region, _>> = VecDeque::new();
+        let mut receives: VecDeque<(Request<'_, Region, _>, Staged)> = VecDeque::new();
         let mut sends: Vec<Request<'_, Region, _>> = Vec::new();
-        for (op, region) in ops.iter().zip(regions.iter_mut()) {
+        for ((op, region), staged) in ops.iter().zip(regions.iter_mut()).zip(&staged) {
             match *op {
-                Op::Irecv { peer, .. } | Op::IrecvPartial { peer, .. } => receives.push_back(
+                Op::Irecv { peer, bytes } => receives.push_back((
                     comm.process_at_rank(peer as i32)
                         .immediate_receive_into_with_tag(scope, region, DATA_TAG),
-                ),
-                Op::Isend { peer, .. } => {
+                    staged.map(|at| (bytes, at)),
+                )),
+                Op::IrecvPartial { peer, .. } => receives.push_back((
+                    comm.process_at_rank(peer as i32)
+                        .immediate_receive_into_with_tag(scope, region, DATA_TAG),
+                    None,
+                )),
+                Op::Isend { peer, bytes } => {
+                    if let Some(at) = staged {
+                        stage(bytes, *at, true);
+                    }
                     let region: &Region = region;
                     sends.push(
                         comm.process_at_rank(peer as i32)
@@ -81,17 +135,27 @@ pub fn run(
                     );
                 }
                 Op::WaitRecv => {
-                    if let Some(r) = receives.pop_front() {
+                    if let Some((r, staged)) = receives.pop_front() {
                         r.wait_without_status();
+                        if let Some((bytes, at)) = staged {
+                            stage(bytes, at, false);
+                        }
                     }
                 }
                 Op::WaitSends => sends.drain(..).for_each(|r| r.wait_without_status()),
-                Op::Send { peer, .. } => comm
-                    .process_at_rank(peer as i32)
-                    .send_with_tag(&*region, DATA_TAG),
-                Op::Recv { peer, .. } => {
+                Op::Send { peer, bytes } => {
+                    if let Some(at) = staged {
+                        stage(bytes, *at, true);
+                    }
+                    comm.process_at_rank(peer as i32)
+                        .send_with_tag(&*region, DATA_TAG)
+                }
+                Op::Recv { peer, bytes } => {
                     comm.process_at_rank(peer as i32)
                         .receive_into_with_tag(region, DATA_TAG);
+                    if let Some(at) = staged {
+                        stage(bytes, *at, false);
+                    }
                 }
                 Op::Combine { peer, bytes } => {
                     let found = partials
@@ -126,11 +190,16 @@ pub fn run(
         }
         // Schedules end with every request waited for; this keeps the scope
         // sound even if one did not.
-        receives.into_iter().for_each(|r| r.wait_without_status());
+        receives
+            .into_iter()
+            .for_each(|(r, _)| r.wait_without_status());
         sends.into_iter().for_each(|r| r.wait_without_status());
     });
     error.map_or(Ok(()), Err)
 }
+
+/// A wrapping receive's bytes and the scratch bytes it lands in first.
+type Staged = Option<(Span, Span)>;
 
 /// `into` += `from`, element by element, as native-endian `f32`s (what
 /// `MPI_SUM` on `MPI_FLOAT` computes). Bytes, not `&[f32]`: the buffers

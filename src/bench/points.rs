@@ -114,7 +114,11 @@ impl Sweep {
             | Algorithm::Rabenseifner
             | Algorithm::Nonoverlapping
             | Algorithm::RecursiveDoubling
-            | Algorithm::Ring => vec![(None, None)],
+            | Algorithm::Ring
+            | Algorithm::Bruck
+            | Algorithm::Neighbor
+            | Algorithm::TwoProc
+            | Algorithm::Sparbit => vec![(None, None)],
             Algorithm::Chain | Algorithm::Knomial => segs()
                 .flat_map(|s| self.fanouts.iter().map(move |&f| (s, f)))
                 .collect(),

@@ -299,9 +299,14 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let procs = world.size() as u32;
     let placement = topology::detect(world).map_err(Error::Usage)?;
     let roots = resolve_roots(&opts.roots, procs)?;
-    let points = &part.points;
-    let largest = points.iter().map(|p| p.msg_bytes).max().unwrap_or(0);
     let collective = opts.collective;
+    let control = if part.uses_library() {
+        Some(control::TunedControl::open(collective).map_err(Error::Other)?)
+    } else {
+        None
+    };
+    let points = &runnable(collective, &part.points, procs, control.as_ref(), rank == 0);
+    let largest = points.iter().map(|p| p.msg_bytes).max().unwrap_or(0);
     if largest > MAX_MESSAGE {
         return Err(Error::Usage(format!(
             "message size {largest} exceeds the {MAX_MESSAGE} bytes one {} can carry",
@@ -317,11 +322,6 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             p.msg_bytes
         )));
     }
-    let control = if part.uses_library() {
-        Some(control::TunedControl::open(collective).map_err(Error::Other)?)
-    } else {
-        None
-    };
     let job = Config {
         procs,
         nodes: placement.nodes,
@@ -358,7 +358,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let todo: Vec<usize> = (0..points.len()).filter(|&i| done[i] == 0).collect();
     let meta = row_meta(opts);
     let progress = Progress::new(rank == 0, todo.len());
-    let (mut store, mut buffers) = Buffers::new(collective, largest);
+    let (mut store, mut buffers) = Buffers::new(collective, largest, procs);
     let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
     world.barrier();
     let clock = Clock::start();
@@ -379,7 +379,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             cap = cap.min((budget - now) / (todo.len() - k) as f64);
         }
         progress.start(&point);
-        let msg = &mut buf[..point.msg_bytes as usize];
+        let msg = &mut buf[..collective.buffer_bytes(procs, point.msg_bytes) as usize];
         // T(m), the unit of the injected delays: measured once per size, so
         // every candidate of a size meets the same delays.
         if part.arrival.per_rank_time() && !p2p_us.contains_key(&point.msg_bytes) {
@@ -448,6 +448,44 @@ pub(super) fn resolve_roots(roots: &[Root], procs: u32) -> Result<Vec<u32>> {
         .collect()
 }
 
+/// The points that can run on `procs` ranks of this library, the others
+/// left out with a note from rank 0: Open MPI's two-rank algorithms
+/// elsewhere, and forced algorithms this Open MPI does not have.
+fn runnable(
+    collective: Collective,
+    points: &[Point],
+    procs: u32,
+    control: Option<&control::TunedControl>,
+    rank0: bool,
+) -> Vec<Point> {
+    let mut left = std::collections::BTreeSet::new();
+    let kept = points
+        .iter()
+        .copied()
+        .filter(|p| {
+            let c = &p.candidate;
+            let why = if !collective.runs_on(c.algorithm, procs) {
+                Some("Open MPI runs it on 2 ranks only")
+            } else if c.implementation == Impl::Ompi
+                && !c.is_default()
+                && control.is_some_and(|control| !control.has(c.algorithm))
+            {
+                Some("this Open MPI does not have it")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                left.insert((c.algorithm, c.implementation, why));
+            }
+            why.is_none()
+        })
+        .collect();
+    for (algorithm, implementation, why) in left.into_iter().filter(|_| rank0) {
+        eprintln!("bench: {algorithm} (impl {implementation}) left out on {procs} ranks: {why}");
+    }
+    kept
+}
+
 /// Opens the CSV for appending and marks the points it already holds.
 fn prepare_output(
     out: &std::path::Path,
@@ -502,29 +540,37 @@ fn row_meta(opts: &Options) -> RowMeta {
 }
 
 /// A campaign's memory besides the message: the root's result of a
-/// library reduction, and where our reductions receive partial results.
+/// library reduction (an allgather's block to send), and where our
+/// reductions receive partial results.
 pub(super) struct Buffers {
     out: Vec<f32>,
     scratch: Vec<u8>,
 }
 
 impl Buffers {
-    /// The message of up to `largest` bytes (floats underneath, so that
-    /// MPI_Reduce can take the bytes as MPI_FLOAT) and the other memory of
-    /// `collective`.
-    pub(super) fn new(collective: Collective, largest: u64) -> (Vec<f32>, Buffers) {
-        let floats = (largest as usize).div_ceil(4);
+    /// The buffer of messages of up to `largest` bytes on `procs` ranks
+    /// (floats underneath, so that MPI_Reduce can take the bytes as
+    /// MPI_FLOAT) and the other memory of `collective`.
+    pub(super) fn new(collective: Collective, largest: u64, procs: u32) -> (Vec<f32>, Buffers) {
+        let floats = |bytes: u64| (bytes as usize).div_ceil(4);
+        // Written through, not zeroed: a zeroed allocation's pages are
+        // mapped at their first write, so the first candidate measured at a
+        // new largest size paid the page faults (`default`, 1.5x slower at
+        // 1 MiB on 4 ranks than the same algorithm forced after it).
         let buffers = Buffers {
             out: vec![
-                0f32;
+                1f32;
                 match collective {
                     Collective::Bcast => 0,
-                    Collective::Reduce | Collective::Allreduce => floats,
+                    Collective::Reduce | Collective::Allreduce | Collective::Allgather => {
+                        floats(largest)
+                    }
                 }
             ],
             scratch: Vec::new(),
         };
-        (vec![0f32; floats], buffers)
+        let buffer = collective.buffer_bytes(procs, largest);
+        (vec![1f32; floats(buffer)], buffers)
     }
 }
 
@@ -595,7 +641,7 @@ impl Runner {
     /// One call of the smallest message (a float) with root 0: what makes
     /// a library's components set the communicator up.
     pub(super) fn call_once(&self, collective: Collective) -> Result<(), String> {
-        let (mut store, mut buffers) = Buffers::new(collective, 4);
+        let (mut store, mut buffers) = Buffers::new(collective, 4, self.comm().size() as u32);
         let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
         self.execute(buf, &mut buffers, 0, 0)
     }
@@ -641,6 +687,11 @@ impl Runner {
                         let out = &mut buffers.out[..send.len()];
                         comm.all_reduce_into(send, out, SystemOperation::sum());
                     }
+                    Collective::Allgather => {
+                        let block = buf.len() / comm.size() as usize;
+                        let send: &[u8] = bytemuck::cast_slice(&buffers.out);
+                        comm.all_gather_into(&send[..block], buf);
+                    }
                 }
                 Ok(())
             }
@@ -655,7 +706,7 @@ impl Runner {
                 Collective::Reduce | Collective::Allreduce => {
                     &bytemuck::cast_slice(&buffers.out)[..buf.len()]
                 }
-                Collective::Bcast => buf,
+                Collective::Bcast | Collective::Allgather => buf,
             },
             // Our schedules combine in place.
             Runner::Own { .. } | Runner::Arrival { .. } => buf,
@@ -698,14 +749,6 @@ pub(super) fn measure(
     opts: &Options,
     arrival: crate::data::Arrival,
 ) -> Timing {
-    // What each rank holds before the call, and what it must hold after:
-    // the root's payload (broadcast), or every rank's contribution summed
-    // at the root or at every rank.
-    let (reduce, everyone) = match opts.collective {
-        Collective::Bcast => (false, false),
-        Collective::Reduce => (true, false),
-        Collective::Allreduce => (true, true),
-    };
     let comm = runner.comm();
     let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
     let delays = arrival.per_rank_time().then(|| {
@@ -726,11 +769,14 @@ pub(super) fn measure(
         let root_index = (iteration % roots.len() as u64) as usize;
         let root = roots[root_index];
         let seed = payload::seed(root, iteration, point.msg_bytes);
-        if reduce {
-            payload::fill_contribution(buf, seed, rank);
-        } else if rank == root {
-            payload::fill(buf, seed);
-        }
+        fill(
+            opts.collective,
+            (buf, buffers),
+            seed,
+            (rank, procs),
+            root,
+            iteration,
+        );
         comm.barrier();
         if let Some(d) = &delays {
             delay::wait_until(mpi::time() + d.of(rank, root, iteration) * 1e-6);
@@ -741,30 +787,14 @@ pub(super) fn measure(
             world.abort(3);
         }
         let local_us = (mpi::time() - t0) * 1e6;
-        if reduce && (rank == root || everyone) {
-            let result = runner.reduced(buf, buffers);
-            if let Some((index, expected, found)) = payload::first_sum_mismatch(result, seed, procs)
-            {
-                eprintln!(
-                    "error: wrong reduction on rank {rank} (root {root}): {} of {} bytes, \
-                     iteration {iteration}: float {index} is {found}, expected {expected} (the \
-                     sum of {procs} contributions)",
-                    describe(&point.candidate),
-                    point.msg_bytes,
-                );
-                world.abort(3);
-            }
-        } else if !reduce && rank != root {
-            if let Some((offset, expected, found)) = payload::first_mismatch(buf, seed) {
-                eprintln!(
-                    "error: payload mismatch on rank {rank}: {} of {} bytes from root {root}, \
-                     iteration {iteration}: byte offset {offset} is 0x{found:02x}, \
-                     expected 0x{expected:02x}",
-                    describe(&point.candidate),
-                    point.msg_bytes,
-                );
-                world.abort(3);
-            }
+        let result = (runner.reduced(buf, buffers), seed, root, iteration);
+        if let Some(wrong) = check(opts.collective, result, rank, procs) {
+            eprintln!(
+                "error: rank {rank}: {} of {} bytes, iteration {iteration}: {wrong}",
+                describe(&point.candidate),
+                point.msg_bytes,
+            );
+            world.abort(3);
         }
         let local = [local_us, mpi::time() - start];
         let mut global = [0.0f64; 2];
@@ -789,6 +819,69 @@ pub(super) fn measure(
         }
     }
     timing
+}
+
+/// What `rank` holds before a call: the root's payload (broadcast), its
+/// contribution (reductions), its block, in place and to send (allgather).
+fn fill(
+    collective: Collective,
+    (buf, buffers): (&mut [u8], &mut Buffers),
+    seed: u64,
+    (rank, procs): (u32, u32),
+    root: u32,
+    iteration: u64,
+) {
+    match collective {
+        Collective::Bcast if rank == root => payload::fill(buf, seed),
+        Collective::Bcast => {}
+        Collective::Reduce | Collective::Allreduce => payload::fill_contribution(buf, seed, rank),
+        Collective::Allgather => {
+            let m = buf.len() / procs as usize;
+            let own = &mut buf[rank as usize * m..(rank as usize + 1) * m];
+            payload::fill(own, payload::seed(rank, iteration, m as u64));
+            let send: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);
+            send[..m].copy_from_slice(own);
+        }
+    }
+}
+
+/// What is wrong with what `rank` holds after a call (`result`: where the
+/// library or the schedule left it, the call's seed, root and iteration),
+/// if anything: the root's payload on every other rank; the sum of every
+/// contribution at the root (every rank for allreduce); every rank's block
+/// in its place (allgather).
+fn check(
+    collective: Collective,
+    (result, seed, root, iteration): (&[u8], u64, u32, u64),
+    rank: u32,
+    procs: u32,
+) -> Option<String> {
+    let wrong_byte = |(offset, expected, found): (usize, u8, u8)| {
+        format!("byte offset {offset} is 0x{found:02x}, expected 0x{expected:02x}")
+    };
+    let wrong_sum = |(index, expected, found): (usize, f32, f32)| {
+        format!(
+            "wrong reduction (root {root}): float {index} is {found}, expected {expected} \
+             (the sum of {procs} contributions)"
+        )
+    };
+    match collective {
+        Collective::Bcast if rank == root => None,
+        Collective::Bcast => payload::first_mismatch(result, seed)
+            .map(|w| format!("payload mismatch from root {root}: {}", wrong_byte(w))),
+        Collective::Reduce if rank != root => None,
+        Collective::Reduce | Collective::Allreduce => {
+            payload::first_sum_mismatch(result, seed, procs).map(wrong_sum)
+        }
+        Collective::Allgather => {
+            let m = result.len() / procs as usize;
+            (0..procs).find_map(|j| {
+                let block = &result[j as usize * m..(j as usize + 1) * m];
+                payload::first_mismatch(block, payload::seed(j, iteration, m as u64))
+                    .map(|w| format!("the block of rank {j}: {}", wrong_byte(w)))
+            })
+        }
+    }
 }
 
 fn measurement(config: &Config, point: &Point, timing: &Timing) -> Measurement {
@@ -915,5 +1008,37 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allgather_check_names_the_block_in_the_wrong_place() {
+        let (procs, m, iteration) = (3u32, 5usize, 7u64);
+        let mut result = vec![0u8; procs as usize * m];
+        for j in 0..procs as usize {
+            let seed = payload::seed(j as u32, iteration, m as u64);
+            payload::fill(&mut result[j * m..(j + 1) * m], seed);
+        }
+        let held = |r: &[u8]| check(Collective::Allgather, (r, 0, 0, iteration), 1, procs);
+        assert_eq!(held(&result), None);
+        // Blocks 1 and 2 swapped: each is right, but not where it belongs.
+        let mut swapped = result.clone();
+        swapped[m..].rotate_left(m);
+        let wrong = held(&swapped).expect("a block out of place");
+        assert!(
+            wrong.starts_with("the block of rank 1: byte offset"),
+            "{wrong}"
+        );
+        // One byte of the last block changed.
+        result[3 * m - 1] ^= 1;
+        let wrong = held(&result).expect("a changed byte");
+        assert!(
+            wrong.starts_with("the block of rank 2: byte offset 4"),
+            "{wrong}"
+        );
     }
 }

@@ -53,13 +53,21 @@ pub enum Algorithm {
     SegmentedRing,
     /// Allreduce: an allgather of every vector, then a local reduction.
     AllgatherReduce,
+    /// Allgather: Bruck's log-step exchange.
+    Bruck,
+    /// Allgather: neighbor exchange (even ranks).
+    Neighbor,
+    /// Allgather: the exchange of two ranks.
+    TwoProc,
+    /// Allgather: Bruck's steps in reverse, a message per block (Open MPI 5.0).
+    Sparbit,
 }
 
 impl Algorithm {
     /// Every algorithm this tool knows: Open MPI's broadcasts, then our
     /// own, tuned's own decision, and those of the other collectives (the
     /// order of tables and plots).
-    pub const ALL: [Algorithm; 20] = [
+    pub const ALL: [Algorithm; 24] = [
         Algorithm::Default,
         Algorithm::Linear,
         Algorithm::Chain,
@@ -80,6 +88,10 @@ impl Algorithm {
         Algorithm::Ring,
         Algorithm::SegmentedRing,
         Algorithm::AllgatherReduce,
+        Algorithm::Bruck,
+        Algorithm::Neighbor,
+        Algorithm::TwoProc,
+        Algorithm::Sparbit,
     ];
 
     /// The canonical name used in CSV files and reports.
@@ -105,6 +117,10 @@ impl Algorithm {
             Algorithm::Ring => "ring",
             Algorithm::SegmentedRing => "segmented_ring",
             Algorithm::AllgatherReduce => "allgather_reduce",
+            Algorithm::Bruck => "bruck",
+            Algorithm::Neighbor => "neighbor",
+            Algorithm::TwoProc => "two_proc",
+            Algorithm::Sparbit => "sparbit",
         }
     }
 }

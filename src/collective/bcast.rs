@@ -29,6 +29,7 @@ pub(super) const DESCRIPTION: Description = Description {
         knomial_radix: true,
         han: true,
     },
+    two_ranks: &[],
     own: &[Sbbt, Arrival],
     measured: &[Linear, Chain, Pipeline, SplitBinary, Binary, Binomial],
     sizes: "1:4M:x4",

@@ -1,5 +1,6 @@
 //! The collectives: what each one is, in one description per collective
-//! (`bcast.rs`, `reduce.rs`, `allreduce.rs`), and every algorithm by name.
+//! (`bcast.rs`, `reduce.rs`, `allreduce.rs`, `allgather.rs`), and every
+//! algorithm by name.
 //!
 //! A description holds what the product knows of a collective as data: its
 //! semantics, Open MPI's ids, names and variables for it, MPICH's names,
@@ -11,6 +12,7 @@
 //! that must answer for it.
 
 mod algorithm;
+mod allgather;
 mod allreduce;
 mod bcast;
 mod reduce;
@@ -32,6 +34,7 @@ pub enum Collective {
     Bcast,
     Reduce,
     Allreduce,
+    Allgather,
 }
 
 /// What the product knows of one collective, as data.
@@ -48,6 +51,9 @@ pub struct Description {
     /// Algorithms only this project runs (`impl=own`), besides its
     /// schedules of Open MPI's.
     pub own: &'static [Algorithm],
+    /// Algorithms Open MPI runs on 2 ranks only (it fails the call on any
+    /// other number).
+    pub two_ranks: &'static [Algorithm],
     /// What `bench` and `tune` measure by default besides `default`.
     pub measured: &'static [Algorithm],
     /// `bench`'s message sizes by default (`--sizes` syntax).
@@ -123,7 +129,12 @@ pub struct Mpich {
 }
 
 impl Collective {
-    pub const ALL: [Collective; 3] = [Collective::Bcast, Collective::Reduce, Collective::Allreduce];
+    pub const ALL: [Collective; 4] = [
+        Collective::Bcast,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::Allgather,
+    ];
 
     /// What rows of files without a collective column are.
     pub const LEGACY: Collective = Collective::Bcast;
@@ -135,6 +146,7 @@ impl Collective {
             Collective::Bcast => &bcast::DESCRIPTION,
             Collective::Reduce => &reduce::DESCRIPTION,
             Collective::Allreduce => &allreduce::DESCRIPTION,
+            Collective::Allgather => &allgather::DESCRIPTION,
         }
     }
 
@@ -158,6 +170,15 @@ impl Collective {
     /// The bytes message sizes come in (4 for reductions of floats).
     pub fn element_bytes(self) -> u64 {
         self.describe().semantics.element_bytes
+    }
+
+    /// The bytes of the buffer each rank ends with, for a message size of
+    /// `msg_bytes` on `procs` ranks: the message, or p blocks of it.
+    pub fn buffer_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
+        match self {
+            Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
+            Collective::Allgather => u64::from(procs) * msg_bytes,
+        }
     }
 
     /// The MPI function, for people (`MPI_Bcast`).
@@ -194,6 +215,12 @@ impl Collective {
     pub fn ompi_name(self, algorithm: Algorithm) -> Option<&'static str> {
         let id = self.ompi_id(algorithm)?;
         Some(self.describe().ompi.algorithms[usize::from(id)].name)
+    }
+
+    /// Whether `algorithm` can run on `procs` ranks (Open MPI's two-rank
+    /// algorithms fail the call on any other number).
+    pub fn runs_on(self, algorithm: Algorithm, procs: u32) -> bool {
+        procs == 2 || !self.describe().two_ranks.contains(&algorithm)
     }
 
     /// Whether `algorithm` is one of this collective's: Open MPI's, tuned's

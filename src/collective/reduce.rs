@@ -30,6 +30,7 @@ pub(super) const DESCRIPTION: Description = Description {
         knomial_radix: false,
         han: true,
     },
+    two_ranks: &[],
     own: &[],
     measured: &[
         Linear,

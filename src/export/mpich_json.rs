@@ -148,6 +148,20 @@ pub fn render(sections: &[Section], base: Option<&Base>) -> Result<String> {
 /// measured (more ranks per node: `comm_avg_ppn` is MPICH's ranks / nodes)
 /// keeps MPICH's own choice: the decisions were not measured there.
 fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
+    match collective {
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce => {}
+        // MPICH selects allgather by `total_msg_size` (all p blocks), not
+        // by the `avg_msg_size` these subtrees are written in; until the
+        // export writes that key, it writes no allgather subtree at all.
+        Collective::Allgather => {
+            return Err(Error::Usage(
+                "an MPICH selection file for MPI_Allgather is not written yet (MPICH selects \
+                 it by total message size); export allgather as ompi-rules, ompi-han or \
+                 ompi-json"
+                    .into(),
+            ))
+        }
+    }
     let mut by_comm = Node::default();
     for (i, t) in tables.iter().enumerate() {
         // Each job size covers the sizes up to it; the largest all the rest.
@@ -232,6 +246,22 @@ fn mpich_tree(collective: Collective, p: u32) -> Node {
 fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
     match collective {
         Collective::Bcast => bcast_default(p),
+        Collective::Allgather => {
+            // MPICH 5.0.1's generic.json, whose bounds are on all p blocks
+            // (`total_msg_size`): recursive doubling below 512 KiB on powers
+            // of two, Bruck below 80 KiB elsewhere, then the ring.
+            let (below, short) = match p.is_power_of_two() {
+                true => (524288, "MPIR_Allgather_intra_recursive_doubling"),
+                false => (81920, "MPIR_Allgather_intra_brucks"),
+            };
+            vec![
+                (
+                    Some((below as u64).div_ceil(u64::from(p.max(1))) - 1),
+                    leaf(short, &[]),
+                ),
+                (None, leaf("MPIR_Allgather_intra_ring", &[])),
+            ]
+        }
         Collective::Reduce => {
             // MPICH 5.0.1's generic.json: binomial up to 2 KiB, then
             // reduce-scatter + gather for built-in operations.
@@ -341,6 +371,16 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
             // MPI's falls back to recursive doubling).
             Algorithm::Ring => Some(leaf("MPIR_Allreduce_intra_ring", &[])),
             Algorithm::Rabenseifner => Some(reduce_scatter_allgather()),
+            _ => None,
+        },
+        Collective::Allgather => match c.algorithm {
+            Algorithm::Bruck => Some(leaf("MPIR_Allgather_intra_brucks", &[])),
+            // Open MPI's recursive doubling off powers of two runs Bruck.
+            Algorithm::RecursiveDoubling if p.is_power_of_two() => {
+                Some(leaf("MPIR_Allgather_intra_recursive_doubling", &[]))
+            }
+            Algorithm::RecursiveDoubling => Some(leaf("MPIR_Allgather_intra_brucks", &[])),
+            Algorithm::Ring => Some(leaf("MPIR_Allgather_intra_ring", &[])),
             _ => None,
         },
     };

@@ -33,6 +33,7 @@ fn comm_rules(collective: Collective, tables: &[DecisionTable]) -> Result<Vec<Va
     for t in tables {
         let rules = t.rules();
         let mut msg_rules = Vec::new();
+        let bytes = |m| super::ompi_rules::tuned_bytes(collective, t.job.procs, m);
         for (i, (from, c)) in rules.iter().enumerate() {
             // The fixed decision (`default`, or tuned's own) has no rule.
             if collective.ompi_id(c.algorithm) == Some(0) {
@@ -40,13 +41,13 @@ fn comm_rules(collective: Collective, tables: &[DecisionTable]) -> Result<Vec<Va
             }
             let (_, faninout, seg_size) = ompi_rule(collective, c)?;
             let mut rule = json!({
-                "msg_size_min": from,
+                "msg_size_min": bytes(*from),
                 "alg": collective.ompi_name(c.algorithm).unwrap_or(c.algorithm.name()),
                 "faninout": faninout,
                 "seg_size": seg_size,
             });
             if let Some((next, _)) = rules.get(i + 1) {
-                rule["msg_size_max"] = json!(next - 1);
+                rule["msg_size_max"] = json!(bytes(*next) - 1);
             }
             msg_rules.push(rule);
         }

@@ -92,13 +92,13 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
         };
         let _ = writeln!(s, "{blocks} # comm-size blocks");
         for t in tables {
-            let rules = rule_lines(section.collective, t)?;
             let keys: &[u32] = if tables.len() == 1 {
                 &[t.job.procs]
             } else {
                 &[t.job.procs, t.job.procs + 1]
             };
-            for key in keys {
+            for &key in keys {
+                let rules = rule_lines(section.collective, t, key)?;
                 let _ = writeln!(s, "{key} # comm size");
                 let _ = writeln!(s, "{} # message-size rules", rules.len());
                 for line in &rules {
@@ -110,16 +110,29 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
     Ok(s)
 }
 
+/// The message size coll/tuned looks rules up by
+/// (`coll_tuned_decision_dynamic.c`, 4.1 to 6.0) for a message size of
+/// `msg_bytes` on `comm_size` ranks: the type size times the count, and
+/// for allgather times the ranks too (all the blocks).
+pub fn tuned_bytes(collective: Collective, comm_size: u32, msg_bytes: u64) -> u64 {
+    match collective {
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
+        Collective::Allgather => u64::from(comm_size) * msg_bytes,
+    }
+}
+
 /// coll/tuned's id of a collective (`COLLTYPE_T` in Open MPI's
 /// `coll_base_functions.h`).
 pub fn coll_id(c: Collective) -> u8 {
     c.describe().ompi.coll_id
 }
 
-/// `MSGSIZE ALG FANINOUT SEGSIZE # comment`, identical neighbours merged.
-fn rule_lines(collective: Collective, t: &DecisionTable) -> Result<Vec<String>> {
+/// `MSGSIZE ALG FANINOUT SEGSIZE # comment` for a communicator of
+/// `comm_size` ranks, identical neighbours merged.
+fn rule_lines(collective: Collective, t: &DecisionTable, comm_size: u32) -> Result<Vec<String>> {
     let mut out: Vec<(u64, (u8, u32, u64), String)> = Vec::new();
     for (from, c) in t.rules() {
+        let from = tuned_bytes(collective, comm_size, from);
         let rule = ompi_rule(collective, &c)?;
         if out.last().is_some_and(|(_, r, _)| *r == rule) {
             continue;

@@ -208,12 +208,88 @@ pub fn allreduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
     }
 }
 
+/// Open MPI's fixed allgather decision
+/// (`ompi_coll_tuned_allgather_intra_dec_fixed`, identical in 4.1 and 5.0):
+/// the algorithm id for `procs` ranks and a block of `block_bytes` per rank.
+fn allgather_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
+    if procs == 2 {
+        return 6;
+    }
+    if procs < 32 {
+        return 3;
+    }
+    // Per communicator size below the bound: (block bytes below the bound,
+    // algorithm) in order, then the algorithm of larger blocks.
+    type Rule = (u32, &'static [(u64, u8)], u8);
+    const RULES: [Rule; 7] = [
+        (64, &[(1024, 3), (65536, 5)], 4),
+        (128, &[(512, 3), (65536, 5)], 4),
+        (256, &[(512, 3), (131072, 5), (524288, 4), (1048576, 5)], 4),
+        (
+            512,
+            &[
+                (32, 3),
+                (128, 2),
+                (1024, 3),
+                (131072, 5),
+                (524288, 4),
+                (1048576, 5),
+            ],
+            4,
+        ),
+        (1024, &[(64, 3), (256, 2), (2048, 3)], 5),
+        (
+            2048,
+            &[
+                (4, 3),
+                (8, 2),
+                (16, 3),
+                (32, 2),
+                (256, 3),
+                (512, 2),
+                (4096, 3),
+            ],
+            5,
+        ),
+        (4096, &[(32, 2), (128, 3), (512, 2), (4096, 3)], 5),
+    ];
+    const LARGEST: &[(u64, u8)] = &[(2, 3), (8, 2), (16, 3), (512, 2), (4096, 3)];
+    let (table, otherwise) = RULES
+        .iter()
+        .find(|(below, ..)| procs < *below)
+        .map_or((LARGEST, 5), |(_, table, otherwise)| (*table, *otherwise));
+    table
+        .iter()
+        .find(|(below, _)| block_bytes < *below)
+        .map_or(otherwise, |(_, alg)| *alg)
+}
+
+/// The candidate Open MPI's fixed allgather decision runs, named as what
+/// runs: recursive doubling off powers of two is Bruck, neighbor exchange
+/// on an odd number of ranks the ring (the schedules' fallbacks).
+pub fn allgather_candidate(procs: u32, block_bytes: u64) -> Candidate {
+    let id = allgather_algorithm_id(procs, block_bytes);
+    let algorithm =
+        match Collective::Allgather.describe().ompi.algorithms[usize::from(id)].algorithm {
+            Algorithm::RecursiveDoubling if !procs.is_power_of_two() => Algorithm::Bruck,
+            Algorithm::Neighbor if !procs.is_multiple_of(2) => Algorithm::Ring,
+            a => a,
+        };
+    Candidate {
+        algorithm,
+        segsize: None,
+        fanout: None,
+        implementation: Impl::Ompi,
+    }
+}
+
 /// What `default` runs for `collective` under Open MPI's fixed decision.
 pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Candidate> {
     match collective {
         Collective::Bcast => Some(candidate(procs, msg_bytes)),
         Collective::Reduce => Some(reduce_candidate(procs, msg_bytes)),
         Collective::Allreduce => Some(allreduce_candidate(procs, msg_bytes)),
+        Collective::Allgather => Some(allgather_candidate(procs, msg_bytes)),
     }
 }
 

@@ -212,7 +212,7 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 /// Twenty colours that stay apart on a white page (Sasha Trubetskoy's list
 /// of distinct colours, reordered so that the first ones go to the most
 /// common algorithms), and a neutral grey for `default`.
-const DISTINCT: [RGBColor; 21] = [
+const DISTINCT: [RGBColor; 24] = [
     RGBColor(150, 150, 150),
     RGBColor(230, 25, 75),
     RGBColor(245, 130, 48),
@@ -234,6 +234,9 @@ const DISTINCT: [RGBColor; 21] = [
     RGBColor(220, 190, 255),
     RGBColor(255, 215, 180),
     RGBColor(100, 100, 255),
+    RGBColor(255, 120, 0),
+    RGBColor(0, 190, 120),
+    RGBColor(190, 0, 90),
 ];
 
 /// A colour of its own for every algorithm, the same in every plot (so

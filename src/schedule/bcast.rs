@@ -46,7 +46,11 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         | Algorithm::RecursiveDoubling
         | Algorithm::Ring
         | Algorithm::SegmentedRing
-        | Algorithm::AllgatherReduce) => {
+        | Algorithm::AllgatherReduce
+        | Algorithm::Bruck
+        | Algorithm::Neighbor
+        | Algorithm::TwoProc
+        | Algorithm::Sparbit) => {
             return Err(format!(
                 "no schedule for '{other}': it is not re-implemented here \
                  (own algorithms: {})",

@@ -5,6 +5,7 @@
 //! shapes. Each collective's plans are built in its own module (`bcast`,
 //! `reduce`, `allreduce`), as Open MPI's coll/base runs them.
 
+pub mod allgather;
 pub mod allreduce;
 pub mod arrival_aware;
 pub mod bcast;
@@ -15,7 +16,9 @@ use crate::data::{Algorithm, Collective};
 use std::fmt;
 pub use tree::{Tree, MAX_FANOUT};
 
-/// Bytes [start, end) of the broadcast buffer.
+/// Bytes [start, end) of the buffer. In an allgather a span may end
+/// beyond the buffer: its bytes then continue from byte 0 (a message of
+/// the last blocks and the first ones, see [`allgather`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Span {
     pub start: u64,
@@ -23,6 +26,25 @@ pub struct Span {
 }
 
 impl Span {
+    /// The span's bytes in a buffer of `total` bytes: itself, or where it
+    /// wraps its part up to the end and the part from byte 0.
+    pub fn pieces(self, total: u64) -> [Span; 2] {
+        if self.end <= total {
+            [self, Span { start: 0, end: 0 }]
+        } else {
+            [
+                Span {
+                    start: self.start,
+                    end: total,
+                },
+                Span {
+                    start: 0,
+                    end: self.end - total,
+                },
+            ]
+        }
+    }
+
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
@@ -167,6 +189,8 @@ enum Plan {
     ReduceScatterGather,
     /// An allreduce.
     Allreduce(allreduce::Shape),
+    /// An allgather.
+    Allgather(allgather::Shape),
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -194,6 +218,7 @@ impl Schedule {
                 Collective::Bcast => bcast::plan(&spec)?,
                 Collective::Reduce => reduce::plan(&spec)?,
                 Collective::Allreduce => allreduce::plan(&spec)?,
+                Collective::Allgather => allgather::plan(&spec)?,
             }
         };
         Ok(Schedule { spec, plan })
@@ -210,8 +235,16 @@ impl Schedule {
             | Plan::Linear
             | Plan::ReduceLinear
             | Plan::ReduceScatterGather
-            | Plan::Allreduce(_) => None,
+            | Plan::Allreduce(_)
+            | Plan::Allgather(_) => None,
         }
+    }
+
+    /// The bytes of the buffer every rank ends with: the message, or for
+    /// an allgather p blocks of it.
+    pub fn buffer_bytes(&self) -> u64 {
+        let spec = &self.spec;
+        spec.collective.buffer_bytes(spec.procs, spec.msg_bytes)
     }
 
     /// The depth of the tree `Schedule::new(spec)` runs on, without building
@@ -232,6 +265,8 @@ impl Schedule {
                     _ => Some(schedule.tree()?.depth()),
                 }
             }
+            // No tree: its steps are doublings or grow with the ranks.
+            Collective::Allgather => None,
         }
     }
 
@@ -255,7 +290,8 @@ impl Schedule {
             Plan::Linear
             | Plan::Blocking { .. }
             | Plan::ReduceLinear
-            | Plan::ReduceScatterGather => {
+            | Plan::ReduceScatterGather
+            | Plan::Allgather(_) => {
                 vec![Segments::new(0, self.spec.msg_bytes, 0)]
             }
             Plan::Nothing => vec![],
@@ -271,6 +307,7 @@ impl Schedule {
                 self.spec.collective.function()
             )),
             Plan::Allreduce(shape) => shape.note(&self.spec),
+            Plan::Allgather(shape) => shape.note(&self.spec),
             Plan::ReduceLinear if self.spec.algorithm == Algorithm::Rabenseifner => {
                 Some("fewer floats than the largest power of two of ranks: runs as linear".into())
             }
@@ -281,14 +318,16 @@ impl Schedule {
         }
     }
 
-    /// For an allreduce that runs by pairwise doubling or halving steps
-    /// (recursive doubling, Rabenseifner): `Some(true)`; by steps that grow
-    /// with the ranks (ring, a flat phase): `Some(false)`; `None` for a
-    /// reduce + broadcast of trees and the other collectives (their trees
-    /// say it, see [`Schedule::tree_depth`]).
+    /// For an allreduce or allgather that runs by pairwise doubling or
+    /// halving steps (recursive doubling, Rabenseifner, Bruck):
+    /// `Some(true)`; by steps that grow with the ranks (ring, a flat
+    /// phase): `Some(false)`; `None` for a reduce + broadcast of trees and
+    /// the other collectives (their trees say it, see
+    /// [`Schedule::tree_depth`]).
     pub fn doubles(&self) -> Option<bool> {
         match &self.plan {
             Plan::Allreduce(shape) => shape.doubles(),
+            Plan::Allgather(shape) => Some(shape.doubles()),
             _ => None,
         }
     }
@@ -299,6 +338,7 @@ impl Schedule {
     pub fn runs_as(&self) -> Algorithm {
         match &self.plan {
             Plan::Allreduce(shape) => shape.runs_as(&self.spec),
+            Plan::Allgather(shape) => shape.runs_as(),
             _ => self.spec.algorithm,
         }
     }
@@ -308,6 +348,7 @@ impl Schedule {
         let root = self.spec.root;
         match &self.plan {
             Plan::Allreduce(shape) => Some(shape.describe()),
+            Plan::Allgather(shape) => Some(shape.describe()),
             Plan::Linear => Some(format!("flat: root {root} sends to every other rank")),
             Plan::ReduceLinear => Some(format!(
                 "flat: every other rank sends to root {root}, which combines them in turn"
@@ -378,6 +419,7 @@ impl Schedule {
             Plan::ReduceLinear => reduce::linear_ops(&self.spec, rank, ops),
             Plan::ReduceScatterGather => reduce::scatter_gather_ops(&self.spec, rank, ops),
             Plan::Allreduce(shape) => shape.ops(&self.spec, rank, ops),
+            Plan::Allgather(shape) => shape.ops(&self.spec, rank, ops),
         }
     }
 }
@@ -388,6 +430,7 @@ pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
         Collective::Bcast => &bcast::SCHEDULED,
         Collective::Reduce => &reduce::SCHEDULED,
         Collective::Allreduce => &allreduce::SCHEDULED,
+        Collective::Allgather => &allgather::SCHEDULED,
     }
 }
 

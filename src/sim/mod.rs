@@ -34,7 +34,18 @@ use partials::{Clash, Pieces};
 pub trait Programs {
     fn procs(&self) -> u32;
     fn root(&self) -> u32;
+    /// The bytes of the buffer every rank must end with.
     fn msg_bytes(&self) -> u64;
+    /// What `rank` holds before anything is sent, where data only moves:
+    /// the root the whole buffer (a broadcast), or each rank its block.
+    fn holds_at_start(&self, rank: u32) -> Span {
+        let end = if rank == self.root() {
+            self.msg_bytes()
+        } else {
+            0
+        };
+        Span { start: 0, end }
+    }
     /// Appends `rank`'s operations to `ops`.
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>);
     /// `Some` for a reduction (every rank starts with its contribution, the
@@ -65,7 +76,18 @@ impl Programs for Schedule {
         self.spec.root
     }
     fn msg_bytes(&self) -> u64 {
-        self.spec.msg_bytes
+        self.buffer_bytes()
+    }
+    fn holds_at_start(&self, rank: u32) -> Span {
+        let (m, root) = (self.spec.msg_bytes, self.spec.root);
+        let (start, end) = match self.spec.collective {
+            Collective::Bcast | Collective::Reduce | Collective::Allreduce if rank == root => {
+                (0, m)
+            }
+            Collective::Bcast | Collective::Reduce | Collective::Allreduce => (0, 0),
+            Collective::Allgather => (u64::from(rank) * m, u64::from(rank + 1) * m),
+        };
+        Span { start, end }
     }
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
         Schedule::ops_into(self, rank, ops)
@@ -81,6 +103,7 @@ impl Programs for Schedule {
                 ordered: false,
                 everyone: true,
             }),
+            Collective::Allgather => None,
         }
     }
 }
@@ -629,10 +652,18 @@ impl<'a, C: Cost> Simulator<'a, C> {
             }
             (0..schedule.procs()).collect()
         } else {
-            let root = &mut ranks[schedule.root() as usize];
-            root.queued = true;
-            root.held.insert(all);
-            VecDeque::from([schedule.root()])
+            // Those holding data at the start start; the others when a
+            // message reaches them.
+            let mut runnable = VecDeque::new();
+            for (rank, s) in ranks.iter_mut().enumerate() {
+                let held = schedule.holds_at_start(rank as u32);
+                if !held.is_empty() {
+                    s.held.insert(held);
+                    s.queued = true;
+                    runnable.push_back(rank as u32);
+                }
+            }
+            runnable
         };
         Simulator {
             schedule,
@@ -739,7 +770,12 @@ impl<'a, C: Cost> Simulator<'a, C> {
             .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
             content = self.contents.len() as u32;
             self.contents.push(pieces);
-        } else if self.reduction.is_none() && !s.held.contains(bytes) {
+        } else if self.reduction.is_none()
+            && !bytes
+                .pieces(self.schedule.msg_bytes())
+                .iter()
+                .all(|piece| s.held.contains(*piece))
+        {
             return Err(SimError::SendsUnheld { rank: from, bytes });
         }
         let (busy, wire) = self.cost.transfer(self.placement, from, to, bytes.len());
@@ -902,7 +938,8 @@ impl<'a, C: Cost> Simulator<'a, C> {
         self.close_group(rank);
         let s = &mut self.ranks[rank as usize];
         if self.reduction.is_none() {
-            if !s.held.insert(bytes) {
+            let [first, wrapped] = bytes.pieces(self.schedule.msg_bytes());
+            if !s.held.insert(first) || !s.held.insert(wrapped) {
                 return Err(SimError::Duplicate { rank, bytes });
             }
         } else if self.proving && partial {

@@ -640,3 +640,181 @@ fn timing_without_the_proof_gives_the_same_times() {
         }
     }
 }
+
+fn allgather_schedule(algorithm: Algorithm, procs: u32, block: u64) -> Result<Schedule, String> {
+    Schedule::new(Spec {
+        collective: crate::data::Collective::Allgather,
+        algorithm,
+        procs,
+        root: 0,
+        msg_bytes: block,
+        segsize: 0,
+        fanout: None,
+    })
+}
+
+#[test]
+fn every_allgather_algorithm_gives_every_rank_every_block_once_on_a_grid() {
+    for &algorithm in crate::schedule::scheduled(crate::data::Collective::Allgather) {
+        for procs in 1..=17 {
+            for block in [0, 1, 3, 64, 1000] {
+                let s = match allgather_schedule(algorithm, procs, block) {
+                    Ok(s) => s,
+                    // two_proc exists on 2 ranks only (and on 1, nothing to do).
+                    Err(_) => {
+                        assert!(
+                            algorithm == Algorithm::TwoProc && procs > 2,
+                            "{algorithm} p={procs}"
+                        );
+                        continue;
+                    }
+                };
+                for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
+                    for order in [NodeOrder::Block, NodeOrder::Cyclic] {
+                        let placement =
+                            Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
+                        simulate(&s, &placement, &FLAT).unwrap_or_else(|e| {
+                            panic!("{algorithm} p={procs} block={block} {nodes} nodes: {e}")
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn allgather_fallbacks_are_open_mpis() {
+    let runs = |a, p| allgather_schedule(a, p, 8).unwrap().runs_as();
+    assert_eq!(
+        runs(Algorithm::RecursiveDoubling, 8),
+        Algorithm::RecursiveDoubling
+    );
+    assert_eq!(runs(Algorithm::RecursiveDoubling, 6), Algorithm::Bruck);
+    assert_eq!(runs(Algorithm::Neighbor, 6), Algorithm::Neighbor);
+    assert_eq!(runs(Algorithm::Neighbor, 7), Algorithm::Ring);
+    assert!(allgather_schedule(Algorithm::TwoProc, 3, 8).is_err());
+    assert!(
+        allgather_schedule(Algorithm::Linear, 4, 8).is_err(),
+        "no gather schedules yet"
+    );
+    // Steps: Bruck and recursive doubling ⌈log₂ p⌉, the ring p − 1,
+    // neighbor exchange p / 2 (one exchange each).
+    let steps = |a, p| {
+        allgather_schedule(a, p, 8)
+            .unwrap()
+            .ops(0)
+            .iter()
+            .filter(|op| matches!(op, Op::Send { .. }))
+            .count()
+    };
+    assert_eq!(steps(Algorithm::Bruck, 6), 3);
+    assert_eq!(steps(Algorithm::RecursiveDoubling, 8), 3);
+    assert_eq!(steps(Algorithm::Ring, 6), 5);
+    assert_eq!(steps(Algorithm::Neighbor, 6), 3);
+}
+
+/// A hand-edited allgather: `msg` bytes in all, rank r starting with block r.
+struct ManualAllgather {
+    procs: u32,
+    block: u64,
+    ops: Vec<Vec<Op>>,
+}
+
+impl Programs for ManualAllgather {
+    fn procs(&self) -> u32 {
+        self.procs
+    }
+    fn root(&self) -> u32 {
+        0
+    }
+    fn msg_bytes(&self) -> u64 {
+        u64::from(self.procs) * self.block
+    }
+    fn holds_at_start(&self, rank: u32) -> Span {
+        Span {
+            start: u64::from(rank) * self.block,
+            end: u64::from(rank + 1) * self.block,
+        }
+    }
+    fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
+        ops.extend_from_slice(&self.ops[rank as usize]);
+    }
+}
+
+#[test]
+fn allgather_verifier_catches_a_missing_step_a_block_twice_and_a_block_not_held() {
+    let placement = Placement::single_node(6);
+    let edited = |algorithm, edit: &dyn Fn(&mut Vec<Vec<Op>>)| {
+        let s = allgather_schedule(algorithm, 6, 10).unwrap();
+        let mut ops: Vec<Vec<Op>> = (0..6).map(|r| s.ops(r)).collect();
+        edit(&mut ops);
+        let m = ManualAllgather {
+            procs: 6,
+            block: 10,
+            ops,
+        };
+        simulate(&m, &placement, &FLAT)
+    };
+    // Unchanged, the hand-run programs are proved like the schedule.
+    assert!(edited(Algorithm::Bruck, &|_| {}).is_ok());
+    // The ring's last step dropped everywhere: every rank misses a block.
+    let last_step = |ops: &mut Vec<Vec<Op>>| {
+        for rank in ops.iter_mut() {
+            rank.truncate(rank.len() - 3);
+        }
+    };
+    assert!(matches!(
+        edited(Algorithm::Ring, &last_step),
+        Err(SimError::Missing { .. })
+    ));
+    // Bruck's last step receiving a whole doubling (4 blocks, one already
+    // held) rather than the 2 missing: caught on the sender or receiver.
+    let too_much = |ops: &mut Vec<Vec<Op>>| {
+        for rank in ops.iter_mut() {
+            let n = rank.len();
+            for op in &mut rank[n - 3..n - 1] {
+                if let Op::Irecv { bytes, .. } | Op::Send { bytes, .. } = op {
+                    bytes.end = bytes.start + 40;
+                }
+            }
+        }
+    };
+    assert!(matches!(
+        edited(Algorithm::Bruck, &too_much),
+        Err(SimError::SendsUnheld { .. } | SimError::Duplicate { .. })
+    ));
+    // Neighbor exchange's rank 0 sending its right neighbour's pair before
+    // it received it.
+    let early = |ops: &mut Vec<Vec<Op>>| {
+        if let Op::Send { bytes, .. } = &mut ops[0][1] {
+            *bytes = Span { start: 20, end: 40 };
+        }
+    };
+    assert!(matches!(
+        edited(Algorithm::Neighbor, &early),
+        Err(SimError::SendsUnheld { .. } | SimError::Mismatch { .. })
+    ));
+}
+
+#[test]
+fn wrapped_spans_are_the_end_and_the_start_of_the_buffer() {
+    let s = Span { start: 50, end: 70 };
+    assert_eq!(
+        s.pieces(60),
+        [Span { start: 50, end: 60 }, Span { start: 0, end: 10 }]
+    );
+    assert_eq!(s.pieces(70), [s, Span { start: 0, end: 0 }]);
+    // Bruck on 5 ranks: rank 4's second step sends blocks 4 and 0 (to
+    // rank 2), and rank 2 receives them from rank 4 so.
+    let s = allgather_schedule(Algorithm::Bruck, 5, 10).unwrap();
+    let wrapped = Span { start: 40, end: 60 };
+    assert!(s.ops(4).contains(&Op::Send {
+        peer: 2,
+        bytes: wrapped
+    }));
+    assert!(s.ops(2).contains(&Op::Irecv {
+        peer: 4,
+        bytes: wrapped
+    }));
+}

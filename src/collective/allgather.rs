@@ -1,0 +1,40 @@
+//! MPI_Allgather: every rank's block reaches every rank, in rank order.
+
+use super::{named, Algorithm::*, Description, Mpich, Ompi, Semantics};
+
+pub(super) const DESCRIPTION: Description = Description {
+    name: "allgather",
+    function: "MPI_Allgather",
+    aliases: &[],
+    semantics: Semantics {
+        rooted: false,
+        combines: None,
+        msg_size: "the bytes of each rank's block (every rank ends with p of them)",
+        element_bytes: 1,
+    },
+    ompi: Ompi {
+        coll_id: 0,
+        // sparbit (7) is Open MPI 5.0's; 4.1 stops at two_proc.
+        algorithms: &[
+            named(Default, "ignore"),
+            named(Linear, "linear"),
+            named(Bruck, "bruck"),
+            named(RecursiveDoubling, "recursive_doubling"),
+            named(Ring, "ring"),
+            named(Neighbor, "neighbor"),
+            named(TwoProc, "two_proc"),
+            named(Sparbit, "sparbit"),
+        ],
+        knomial_radix: false,
+        han: true,
+    },
+    two_ranks: &[TwoProc],
+    own: &[],
+    measured: &[Linear, Bruck, RecursiveDoubling, Ring, Neighbor, TwoProc],
+    sizes: "1:1M:x4",
+    mpich: Mpich {
+        inter: "MPIR_Allgather_inter_local_gather_remote_bcast",
+        equivalents: &[Bruck, RecursiveDoubling, Ring],
+    },
+    file_suffix: "-allgather",
+};
