@@ -93,7 +93,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The collectives to time, comma separated: bcast, reduce, allreduce.
+    /// The collectives to time, comma separated: bcast, reduce, allreduce,
+    /// allgather.
     #[arg(long, value_delimiter = ',', default_value = "bcast,reduce,allreduce", value_parser = parse_collective)]
     pub collectives: Vec<crate::data::Collective>,
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
@@ -178,10 +179,10 @@ pub struct TuneArgs {
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
     pub sizes: SizeList,
-    /// The collectives to tune, comma separated: bcast, reduce, allreduce.
-    /// Each gets its model (DIR/model/ for bcast, DIR/model-reduce/,
-    /// DIR/model-allreduce/) and its section of DIR/rules; their points
-    /// compete for the budget.
+    /// The collectives to tune, comma separated: bcast, reduce, allreduce,
+    /// allgather. Each gets its model (DIR/model/ for bcast,
+    /// DIR/model-<collective>/ for the others) and its section of
+    /// DIR/rules; their points compete for the budget.
     #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collective)]
     pub collectives: Vec<crate::data::Collective>,
     /// Open MPI algorithms to force, comma separated; `default` is always
@@ -189,7 +190,8 @@ pub struct TuneArgs {
     /// [default: bcast linear,chain,pipeline,split_binary,binary,binomial;
     /// reduce linear,chain,pipeline,binary,binomial,in_order_binary,
     /// rabenseifner; allreduce linear,nonoverlapping,recursive_doubling,
-    /// ring,segmented_ring,rabenseifner].
+    /// ring,segmented_ring,rabenseifner; allgather linear,bruck,
+    /// recursive_doubling,ring,neighbor,two_proc].
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -259,15 +261,16 @@ pub struct BenchArgs {
     /// other collectives).
     #[arg(long)]
     pub out: PathBuf,
-    /// The collective measured: bcast (MPI_Bcast), reduce (MPI_Reduce) or
-    /// allreduce (MPI_Allreduce); reductions sum MPI_FLOAT as the OSU
-    /// benchmarks do, sizes are bytes of the whole vector (multiples of 4),
-    /// and every rank that ends with the result checks it [default: bcast;
-    /// with --points, the file's].
+    /// The collective measured: bcast (MPI_Bcast), reduce (MPI_Reduce),
+    /// allreduce (MPI_Allreduce) or allgather (MPI_Allgather); reductions
+    /// sum MPI_FLOAT as the OSU benchmarks do, sizes are bytes of the whole
+    /// vector (multiples of 4); an allgather's size is each rank's block;
+    /// every rank that ends with a result checks it [default: bcast; with
+    /// --points, the file's].
     #[arg(long, value_parser = parse_collective)]
     pub collective: Option<crate::data::Collective>,
     /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4
-    /// [default: 1:4M:x4; reductions: 4:4M:x4].
+    /// [default: 1:4M:x4; reductions: 4:4M:x4; allgather: 1:1M:x4].
     #[arg(long, value_parser = parse_sizes)]
     pub sizes: Option<SizeList>,
     /// Algorithms, comma separated (names or Open MPI ids of the
@@ -275,7 +278,8 @@ pub struct BenchArgs {
     /// default,linear,chain,pipeline,split_binary,binary,binomial; reduce:
     /// default,linear,chain,pipeline,binary,binomial,in_order_binary,
     /// rabenseifner; allreduce: default,linear,nonoverlapping,
-    /// recursive_doubling,ring,segmented_ring,rabenseifner].
+    /// recursive_doubling,ring,segmented_ring,rabenseifner; allgather:
+    /// default,linear,bruck,recursive_doubling,ring,neighbor,two_proc].
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -602,8 +606,8 @@ pub struct SystemArgs {
     /// Keep only rows of this MPI library (the `mpi` column's text).
     #[arg(long, value_name = "VERSION")]
     pub mpi: Option<String>,
-    /// Keep only rows of this collective (bcast, reduce, allreduce; the
-    /// `collective` column, bcast where a file has none).
+    /// Keep only rows of this collective (bcast, reduce, allreduce,
+    /// allgather; the `collective` column, bcast where a file has none).
     #[arg(long, value_name = "NAME")]
     pub collective: Option<crate::data::Collective>,
 }

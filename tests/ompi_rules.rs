@@ -76,18 +76,24 @@ fn distinctive_model(dir: &Path) -> PathBuf {
     model_of(dir, "bcast")
 }
 
-/// [`distinctive_model`] of a collective (`bcast`, `reduce`, `allreduce`),
-/// in a directory of its own: for allreduce the segmented ring with 1 KiB
-/// segments wins instead of the pipeline.
+/// [`distinctive_model`] of a collective (`bcast`, `reduce`, `allreduce`,
+/// `allgather`), in a directory of its own: for allreduce the segmented
+/// ring with 1 KiB segments wins instead of the pipeline, for allgather
+/// linear (a gather, then a broadcast).
 fn model_of(dir: &Path, collective: &str) -> PathBuf {
     let csv = dir.join(format!("fake-{collective}.csv"));
     let mut text =
         String::from("algorithm,procs,nodes,msg_bytes,time_us,segsize_bytes,collective\n");
     // Reductions are of whole 4-byte floats.
-    let first = if collective == "bcast" { 0 } else { 2 };
-    let (other, slow) = match collective {
-        "allreduce" => ("ring", "segmented_ring"),
-        _ => ("binomial", "pipeline"),
+    let first = if matches!(collective, "reduce" | "allreduce") {
+        2
+    } else {
+        0
+    };
+    let (other, slow, seg) = match collective {
+        "allreduce" => ("ring", "segmented_ring", "1024"),
+        "allgather" => ("ring", "linear", ""),
+        _ => ("binomial", "pipeline", "1024"),
     };
     for p in [2, 3, 4, 5, 6] {
         for e in (first..=22).step_by(2) {
@@ -95,7 +101,7 @@ fn model_of(dir: &Path, collective: &str) -> PathBuf {
             let base = 1.0 + m as f64 / 1000.0;
             text += &format!("default,{p},1,{m},{},,{collective}\n", 2.0 * base);
             text += &format!("{other},{p},1,{m},{},,{collective}\n", 3.0 * base);
-            text += &format!("{slow},{p},1,{m},{},1024,{collective}\n", base);
+            text += &format!("{slow},{p},1,{m},{},{seg},{collective}\n", base);
         }
     }
     std::fs::write(&csv, text).unwrap();
@@ -188,23 +194,25 @@ fn open_mpi_5_applies_classic_rules_of_both_versions() {
     }
 }
 
-/// One file with broadcast, reduce and allreduce sections: all load, the
-/// reduce rule (pipeline with 1 KiB segments at 4 MiB) slows `MPI_Reduce`
-/// and the allreduce rule (segmented ring with 1 KiB segments) slows
-/// `MPI_Allreduce` measurably while the sums stay exact (the program checks
-/// them, on every rank for allreduce); MPI_Bcast still runs; a section
-/// naming algorithm 99 makes its collective fail, so each is read.
+/// One file with broadcast, reduce, allreduce and allgather sections: all
+/// load, the reduce rule (pipeline with 1 KiB segments at 4 MiB) slows
+/// `MPI_Reduce`, the allreduce rule (segmented ring with 1 KiB segments)
+/// `MPI_Allreduce` and the allgather rule (linear) `MPI_Allgather`
+/// measurably while the results stay exact (the program checks them, on
+/// every rank for allreduce and allgather); MPI_Bcast still runs; a
+/// section naming algorithm 99 makes its collective fail, so each is read.
 fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
     let dir = tempfile::tempdir().unwrap();
     let exe = common::compile_timer(&mpi.tool("mpicc"), dir.path());
-    let models = ["bcast", "reduce", "allreduce"].map(|c| model_of(dir.path(), c));
+    let models = ["bcast", "reduce", "allreduce", "allgather"].map(|c| model_of(dir.path(), c));
     let rules = dir.path().join("rules.txt");
     let args = ["--ppn", RANKS, "--sizes", "4,4M"];
     let text = export_all(&models.each_ref().map(PathBuf::as_path), &args, &rules);
-    assert!(text.contains("3 # collectives in this file"), "{text}");
+    assert!(text.contains("4 # collectives in this file"), "{text}");
     for (collective, id, rule) in [
         ("reduce", 11, "\n0 3 0 1024 #"),
         ("allreduce", 2, "\n0 5 0 1024 #"),
+        ("allgather", 0, "\n0 1 0 0 #"),
     ] {
         let header = format!("{id} # collective id: {collective}");
         let at = text.find(&header).expect(&text);
@@ -222,7 +230,7 @@ fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
         );
 
         let broken = dir.path().join(format!("broken-{collective}.txt"));
-        let bad = rule.replacen(" 3 ", " 99 ", 1).replacen(" 5 ", " 99 ", 1);
+        let bad = rule.replacen(&format!("\n0 {} ", &rule[3..4]), "\n0 99 ", 1);
         let fixed = part.replacen(rule, &bad, 1);
         std::fs::write(&broken, format!("{}{fixed}", &text[..at])).unwrap();
         let (out, ok) = timed(mpi, &exe, Some(&broken), 1000, 1, collective);

@@ -1028,9 +1028,10 @@ fn build_rows(
     for name in &required(times)[1..] {
         cells.check_present(name, &mut first)?;
     }
+    let names: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
     let collective = cells.named::<Collective>(
         "collective",
-        "bcast, reduce or allreduce",
+        &format!("one of {}", names.join(", ")),
         false,
         &mut first,
     )?;

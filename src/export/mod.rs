@@ -8,7 +8,7 @@ mod ompi_han;
 mod ompi_json;
 mod ompi_rules;
 
-pub use ompi_rules::coll_id;
+pub use ompi_rules::{coll_id, tuned_bytes};
 mod table;
 
 use crate::data::{Algorithm, Candidate, Collective};

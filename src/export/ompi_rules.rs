@@ -132,7 +132,6 @@ pub fn coll_id(c: Collective) -> u8 {
 fn rule_lines(collective: Collective, t: &DecisionTable, comm_size: u32) -> Result<Vec<String>> {
     let mut out: Vec<(u64, (u8, u32, u64), String)> = Vec::new();
     for (from, c) in t.rules() {
-        let from = tuned_bytes(collective, comm_size, from);
         let rule = ompi_rule(collective, &c)?;
         if out.last().is_some_and(|(_, r, _)| *r == rule) {
             continue;
@@ -142,8 +141,13 @@ fn rule_lines(collective: Collective, t: &DecisionTable, comm_size: u32) -> Resu
     Ok(out
         .into_iter()
         .map(|(from, (alg, fan, seg), what)| {
+            let bytes = tuned_bytes(collective, comm_size, from);
+            let all = match bytes == from {
+                true => String::new(),
+                false => format!(" ({} in all)", format_bytes(bytes)),
+            };
             format!(
-                "{from} {alg} {fan} {seg} # from {}: {what}",
+                "{bytes} {alg} {fan} {seg} # from {}{all}: {what}",
                 format_bytes(from)
             )
         })

@@ -285,6 +285,7 @@ impl Policy {
 /// The candidates with their predictor and the mappings each candidate was
 /// measured under.
 pub struct Selector<'a> {
+    pub collective: crate::data::Collective,
     pub candidates: &'a [Candidate],
     pub predictor: Predictor<'a>,
     /// What the learners' models predict.
@@ -299,7 +300,8 @@ impl Selector<'_> {
     /// `default` first where the policy keeps it. A candidate never
     /// measured under the configuration's mapping is not offered (its
     /// prediction there would be pure extrapolation), unless no candidate
-    /// was; nor is one the predictor cannot price, except `default`.
+    /// was; nor is one the predictor cannot price, except `default`; nor
+    /// one that cannot run on the configuration's ranks (two_proc off 2).
     /// Empty only when nothing is left.
     pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
         let base = features::base(config);
@@ -342,6 +344,7 @@ impl Selector<'_> {
             .iter()
             .enumerate()
             .filter(|(i, _)| allowed.is_none_or(|a| a[*i]))
+            .filter(|(_, c)| self.collective.runs_on(c.algorithm, config.procs))
             .filter_map(|(index, candidate)| {
                 let predicted_us = predict(index, candidate)
                     .or_else(|| candidate.is_default().then_some(f64::NAN))?;

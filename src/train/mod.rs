@@ -215,6 +215,7 @@ impl Trained {
         };
         let m = &self.manifest;
         Ok(Selector {
+            collective: m.training.collective,
             candidates: &m.candidates,
             predictor: Predictor::of(kind, models, &self.analytical),
             target: m.target,

@@ -19,6 +19,8 @@ pub const MIN_ROWS: usize = 3;
 
 /// Training rows grouped by candidate.
 pub struct CandidateSamples {
+    /// The collective the candidates are of.
+    pub collective: crate::data::Collective,
     pub candidates: Vec<Candidate>,
     pub samples: Vec<Samples>,
     /// The configuration of each sample row.
@@ -63,6 +65,7 @@ pub fn candidate_samples(d: &Dataset, wanted: Target) -> CandidateSamples {
         configs.push(m.config);
     }
     let mut out = CandidateSamples {
+        collective: d.provenance.collective(),
         candidates: Vec::new(),
         samples: Vec::new(),
         configs: Vec::new(),
@@ -160,6 +163,7 @@ impl TrainingSet {
         range: Range,
     ) -> Selector<'a> {
         Selector {
+            collective: self.cs.collective,
             candidates: &self.cs.candidates,
             predictor: Predictor::of(kind, models, &self.analytical),
             target: self.cs.target,
@@ -316,6 +320,7 @@ mod tests {
             .map(|s| learner.fit(s).unwrap())
             .collect();
         let absolute = Selector {
+            collective: times.collective,
             candidates: &times.candidates,
             predictor: Predictor::Learned(&models),
             target: Target::Time,

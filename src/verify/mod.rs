@@ -190,7 +190,10 @@ impl Loaded {
         let tuned = || {
             self.tuned
                 .as_ref()
-                .and_then(|(_, r)| r.lookup(id, u64::from(procs), msg_bytes))
+                .and_then(|(_, r)| {
+                    let bytes = crate::export::tuned_bytes(collective, procs, msg_bytes);
+                    r.lookup(id, u64::from(procs), bytes)
+                })
                 .and_then(|r| candidate(collective, r))
         };
         if nodes > 1 && env.han_serves() {
