@@ -28,8 +28,8 @@ fn mpirun(bin: &Path, exe: &Path, selection: &Path, bytes: u64) -> (String, bool
     timed(bin, exe, selection, bytes, "bcast")
 }
 
-/// [`mpirun`] timing `collective` (bcast, reduce or allreduce), each
-/// routed to the selection file.
+/// [`mpirun`] timing `collective` (bcast, reduce, allreduce or
+/// allgather), each routed to the selection file.
 fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str) -> (String, bool) {
     let _one = common::mpirun_lock();
     let out = Process::new(bin.join("mpirun"))
@@ -39,6 +39,7 @@ fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str)
         .env("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "0")
         .env("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", "0")
         .env("MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE", "0")
+        .env("MPIR_CVAR_ALLGATHER_DEVICE_COLLECTIVE", "0")
         .arg(exe)
         .args([bytes.to_string(), "3".to_string(), collective.to_string()])
         .output()
@@ -132,10 +133,11 @@ fn mpich_applies_the_exported_selection_and_needs_every_collective() {
     assert!(!ok, "a bcast-only file ran: {out}");
 }
 
-/// One selection file with MPICH's bcast, reduce and allreduce parts
-/// replaced: MPICH 5.0 runs the three collectives from it (the sums checked
-/// exact by the program, on every rank for allreduce), and reads the
-/// reduce and allreduce parts (an unknown algorithm there stops it).
+/// One selection file with MPICH's bcast, reduce, allreduce and allgather
+/// parts replaced: MPICH 5.0 runs the four collectives from it (the sums
+/// checked exact by the program, on every rank for allreduce, and every
+/// allgather block on every rank), and reads the reduce, allreduce and
+/// allgather parts (an unknown algorithm there stops it).
 #[test]
 fn mpich_runs_every_collective_from_one_selection() {
     let bin = mpich_bin();
@@ -144,12 +146,16 @@ fn mpich_runs_every_collective_from_one_selection() {
     let bcast = train(dir.path(), "bcast", "binomial", "0");
     let reduce = train(dir.path(), "reduce", "rabenseifner", "");
     let allreduce = train(dir.path(), "allreduce", "ring", "");
-    let ours = export(dir.path(), &[&bcast, &reduce, &allreduce], "all.json");
+    let allgather = train(dir.path(), "allgather", "bruck", "");
+    let models: [&Path; 4] = [&bcast, &reduce, &allreduce, &allgather];
+    let ours = export(dir.path(), &models, "all.json");
     let text = std::fs::read_to_string(&ours).unwrap();
     for algorithm in [
         "MPIR_Reduce_intra_reduce_scatter_gather",
         "MPIR_Bcast_intra_binomial",
         "MPIR_Allreduce_intra_ring",
+        "MPIR_Allgather_intra_brucks",
+        "total_msg_size<=",
     ] {
         assert!(text.contains(algorithm), "{algorithm}: {text}");
     }
@@ -159,6 +165,8 @@ fn mpich_runs_every_collective_from_one_selection() {
         ("bcast", BIG),
         ("allreduce", BIG),
         ("allreduce", 1024),
+        ("allgather", BIG),
+        ("allgather", 1024),
     ] {
         let (out, ok) = timed(&bin, &exe, &ours, bytes, collective);
         assert!(
@@ -176,6 +184,11 @@ fn mpich_runs_every_collective_from_one_selection() {
             "allreduce",
             "MPIR_Allreduce_intra_ring",
             "MPIR_Allreduce_intra_no_such_algorithm",
+        ),
+        (
+            "allgather",
+            "MPIR_Allgather_intra_brucks",
+            "MPIR_Allgather_intra_no_such_algorithm",
         ),
     ] {
         let broken = dir.path().join(format!("broken-{collective}.json"));

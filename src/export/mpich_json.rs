@@ -148,20 +148,6 @@ pub fn render(sections: &[Section], base: Option<&Base>) -> Result<String> {
 /// measured (more ranks per node: `comm_avg_ppn` is MPICH's ranks / nodes)
 /// keeps MPICH's own choice: the decisions were not measured there.
 fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
-    match collective {
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce => {}
-        // MPICH selects allgather by `total_msg_size` (all p blocks), not
-        // by the `avg_msg_size` these subtrees are written in; until the
-        // export writes that key, it writes no allgather subtree at all.
-        Collective::Allgather => {
-            return Err(Error::Usage(
-                "an MPICH selection file for MPI_Allgather is not written yet (MPICH selects \
-                 it by total message size); export allgather as ompi-rules, ompi-han or \
-                 ompi-json"
-                    .into(),
-            ))
-        }
-    }
     let mut by_comm = Node::default();
     for (i, t) in tables.iter().enumerate() {
         // Each job size covers the sizes up to it; the largest all the rest.
@@ -184,10 +170,26 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
     ))
 }
 
-/// `avg_msg_size<=X` conditions in increasing order, the last one `any`.
+/// The size MPICH selects `collective` by, and a message size on `p`
+/// ranks in it: the average message (a broadcast's or reduction's
+/// buffer), or an allgather's total (all p blocks, as MPICH's own
+/// `generic.json` bounds it).
+fn size_key(collective: Collective, p: u32, msg_bytes: u64) -> (&'static str, u64) {
+    match collective {
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce => {
+            ("avg_msg_size", msg_bytes)
+        }
+        Collective::Allgather => ("total_msg_size", u64::from(p) * msg_bytes),
+    }
+}
+
+/// `avg_msg_size<=X` (or `total_msg_size<=X`) conditions in increasing
+/// order, the last one `any`.
 fn size_tree(collective: Collective, t: &DecisionTable) -> Result<Node> {
     let p = t.job.procs;
-    // (last size covered, None = no bound; leaf), in size order.
+    let (key, _) = size_key(collective, p, 0);
+    // (last size covered, None = no bound; leaf), in size order, in the
+    // key's bytes.
     let mut pieces: Vec<(Option<u64>, Node)> = Vec::new();
     let mut push = |end: Option<u64>, value: Node| match pieces.last_mut() {
         Some((last_end, last)) if *last == value => *last_end = end,
@@ -195,7 +197,9 @@ fn size_tree(collective: Collective, t: &DecisionTable) -> Result<Node> {
     };
     let rules = t.rules();
     for (i, (from, c)) in rules.iter().enumerate() {
-        let to = rules.get(i + 1).map(|(next, _)| next - 1);
+        let bytes = |m| size_key(collective, p, m).1;
+        let from = bytes(*from);
+        let to = rules.get(i + 1).map(|(next, _)| bytes(*next) - 1);
         if c.algorithm != Algorithm::Default {
             push(to, algorithm(collective, c, p)?);
             continue;
@@ -203,7 +207,7 @@ fn size_tree(collective: Collective, t: &DecisionTable) -> Result<Node> {
         // MPICH's own rule, cut to [from, to].
         let mut lo = 0;
         for (upto, node) in mpich_default(collective, p) {
-            let start = lo.max(*from);
+            let start = lo.max(from);
             let end = match (upto, to) {
                 (Some(u), Some(t)) => Some(u.min(t)),
                 (u, t) => u.or(t),
@@ -223,8 +227,8 @@ fn size_tree(collective: Collective, t: &DecisionTable) -> Result<Node> {
         .enumerate()
         .fold(Node::default(), |tree, (i, (end, value))| {
             let key = match end {
-                Some(end) if i < last => format!("avg_msg_size<={end}"),
-                _ => "avg_msg_size=any".to_string(),
+                Some(end) if i < last => format!("{key}<={end}"),
+                _ => format!("{key}=any"),
             };
             tree.with(key, value)
         }))
@@ -232,33 +236,30 @@ fn size_tree(collective: Collective, t: &DecisionTable) -> Result<Node> {
 
 /// MPICH's shipped rule for `p` ranks as a message-size tree.
 fn mpich_tree(collective: Collective, p: u32) -> Node {
+    let (key, _) = size_key(collective, p, 0);
     mpich_default(collective, p)
         .into_iter()
         .fold(Node::default(), |tree, (upto, node)| {
-            let key = upto.map_or("avg_msg_size=any".to_string(), |u| {
-                format!("avg_msg_size<={u}")
-            });
+            let key = upto.map_or(format!("{key}=any"), |u| format!("{key}<={u}"));
             tree.with(key, node)
         })
 }
 
-/// MPICH's shipped choice for `p` ranks: (largest size, what runs).
+/// MPICH's shipped choice for `p` ranks: (largest size in the bytes of
+/// [`size_key`], what runs).
 fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
     match collective {
         Collective::Bcast => bcast_default(p),
         Collective::Allgather => {
-            // MPICH 5.0.1's generic.json, whose bounds are on all p blocks
-            // (`total_msg_size`): recursive doubling below 512 KiB on powers
-            // of two, Bruck below 80 KiB elsewhere, then the ring.
+            // MPICH 5.0.1's generic.json on all p blocks: recursive
+            // doubling below 512 KiB on powers of two, Bruck below 80 KiB
+            // elsewhere, then the ring.
             let (below, short) = match p.is_power_of_two() {
                 true => (524288, "MPIR_Allgather_intra_recursive_doubling"),
                 false => (81920, "MPIR_Allgather_intra_brucks"),
             };
             vec![
-                (
-                    Some((below as u64).div_ceil(u64::from(p.max(1))) - 1),
-                    leaf(short, &[]),
-                ),
+                (Some(below - 1), leaf(short, &[])),
                 (None, leaf("MPIR_Allgather_intra_ring", &[])),
             ]
         }
