@@ -94,7 +94,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The collectives to time, comma separated: bcast, reduce, allreduce,
-    /// allgather.
+    /// allgather, alltoall.
     #[arg(long, value_delimiter = ',', default_value = "bcast,reduce,allreduce", value_parser = parse_collective)]
     pub collectives: Vec<crate::data::Collective>,
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
@@ -180,7 +180,7 @@ pub struct TuneArgs {
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
     pub sizes: SizeList,
     /// The collectives to tune, comma separated: bcast, reduce, allreduce,
-    /// allgather. Each gets its model (DIR/model/ for bcast,
+    /// allgather, alltoall. Each gets its model (DIR/model/ for bcast,
     /// DIR/model-<collective>/ for the others) and its section of
     /// DIR/rules; their points compete for the budget.
     #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collective)]
@@ -191,7 +191,8 @@ pub struct TuneArgs {
     /// reduce linear,chain,pipeline,binary,binomial,in_order_binary,
     /// rabenseifner; allreduce linear,nonoverlapping,recursive_doubling,
     /// ring,segmented_ring,rabenseifner; allgather linear,bruck,
-    /// recursive_doubling,ring,neighbor,two_proc].
+    /// recursive_doubling,ring,neighbor,two_proc; alltoall linear,pairwise,
+    /// modified_bruck,linear_sync,two_proc].
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -262,15 +263,17 @@ pub struct BenchArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// The collective measured: bcast (MPI_Bcast), reduce (MPI_Reduce),
-    /// allreduce (MPI_Allreduce) or allgather (MPI_Allgather); reductions
-    /// sum MPI_FLOAT as the OSU benchmarks do, sizes are bytes of the whole
-    /// vector (multiples of 4); an allgather's size is each rank's block;
+    /// allreduce (MPI_Allreduce), allgather (MPI_Allgather) or alltoall
+    /// (MPI_Alltoall); reductions sum MPI_FLOAT as the OSU benchmarks do,
+    /// sizes are bytes of the whole vector (multiples of 4); an allgather's
+    /// and alltoall's size is each block;
     /// every rank that ends with a result checks it [default: bcast; with
     /// --points, the file's].
     #[arg(long, value_parser = parse_collective)]
     pub collective: Option<crate::data::Collective>,
     /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4
-    /// [default: 1:4M:x4; reductions: 4:4M:x4; allgather: 1:1M:x4].
+    /// [default: 1:4M:x4; reductions: 4:4M:x4; allgather, alltoall:
+    /// 1:1M:x4].
     #[arg(long, value_parser = parse_sizes)]
     pub sizes: Option<SizeList>,
     /// Algorithms, comma separated (names or Open MPI ids of the
@@ -279,7 +282,9 @@ pub struct BenchArgs {
     /// default,linear,chain,pipeline,binary,binomial,in_order_binary,
     /// rabenseifner; allreduce: default,linear,nonoverlapping,
     /// recursive_doubling,ring,segmented_ring,rabenseifner; allgather:
-    /// default,linear,bruck,recursive_doubling,ring,neighbor,two_proc].
+    /// default,linear,bruck,recursive_doubling,ring,neighbor,two_proc;
+    /// alltoall: default,linear,pairwise,modified_bruck,linear_sync,
+    /// two_proc].
     #[arg(long, value_delimiter = ',')]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -607,7 +612,8 @@ pub struct SystemArgs {
     #[arg(long, value_name = "VERSION")]
     pub mpi: Option<String>,
     /// Keep only rows of this collective (bcast, reduce, allreduce,
-    /// allgather; the `collective` column, bcast where a file has none).
+    /// allgather, alltoall; the `collective` column, bcast where a file has
+    /// none).
     #[arg(long, value_name = "NAME")]
     pub collective: Option<crate::data::Collective>,
 }
@@ -864,14 +870,16 @@ pub enum ScheduleCommand {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The collective: bcast, reduce or allreduce.
+    /// The collective: bcast, reduce, allreduce, allgather or alltoall.
     #[arg(long, default_value = "bcast", value_parser = parse_collective)]
     pub collective: crate::data::Collective,
     /// bcast: linear, chain, pipeline, split_binary, binary, binomial,
     /// knomial or sbbt; reduce: linear, chain, pipeline, binary, binomial,
     /// in_order_binary or rabenseifner; allreduce: linear, nonoverlapping,
-    /// recursive_doubling, ring, segmented_ring or rabenseifner (Open MPI
-    /// ids work too).
+    /// recursive_doubling, ring, segmented_ring or rabenseifner; allgather:
+    /// bruck, recursive_doubling, ring, neighbor, two_proc or sparbit;
+    /// alltoall: linear, pairwise, linear_sync or two_proc (Open MPI ids
+    /// work too).
     #[arg(long)]
     pub algorithm: String,
     /// Communicator size.

@@ -372,7 +372,8 @@ fn every_allreduce_algorithm_sums_exactly_on_every_rank() {
 /// 1 MiB blocks, on powers of two and not (recursive doubling's and
 /// neighbor exchange's fallbacks), two_proc on 2 ranks only. A forced slow
 /// choice is slower: Open MPI's linear (a gather, then a broadcast) at
-/// 1 MiB against recursive doubling, and our ring's 7 steps at 1 B on 8
+/// 4 MiB blocks against recursive doubling (2.0-2.4x here; at 1 MiB as
+/// little as 1.4x), and our ring's 7 steps at 1 B on 8
 /// ranks against recursive doubling's 3 (fastest calls compared: the
 /// other tests of this file run beside this one).
 #[test]
@@ -438,7 +439,7 @@ fn every_allgather_algorithm_gives_every_rank_every_block() {
             .and_then(|m| m.time_min_us)
             .unwrap_or_else(|| panic!("no row for {algorithm} {imp}"))
     };
-    let data = slow(4, "linear,recursive_doubling", "ompi", "1M");
+    let data = slow(4, "linear,recursive_doubling", "ompi", "4M");
     let (linear, doubling) = (
         fastest(&data, Algorithm::Linear, Impl::Ompi),
         fastest(&data, Algorithm::RecursiveDoubling, Impl::Ompi),
@@ -453,6 +454,82 @@ fn every_allgather_algorithm_gives_every_rank_every_block() {
         fastest(&data, Algorithm::RecursiveDoubling, Impl::Own),
     );
     assert!(ring > 1.3 * doubling, "ring {ring} us vs {doubling} us");
+}
+
+/// Every alltoall algorithm, ours and Open MPI's forced ones, leaves every
+/// rank with every rank's block to it in its place (bench checks every
+/// block on every rank each iteration and aborts otherwise), from 0 B to
+/// 1 MiB blocks, two_proc on 2 ranks only. A forced slow choice is slower,
+/// for ours and Open MPI's: pairwise's 7 steps at 1 B on 8 ranks against
+/// linear's one round (fastest calls compared: the other tests of this
+/// file run beside this one).
+#[test]
+fn every_alltoall_algorithm_gives_every_rank_its_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("alltoall.csv");
+    for ranks in [2, 3, 5, 8] {
+        ok(&bench(
+            ranks,
+            &csv,
+            &[
+                "--collective",
+                "alltoall",
+                "--algorithms",
+                "default,linear,pairwise,modified_bruck,linear_sync,two_proc",
+                "--impl",
+                "own,ompi",
+                "--sizes",
+                "0,1,3,1000,100000,1M",
+                "--warmup",
+                "0",
+                "--min-reps",
+                "2",
+                "--max-reps",
+                "2",
+            ],
+        ));
+    }
+    let data = load_files_of(&csv, bcast_select::data::Collective::Alltoall);
+    // Per size: default and modified_bruck (Open MPI's only) 1 each;
+    // linear, pairwise, linear_sync 2 each; two_proc 2 on 2 ranks.
+    let per_size = |ranks: usize| 2 + 3 * 2 + if ranks == 2 { 2 } else { 0 };
+    let expected: usize = [2, 3, 5, 8].iter().map(|&r| 6 * per_size(r)).sum();
+    assert_eq!(data.measurements().len(), expected);
+
+    for imp in ["own", "ompi"] {
+        let csv = dir.path().join(format!("slow-{imp}.csv"));
+        ok(&bench(
+            8,
+            &csv,
+            &[
+                "--collective",
+                "alltoall",
+                "--algorithms",
+                "pairwise,linear",
+                "--impl",
+                imp,
+                "--sizes",
+                "1",
+                "--min-reps",
+                "50",
+                "--max-reps",
+                "400",
+            ],
+        ));
+        let data = load_files_of(&csv, bcast_select::data::Collective::Alltoall);
+        let fastest = |algorithm: Algorithm| {
+            data.measurements()
+                .iter()
+                .find(|m| m.candidate.algorithm == algorithm)
+                .and_then(|m| m.time_min_us)
+                .unwrap_or_else(|| panic!("no row for {algorithm}"))
+        };
+        let (pairwise, linear) = (fastest(Algorithm::Pairwise), fastest(Algorithm::Linear));
+        assert!(
+            pairwise > 1.3 * linear,
+            "{imp}: pairwise {pairwise} us vs linear {linear} us"
+        );
+    }
 }
 
 fn load_files_of(path: &Path, collective: bcast_select::data::Collective) -> Dataset {

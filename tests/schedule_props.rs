@@ -153,3 +153,30 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Every alltoall algorithm leaves every rank with each rank's block
+    /// to it exactly once.
+    #[test]
+    fn every_alltoall_algorithm_gives_every_rank_its_blocks_once(
+        procs in 1u32..=150,
+        block in prop::sample::select(vec![0u64, 1, 7, 100, 4096]),
+        nodes_wanted in 1u32..=4,
+        cyclic in any::<bool>(),
+    ) {
+        let nodes = nodes_wanted.min(procs);
+        let order = if cyclic { NodeOrder::Cyclic } else { NodeOrder::Block };
+        let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
+        for &algorithm in scheduled(Collective::Alltoall) {
+            let spec = Spec { collective: Collective::Alltoall, algorithm, procs, root: 0, msg_bytes: block, segsize: 0, fanout: None };
+            let Ok(schedule) = Schedule::new(spec) else {
+                prop_assert!(algorithm == bcast_select::data::Algorithm::TwoProc && procs > 2, "{:?}", spec);
+                continue;
+            };
+            let outcome = simulate(&schedule, &placement, &COST);
+            prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
+        }
+    }
+}

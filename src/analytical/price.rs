@@ -233,7 +233,7 @@ fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64
     // What runs, fallbacks included (a ring of fewer elements than ranks
     // is recursive doubling): steps that double, or grow with the ranks.
     let doubles = match collective {
-        Collective::Allreduce | Collective::Allgather => {
+        Collective::Allreduce | Collective::Allgather | Collective::Alltoall => {
             Schedule::new(spec).ok().and_then(|s| s.doubles())
         }
         // Trees: their depth says it, without building a schedule per row.
@@ -317,8 +317,8 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
         Collective::Reduce | Collective::Allreduce => {
             crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg
         }
-        // Allgathers are not segmented.
-        Collective::Allgather => return None,
+        // Allgathers and alltoalls are not segmented.
+        Collective::Allgather | Collective::Alltoall => return None,
     };
     if seg == 0 {
         return None; // an empty message: nothing to extrapolate

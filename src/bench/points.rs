@@ -118,7 +118,10 @@ impl Sweep {
             | Algorithm::Bruck
             | Algorithm::Neighbor
             | Algorithm::TwoProc
-            | Algorithm::Sparbit => vec![(None, None)],
+            | Algorithm::Sparbit
+            | Algorithm::Pairwise
+            | Algorithm::ModifiedBruck
+            | Algorithm::LinearSync => vec![(None, None)],
             Algorithm::Chain | Algorithm::Knomial => segs()
                 .flat_map(|s| self.fanouts.iter().map(move |&f| (s, f)))
                 .collect(),

@@ -9,7 +9,7 @@ use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement};
 use crate::error::{Error, Result};
-use crate::schedule::{Op, Schedule, Spec};
+use crate::schedule::{Op, Schedule, Span, Spec};
 use crate::units::format_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
 use mpi::collective::{Root as _, SystemOperation};
@@ -561,7 +561,7 @@ impl Buffers {
             out: vec![
                 1f32;
                 match collective {
-                    Collective::Bcast => 0,
+                    Collective::Bcast | Collective::Alltoall => 0,
                     Collective::Reduce | Collective::Allreduce | Collective::Allgather => {
                         floats(largest)
                     }
@@ -580,8 +580,11 @@ pub(super) enum Runner {
     Own {
         comm: SimpleCommunicator,
         ops: Vec<Vec<Op>>,
+        /// A copy within the rank's memory, made first (an alltoall's
+        /// block to itself).
+        copy: Option<(Span, Span)>,
     },
-    /// MPI_Bcast, MPI_Reduce or MPI_Allreduce on a communicator configured for the
+    /// The library's own collective on a communicator configured for the
     /// candidate.
     Library {
         comm: SimpleCommunicator,
@@ -610,17 +613,21 @@ impl Runner {
             }),
             Impl::Own => {
                 let rank = world.rank() as u32;
-                let ops = roots
+                let schedules = roots
                     .iter()
                     .map(|&root| {
                         Schedule::new(spec(world.size() as u32, root, point, collective))
-                            .map(|s| s.ops(rank))
                             .map_err(Error::Usage)
                     })
+                    .collect::<Result<Vec<_>>>()?;
+                let ops = schedules
+                    .iter()
+                    .map(|s| s.local_ops(rank).map_err(Error::Other))
                     .collect::<Result<_>>()?;
                 Ok(Runner::Own {
                     comm: world.duplicate(),
                     ops,
+                    copy: schedules.first().and_then(|s| s.local_copy(rank)),
                 })
             }
             Impl::Ompi => {
@@ -664,7 +671,11 @@ impl Runner {
         root_index: usize,
     ) -> Result<(), String> {
         match self {
-            Runner::Own { comm, ops } => {
+            Runner::Own { comm, ops, copy } => {
+                if let Some((from, to)) = copy {
+                    let at = |s: &Span| s.start as usize..s.end as usize;
+                    buf.copy_within(at(from), to.start as usize);
+                }
                 exec::run(comm, &ops[root_index], buf, &mut buffers.scratch)
             }
             Runner::Library { comm, collective } => {
@@ -692,6 +703,10 @@ impl Runner {
                         let send: &[u8] = bytemuck::cast_slice(&buffers.out);
                         comm.all_gather_into(&send[..block], buf);
                     }
+                    Collective::Alltoall => {
+                        let (send, recv) = buf.split_at_mut(buf.len() / 2);
+                        comm.all_to_all_into(&*send, recv);
+                    }
                 }
                 Ok(())
             }
@@ -706,7 +721,7 @@ impl Runner {
                 Collective::Reduce | Collective::Allreduce => {
                     &bytemuck::cast_slice(&buffers.out)[..buf.len()]
                 }
-                Collective::Bcast | Collective::Allgather => buf,
+                Collective::Bcast | Collective::Allgather | Collective::Alltoall => buf,
             },
             // Our schedules combine in place.
             Runner::Own { .. } | Runner::Arrival { .. } => buf,
@@ -842,6 +857,13 @@ fn fill(
             let send: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);
             send[..m].copy_from_slice(own);
         }
+        Collective::Alltoall => {
+            let m = buf.len() / (2 * procs as usize);
+            for to in 0..procs {
+                let block = &mut buf[to as usize * m..(to as usize + 1) * m];
+                payload::fill(block, alltoall_seed(rank, to, procs, iteration, m));
+            }
+        }
     }
 }
 
@@ -881,7 +903,21 @@ fn check(
                     .map(|w| format!("the block of rank {j}: {}", wrong_byte(w)))
             })
         }
+        Collective::Alltoall => {
+            let m = result.len() / (2 * procs as usize);
+            let received = &result[procs as usize * m..];
+            (0..procs).find_map(|from| {
+                let block = &received[from as usize * m..(from as usize + 1) * m];
+                payload::first_mismatch(block, alltoall_seed(from, rank, procs, iteration, m))
+                    .map(|w| format!("the block from rank {from}: {}", wrong_byte(w)))
+            })
+        }
     }
+}
+
+/// The payload seed of the block `from` sends `to` in an alltoall.
+fn alltoall_seed(from: u32, to: u32, procs: u32, iteration: u64, m: usize) -> u64 {
+    payload::seed(from * procs + to, iteration, m as u64)
 }
 
 fn measurement(config: &Config, point: &Point, timing: &Timing) -> Measurement {
@@ -1040,5 +1076,31 @@ mod tests {
             wrong.starts_with("the block of rank 2: byte offset 4"),
             "{wrong}"
         );
+    }
+
+    #[test]
+    fn alltoall_fill_and_check_agree_and_catch_a_misplaced_block() {
+        let (procs, m, iteration) = (3u32, 4usize, 2u64);
+        let (mut store, mut buffers) = Buffers::new(Collective::Alltoall, m as u64, procs);
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
+        let buf = &mut buf[..2 * procs as usize * m];
+        // Each rank's block to rank 1, delivered by hand into rank 1's
+        // receive slots.
+        let mut result = vec![0u8; 2 * procs as usize * m];
+        for from in 0..procs {
+            let bufs = (&mut *buf, &mut buffers);
+            fill(Collective::Alltoall, bufs, 0, (from, procs), 0, iteration);
+            let slot = (procs + from) as usize * m;
+            result[slot..slot + m].copy_from_slice(&buf[m..2 * m]);
+        }
+        let held = |r: &[u8]| check(Collective::Alltoall, (r, 0, 0, iteration), 1, procs);
+        assert_eq!(held(&result), None);
+        // The blocks from rank 0 and from rank 2 swapped.
+        let (first, last) = (procs as usize * m, (procs as usize + 2) * m);
+        let mut swapped = result.clone();
+        swapped[first..first + m].copy_from_slice(&result[last..last + m]);
+        swapped[last..last + m].copy_from_slice(&result[first..first + m]);
+        let wrong = held(&swapped).expect("blocks out of place");
+        assert!(wrong.starts_with("the block from rank 0"), "{wrong}");
     }
 }

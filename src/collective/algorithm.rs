@@ -61,13 +61,19 @@ pub enum Algorithm {
     TwoProc,
     /// Allgather: Bruck's steps in reverse, a message per block (Open MPI 5.0).
     Sparbit,
+    /// Alltoall: p − 1 exchanges with the ranks at distance 1, 2, … .
+    Pairwise,
+    /// Alltoall: Bruck's log-step exchange of packed blocks.
+    ModifiedBruck,
+    /// Alltoall: linear with a bound on the requests in flight.
+    LinearSync,
 }
 
 impl Algorithm {
     /// Every algorithm this tool knows: Open MPI's broadcasts, then our
     /// own, tuned's own decision, and those of the other collectives (the
     /// order of tables and plots).
-    pub const ALL: [Algorithm; 24] = [
+    pub const ALL: [Algorithm; 27] = [
         Algorithm::Default,
         Algorithm::Linear,
         Algorithm::Chain,
@@ -92,6 +98,9 @@ impl Algorithm {
         Algorithm::Neighbor,
         Algorithm::TwoProc,
         Algorithm::Sparbit,
+        Algorithm::Pairwise,
+        Algorithm::ModifiedBruck,
+        Algorithm::LinearSync,
     ];
 
     /// The canonical name used in CSV files and reports.
@@ -121,6 +130,9 @@ impl Algorithm {
             Algorithm::Neighbor => "neighbor",
             Algorithm::TwoProc => "two_proc",
             Algorithm::Sparbit => "sparbit",
+            Algorithm::Pairwise => "pairwise",
+            Algorithm::ModifiedBruck => "modified_bruck",
+            Algorithm::LinearSync => "linear_sync",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The collectives: what each one is, in one description per collective
-//! (`bcast.rs`, `reduce.rs`, `allreduce.rs`, `allgather.rs`), and every
-//! algorithm by name.
+//! (`bcast.rs`, `reduce.rs`, `allreduce.rs`, `allgather.rs`,
+//! `alltoall.rs`), and every algorithm by name.
 //!
 //! A description holds what the product knows of a collective as data: its
 //! semantics, Open MPI's ids, names and variables for it, MPICH's names,
@@ -14,6 +14,7 @@
 mod algorithm;
 mod allgather;
 mod allreduce;
+mod alltoall;
 mod bcast;
 mod reduce;
 
@@ -35,6 +36,7 @@ pub enum Collective {
     Reduce,
     Allreduce,
     Allgather,
+    Alltoall,
 }
 
 /// What the product knows of one collective, as data.
@@ -129,11 +131,12 @@ pub struct Mpich {
 }
 
 impl Collective {
-    pub const ALL: [Collective; 4] = [
+    pub const ALL: [Collective; 5] = [
         Collective::Bcast,
         Collective::Reduce,
         Collective::Allreduce,
         Collective::Allgather,
+        Collective::Alltoall,
     ];
 
     /// What rows of files without a collective column are.
@@ -147,6 +150,7 @@ impl Collective {
             Collective::Reduce => &reduce::DESCRIPTION,
             Collective::Allreduce => &allreduce::DESCRIPTION,
             Collective::Allgather => &allgather::DESCRIPTION,
+            Collective::Alltoall => &alltoall::DESCRIPTION,
         }
     }
 
@@ -172,12 +176,15 @@ impl Collective {
         self.describe().semantics.element_bytes
     }
 
-    /// The bytes of the buffer each rank ends with, for a message size of
-    /// `msg_bytes` on `procs` ranks: the message, or p blocks of it.
+    /// The bytes of each rank's buffers for a message size of `msg_bytes`
+    /// on `procs` ranks: the message (the result where it is one buffer),
+    /// an allgather's p blocks, an alltoall's p blocks to send followed by
+    /// the p blocks received.
     pub fn buffer_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
         match self {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
             Collective::Allgather => u64::from(procs) * msg_bytes,
+            Collective::Alltoall => 2 * u64::from(procs) * msg_bytes,
         }
     }
 

@@ -148,6 +148,20 @@ pub fn render(sections: &[Section], base: Option<&Base>) -> Result<String> {
 /// measured (more ranks per node: `comm_avg_ppn` is MPICH's ranks / nodes)
 /// keeps MPICH's own choice: the decisions were not measured there.
 fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
+    match collective {
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Allgather => {}
+        // No alltoall candidate runs as an MPICH algorithm does, and MPICH's
+        // own rule depends on whether the send buffer is in place, which
+        // these subtrees do not say: nothing to write but MPICH's rule.
+        Collective::Alltoall => {
+            return Err(Error::Usage(
+                "no MPI_Alltoall candidate has an MPICH equivalent (MPICH's pairwise pairs \
+                 ranks by xor on powers of two, its Bruck is not Open MPI's modified one): \
+                 leave alltoall out of the MPICH export, MPICH's own rule stays"
+                    .into(),
+            ))
+        }
+    }
     let mut by_comm = Node::default();
     for (i, t) in tables.iter().enumerate() {
         // Each job size covers the sizes up to it; the largest all the rest.
@@ -176,7 +190,7 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
 /// `generic.json` bounds it).
 fn size_key(collective: Collective, p: u32, msg_bytes: u64) -> (&'static str, u64) {
     match collective {
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce => {
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Alltoall => {
             ("avg_msg_size", msg_bytes)
         }
         Collective::Allgather => ("total_msg_size", u64::from(p) * msg_bytes),
@@ -262,6 +276,21 @@ fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
                 (Some(below - 1), leaf(short, &[])),
                 (None, leaf("MPIR_Allgather_intra_ring", &[])),
             ]
+        }
+        Collective::Alltoall => {
+            // MPICH 5.0.1's generic.json for a send buffer not in place:
+            // Bruck up to 256 B from 8 ranks, scattered up to 32 KiB, then
+            // pairwise.
+            let scattered = (Some(32768), leaf("MPIR_Alltoall_intra_scattered", &[]));
+            let pairwise = (None, leaf("MPIR_Alltoall_intra_pairwise", &[]));
+            match p < 8 {
+                true => vec![scattered, pairwise],
+                false => vec![
+                    (Some(256), leaf("MPIR_Alltoall_intra_brucks", &[])),
+                    scattered,
+                    pairwise,
+                ],
+            }
         }
         Collective::Reduce => {
             // MPICH 5.0.1's generic.json: binomial up to 2 KiB, then
@@ -384,6 +413,8 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
             Algorithm::Ring => Some(leaf("MPIR_Allgather_intra_ring", &[])),
             _ => None,
         },
+        // See `subtree`: no equivalent.
+        Collective::Alltoall => None,
     };
     node.ok_or_else(|| {
         Error::Other(format!(

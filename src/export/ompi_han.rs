@@ -32,10 +32,21 @@ fn variables(han_file: &str, tuned_file: &str) -> String {
 }
 
 pub fn render(sections: &[Section], opts: &Options) -> String {
-    let mut sections: Vec<&Section> = sections.iter().collect();
+    // HAN's reader refuses a whole file naming a collective HAN lacks
+    // (alltoall in 5.0): those stay with tuned's file alone.
+    let (mut sections, without): (Vec<&Section>, Vec<&Section>) = sections
+        .iter()
+        .partition(|s| s.collective.describe().ompi.han);
     sections.sort_by_key(|s| super::ompi_rules::coll_id(s.collective));
     let functions: Vec<&str> = sections.iter().map(|s| s.collective.function()).collect();
     let mut s = String::new();
+    for section in without {
+        let _ = writeln!(
+            s,
+            "# {} is not in this file: coll/han does not serve it (tuned's rules do)",
+            section.collective.function()
+        );
+    }
     let _ = writeln!(
         s,
         "# {} routing for Open MPI 5 coll/han, written by bcast-select",

@@ -283,6 +283,89 @@ pub fn allgather_candidate(procs: u32, block_bytes: u64) -> Candidate {
     }
 }
 
+/// Open MPI's fixed alltoall decision
+/// (`ompi_coll_tuned_alltoall_intra_dec_fixed`, identical in 4.1 and 5.0):
+/// the algorithm id for `procs` ranks and blocks of `block_bytes`.
+fn alltoall_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
+    // Per communicator size below the bound: (block bytes below the bound,
+    // algorithm) in order, then the algorithm of larger blocks.
+    type Rule = (u32, &'static [(u64, u8)], u8);
+    const RULES: [Rule; 12] = [
+        (
+            3,
+            &[
+                (2, 2),
+                (4, 5),
+                (16, 2),
+                (64, 5),
+                (256, 2),
+                (4096, 5),
+                (32768, 2),
+                (262144, 4),
+                (1048576, 5),
+            ],
+            2,
+        ),
+        (
+            8,
+            &[(8192, 4), (16384, 1), (65536, 4), (524288, 1), (1048576, 2)],
+            1,
+        ),
+        (16, &[(262144, 4)], 1),
+        (
+            32,
+            &[
+                (4, 4),
+                (512, 3),
+                (8192, 4),
+                (32768, 1),
+                (262144, 4),
+                (524288, 1),
+            ],
+            4,
+        ),
+        (64, &[(512, 3), (524288, 1)], 4),
+        (128, &[(1024, 3), (2048, 1), (4096, 4), (262144, 1)], 2),
+        (256, &[(1024, 3), (2048, 4), (262144, 1)], 2),
+        (512, &[(1024, 3), (8192, 4), (32768, 1)], 2),
+        (
+            1024,
+            &[(512, 3), (8192, 4), (16384, 1), (131072, 4), (262144, 1)],
+            2,
+        ),
+        (
+            2048,
+            &[(512, 3), (1024, 4), (2048, 1), (16384, 4), (262144, 1)],
+            4,
+        ),
+        (4096, &[(1024, 3), (4096, 4), (8192, 1), (131072, 4)], 1),
+        (
+            u32::MAX,
+            &[(2048, 3), (8192, 4), (16384, 1), (32768, 4), (65536, 1)],
+            4,
+        ),
+    ];
+    let (_, table, otherwise) = RULES
+        .iter()
+        .find(|(below, ..)| procs < *below)
+        .unwrap_or(&RULES[RULES.len() - 1]);
+    table
+        .iter()
+        .find(|(below, _)| block_bytes < *below)
+        .map_or(*otherwise, |(_, alg)| *alg)
+}
+
+/// The candidate Open MPI's fixed alltoall decision runs.
+pub fn alltoall_candidate(procs: u32, block_bytes: u64) -> Candidate {
+    let id = alltoall_algorithm_id(procs, block_bytes);
+    Candidate {
+        algorithm: Collective::Alltoall.describe().ompi.algorithms[usize::from(id)].algorithm,
+        segsize: None,
+        fanout: None,
+        implementation: Impl::Ompi,
+    }
+}
+
 /// What `default` runs for `collective` under Open MPI's fixed decision.
 pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Candidate> {
     match collective {
@@ -290,6 +373,7 @@ pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Ca
         Collective::Reduce => Some(reduce_candidate(procs, msg_bytes)),
         Collective::Allreduce => Some(allreduce_candidate(procs, msg_bytes)),
         Collective::Allgather => Some(allgather_candidate(procs, msg_bytes)),
+        Collective::Alltoall => Some(alltoall_candidate(procs, msg_bytes)),
     }
 }
 

@@ -212,7 +212,7 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 /// Twenty colours that stay apart on a white page (Sasha Trubetskoy's list
 /// of distinct colours, reordered so that the first ones go to the most
 /// common algorithms), and a neutral grey for `default`.
-const DISTINCT: [RGBColor; 24] = [
+const DISTINCT: [RGBColor; 27] = [
     RGBColor(150, 150, 150),
     RGBColor(230, 25, 75),
     RGBColor(245, 130, 48),
@@ -237,6 +237,9 @@ const DISTINCT: [RGBColor; 24] = [
     RGBColor(255, 120, 0),
     RGBColor(0, 190, 120),
     RGBColor(190, 0, 90),
+    RGBColor(0, 100, 0),
+    RGBColor(160, 82, 45),
+    RGBColor(200, 170, 0),
 ];
 
 /// A colour of its own for every algorithm, the same in every plot (so

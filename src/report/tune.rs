@@ -40,13 +40,20 @@ pub fn markdown(t: &Tuned) -> String {
          OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n",
         t.rules.display(),
     );
-    let _ = write!(
-        s,
-        "and, with Open MPI 5 on jobs that span nodes (where coll/han serves {function}), also \
-         `han.rules`:\n\n    OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
-         OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
-        han.display()
-    );
+    if t.collective.describe().ompi.han {
+        let _ = write!(
+            s,
+            "and, with Open MPI 5 on jobs that span nodes (where coll/han serves {function}), \
+             also `han.rules`:\n\n    OMPI_MCA_coll_han_use_dynamic_file_rules=1 \
+             OMPI_MCA_coll_han_dynamic_rules_filename={}\n\n",
+            han.display()
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "(coll/han does not serve {function}: tuned's rules decide.)\n"
+        );
+    }
     let _ = writeln!(
         s,
         "## Validated effect\n\n{}",

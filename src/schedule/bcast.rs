@@ -50,7 +50,10 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         | Algorithm::Bruck
         | Algorithm::Neighbor
         | Algorithm::TwoProc
-        | Algorithm::Sparbit) => {
+        | Algorithm::Sparbit
+        | Algorithm::Pairwise
+        | Algorithm::ModifiedBruck
+        | Algorithm::LinearSync) => {
             return Err(format!(
                 "no schedule for '{other}': it is not re-implemented here \
                  (own algorithms: {})",

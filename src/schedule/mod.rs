@@ -7,6 +7,7 @@
 
 pub mod allgather;
 pub mod allreduce;
+pub mod alltoall;
 pub mod arrival_aware;
 pub mod bcast;
 pub mod reduce;
@@ -86,6 +87,21 @@ pub enum Op {
 }
 
 impl Op {
+    /// The same operation with its bytes moved by `place`; `None` where
+    /// `place` has no place for them.
+    pub fn with_bytes(mut self, place: impl Fn(Span) -> Option<Span>) -> Option<Op> {
+        if let Op::Irecv { bytes, .. }
+        | Op::Isend { bytes, .. }
+        | Op::Send { bytes, .. }
+        | Op::Recv { bytes, .. }
+        | Op::IrecvPartial { bytes, .. }
+        | Op::Combine { bytes, .. } = &mut self
+        {
+            *bytes = place(*bytes)?;
+        }
+        Some(self)
+    }
+
     /// The same operation with its peer renamed (for schedules built over
     /// positions rather than ranks).
     pub fn with_peer(mut self, rename: impl Fn(u32) -> u32) -> Op {
@@ -191,6 +207,8 @@ enum Plan {
     Allreduce(allreduce::Shape),
     /// An allgather.
     Allgather(allgather::Shape),
+    /// An alltoall.
+    Alltoall(alltoall::Shape),
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -219,6 +237,7 @@ impl Schedule {
                 Collective::Reduce => reduce::plan(&spec)?,
                 Collective::Allreduce => allreduce::plan(&spec)?,
                 Collective::Allgather => allgather::plan(&spec)?,
+                Collective::Alltoall => alltoall::plan(&spec)?,
             }
         };
         Ok(Schedule { spec, plan })
@@ -236,15 +255,62 @@ impl Schedule {
             | Plan::ReduceLinear
             | Plan::ReduceScatterGather
             | Plan::Allreduce(_)
-            | Plan::Allgather(_) => None,
+            | Plan::Allgather(_)
+            | Plan::Alltoall(_) => None,
         }
     }
 
-    /// The bytes of the buffer every rank ends with: the message, or for
-    /// an allgather p blocks of it.
+    /// The bytes of the simulator's buffer, in which every rank must end
+    /// with its part: the message, an allgather's p blocks, an alltoall's
+    /// p² (see [`alltoall`]).
     pub fn buffer_bytes(&self) -> u64 {
-        let spec = &self.spec;
-        spec.collective.buffer_bytes(spec.procs, spec.msg_bytes)
+        let (p, m) = (u64::from(self.spec.procs), self.spec.msg_bytes);
+        match self.spec.collective {
+            Collective::Bcast | Collective::Reduce | Collective::Allreduce => m,
+            Collective::Allgather => p * m,
+            Collective::Alltoall => p * p * m,
+        }
+    }
+
+    /// What `rank` holds before anything is sent, where data only moves:
+    /// the root the whole buffer (a broadcast), its block (allgather), the
+    /// blocks it sends (alltoall); nothing in a reduction (its
+    /// contribution is followed apart, see [`crate::sim`]).
+    pub fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
+        let (spec, m) = (&self.spec, self.spec.msg_bytes);
+        match spec.collective {
+            Collective::Bcast if rank == spec.root => hold(Span { start: 0, end: m }),
+            Collective::Bcast | Collective::Reduce | Collective::Allreduce => {}
+            Collective::Allgather => hold(Span {
+                start: u64::from(rank) * m,
+                end: u64::from(rank + 1) * m,
+            }),
+            Collective::Alltoall => {
+                for to in 0..spec.procs {
+                    hold(alltoall::block(spec, rank, to));
+                }
+            }
+        }
+    }
+
+    /// What `rank` must hold at the end, where data only moves: the whole
+    /// buffer, or an alltoall's blocks to it.
+    pub fn needs_at_end(&self, rank: u32) -> Span {
+        let p = u64::from(self.spec.procs);
+        let m = self.spec.msg_bytes;
+        match self.spec.collective {
+            Collective::Bcast
+            | Collective::Reduce
+            | Collective::Allreduce
+            | Collective::Allgather => Span {
+                start: 0,
+                end: self.buffer_bytes(),
+            },
+            Collective::Alltoall => Span {
+                start: u64::from(rank) * p * m,
+                end: u64::from(rank + 1) * p * m,
+            },
+        }
     }
 
     /// The depth of the tree `Schedule::new(spec)` runs on, without building
@@ -266,7 +332,7 @@ impl Schedule {
                 }
             }
             // No tree: its steps are doublings or grow with the ranks.
-            Collective::Allgather => None,
+            Collective::Allgather | Collective::Alltoall => None,
         }
     }
 
@@ -291,7 +357,8 @@ impl Schedule {
             | Plan::Blocking { .. }
             | Plan::ReduceLinear
             | Plan::ReduceScatterGather
-            | Plan::Allgather(_) => {
+            | Plan::Allgather(_)
+            | Plan::Alltoall(_) => {
                 vec![Segments::new(0, self.spec.msg_bytes, 0)]
             }
             Plan::Nothing => vec![],
@@ -328,6 +395,8 @@ impl Schedule {
         match &self.plan {
             Plan::Allreduce(shape) => shape.doubles(),
             Plan::Allgather(shape) => Some(shape.doubles()),
+            // Linear and pairwise: steps grow with the ranks.
+            Plan::Alltoall(_) => Some(false),
             _ => None,
         }
     }
@@ -349,6 +418,7 @@ impl Schedule {
         match &self.plan {
             Plan::Allreduce(shape) => Some(shape.describe()),
             Plan::Allgather(shape) => Some(shape.describe()),
+            Plan::Alltoall(shape) => Some(shape.describe()),
             Plan::Linear => Some(format!("flat: root {root} sends to every other rank")),
             Plan::ReduceLinear => Some(format!(
                 "flat: every other rank sends to root {root}, which combines them in turn"
@@ -357,6 +427,46 @@ impl Schedule {
                 "reduce-scatter by recursive halving, then a binomial gather to root {root}"
             )),
             _ => None,
+        }
+    }
+
+    /// [`Schedule::ops`] with every span where `rank` keeps it in its own
+    /// memory, as the harness lays it out: the simulator's spans, except
+    /// an alltoall's (blocks to send, then blocks received: see
+    /// [`alltoall::local`]).
+    pub fn local_ops(&self, rank: u32) -> Result<Vec<Op>, String> {
+        let ops = self.ops(rank);
+        match self.spec.collective {
+            Collective::Bcast
+            | Collective::Reduce
+            | Collective::Allreduce
+            | Collective::Allgather => Ok(ops),
+            Collective::Alltoall => ops
+                .into_iter()
+                .map(|op| {
+                    op.with_bytes(|b| alltoall::local(&self.spec, rank, b))
+                        .ok_or_else(|| format!("rank {rank} neither sends nor receives {op:?}"))
+                })
+                .collect(),
+        }
+    }
+
+    /// A copy `rank` makes in its own memory besides the schedule's
+    /// messages, (from, to): an alltoall's block to itself.
+    pub fn local_copy(&self, rank: u32) -> Option<(Span, Span)> {
+        match self.spec.collective {
+            Collective::Bcast
+            | Collective::Reduce
+            | Collective::Allreduce
+            | Collective::Allgather => None,
+            Collective::Alltoall => {
+                let (p, m) = (u64::from(self.spec.procs), self.spec.msg_bytes);
+                let at = |slot: u64| Span {
+                    start: slot * m,
+                    end: (slot + 1) * m,
+                };
+                Some((at(u64::from(rank)), at(p + u64::from(rank))))
+            }
         }
     }
 
@@ -420,6 +530,7 @@ impl Schedule {
             Plan::ReduceScatterGather => reduce::scatter_gather_ops(&self.spec, rank, ops),
             Plan::Allreduce(shape) => shape.ops(&self.spec, rank, ops),
             Plan::Allgather(shape) => shape.ops(&self.spec, rank, ops),
+            Plan::Alltoall(shape) => shape.ops(&self.spec, rank, ops),
         }
     }
 }
@@ -431,6 +542,7 @@ pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
         Collective::Reduce => &reduce::SCHEDULED,
         Collective::Allreduce => &allreduce::SCHEDULED,
         Collective::Allgather => &allgather::SCHEDULED,
+        Collective::Alltoall => &alltoall::SCHEDULED,
     }
 }
 

@@ -34,17 +34,26 @@ use partials::{Clash, Pieces};
 pub trait Programs {
     fn procs(&self) -> u32;
     fn root(&self) -> u32;
-    /// The bytes of the buffer every rank must end with.
+    /// The bytes of the buffer, in which every rank must end with its
+    /// part ([`Programs::needs_at_end`]).
     fn msg_bytes(&self) -> u64;
-    /// What `rank` holds before anything is sent, where data only moves:
-    /// the root the whole buffer (a broadcast), or each rank its block.
-    fn holds_at_start(&self, rank: u32) -> Span {
-        let end = if rank == self.root() {
-            self.msg_bytes()
-        } else {
-            0
-        };
-        Span { start: 0, end }
+    /// Hands `hold` what `rank` holds before anything is sent, where data
+    /// only moves: by default the root the whole buffer (a broadcast).
+    fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
+        if rank == self.root() {
+            hold(Span {
+                start: 0,
+                end: self.msg_bytes(),
+            });
+        }
+    }
+    /// What `rank` must hold at the end, where data only moves: by default
+    /// the whole buffer.
+    fn needs_at_end(&self, _rank: u32) -> Span {
+        Span {
+            start: 0,
+            end: self.msg_bytes(),
+        }
     }
     /// Appends `rank`'s operations to `ops`.
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>);
@@ -78,16 +87,11 @@ impl Programs for Schedule {
     fn msg_bytes(&self) -> u64 {
         self.buffer_bytes()
     }
-    fn holds_at_start(&self, rank: u32) -> Span {
-        let (m, root) = (self.spec.msg_bytes, self.spec.root);
-        let (start, end) = match self.spec.collective {
-            Collective::Bcast | Collective::Reduce | Collective::Allreduce if rank == root => {
-                (0, m)
-            }
-            Collective::Bcast | Collective::Reduce | Collective::Allreduce => (0, 0),
-            Collective::Allgather => (u64::from(rank) * m, u64::from(rank + 1) * m),
-        };
-        Span { start, end }
+    fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
+        Schedule::holds_at_start(self, rank, hold)
+    }
+    fn needs_at_end(&self, rank: u32) -> Span {
+        Schedule::needs_at_end(self, rank)
     }
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
         Schedule::ops_into(self, rank, ops)
@@ -103,7 +107,7 @@ impl Programs for Schedule {
                 ordered: false,
                 everyone: true,
             }),
-            Collective::Allgather => None,
+            Collective::Allgather | Collective::Alltoall => None,
         }
     }
 }
@@ -656,9 +660,10 @@ impl<'a, C: Cost> Simulator<'a, C> {
             // message reaches them.
             let mut runnable = VecDeque::new();
             for (rank, s) in ranks.iter_mut().enumerate() {
-                let held = schedule.holds_at_start(rank as u32);
-                if !held.is_empty() {
+                schedule.holds_at_start(rank as u32, &mut |held| {
                     s.held.insert(held);
+                });
+                if s.held.total() > 0 {
                     s.queued = true;
                     runnable.push_back(rank as u32);
                 }
@@ -958,7 +963,6 @@ impl<'a, C: Cost> Simulator<'a, C> {
     }
 
     fn finish(mut self) -> Result<Outcome<C::Time>, SimError> {
-        let m = self.schedule.msg_bytes();
         let mut waiting = Vec::new();
         for rank in 0..self.schedule.procs() {
             let s = &mut self.ranks[rank as usize];
@@ -997,11 +1001,12 @@ impl<'a, C: Cost> Simulator<'a, C> {
                 if self.proving {
                     self.check_reduced(rank as u32, s)?;
                 }
-            } else if s.held.total() != m || !s.held.contains(Span { start: 0, end: m }) {
+            } else if !s.held.contains(self.schedule.needs_at_end(rank as u32)) {
+                let needed = self.schedule.needs_at_end(rank as u32);
                 return Err(SimError::Missing {
                     rank: rank as u32,
-                    held: s.held.total(),
-                    expected: m,
+                    held: s.held.overlap(needed),
+                    expected: needed.len(),
                 });
             }
         }
@@ -1100,6 +1105,14 @@ impl Intervals {
 
     fn total(&self) -> u64 {
         self.0.iter().map(Span::len).sum()
+    }
+
+    /// How many bytes of `s` are held.
+    fn overlap(&self, s: Span) -> u64 {
+        self.0
+            .iter()
+            .map(|r| r.end.min(s.end).saturating_sub(r.start.max(s.start)))
+            .sum()
     }
 }
 

@@ -731,11 +731,11 @@ impl Programs for ManualAllgather {
     fn msg_bytes(&self) -> u64 {
         u64::from(self.procs) * self.block
     }
-    fn holds_at_start(&self, rank: u32) -> Span {
-        Span {
+    fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
+        hold(Span {
             start: u64::from(rank) * self.block,
             end: u64::from(rank + 1) * self.block,
-        }
+        })
     }
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
         ops.extend_from_slice(&self.ops[rank as usize]);
@@ -817,4 +817,125 @@ fn wrapped_spans_are_the_end_and_the_start_of_the_buffer() {
         peer: 4,
         bytes: wrapped
     }));
+}
+
+fn alltoall_schedule(algorithm: Algorithm, procs: u32, block: u64) -> Result<Schedule, String> {
+    Schedule::new(Spec {
+        collective: crate::data::Collective::Alltoall,
+        algorithm,
+        procs,
+        root: 0,
+        msg_bytes: block,
+        segsize: 0,
+        fanout: None,
+    })
+}
+
+#[test]
+fn every_alltoall_algorithm_gives_every_rank_its_blocks_once_on_a_grid() {
+    for &algorithm in crate::schedule::scheduled(crate::data::Collective::Alltoall) {
+        for procs in 1..=17 {
+            for block in [0, 1, 3, 64, 1000] {
+                let s = match alltoall_schedule(algorithm, procs, block) {
+                    Ok(s) => s,
+                    Err(_) => {
+                        assert!(
+                            algorithm == Algorithm::TwoProc && procs > 2,
+                            "{algorithm} p={procs}"
+                        );
+                        continue;
+                    }
+                };
+                for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
+                    let placement =
+                        Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic)
+                            .unwrap();
+                    simulate(&s, &placement, &FLAT).unwrap_or_else(|e| {
+                        panic!("{algorithm} p={procs} block={block} {nodes} nodes: {e}")
+                    });
+                }
+                // Every message is one block the rank sends or receives:
+                // the harness has a place for it.
+                for rank in 0..procs {
+                    s.local_ops(rank).unwrap();
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn alltoall_verifier_catches_a_block_lost_or_sent_to_the_wrong_rank() {
+    let edited = |edit: &dyn Fn(&mut Vec<Vec<Op>>)| {
+        let s = alltoall_schedule(Algorithm::Pairwise, 4, 10).unwrap();
+        let mut ops: Vec<Vec<Op>> = (0..4).map(|r| s.ops(r)).collect();
+        edit(&mut ops);
+        struct Edited<'a>(&'a Schedule, Vec<Vec<Op>>);
+        impl Programs for Edited<'_> {
+            fn procs(&self) -> u32 {
+                4
+            }
+            fn root(&self) -> u32 {
+                0
+            }
+            fn msg_bytes(&self) -> u64 {
+                self.0.buffer_bytes()
+            }
+            fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
+                self.0.holds_at_start(rank, hold)
+            }
+            fn needs_at_end(&self, rank: u32) -> Span {
+                self.0.needs_at_end(rank)
+            }
+            fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
+                ops.extend_from_slice(&self.1[rank as usize]);
+            }
+        }
+        simulate(&Edited(&s, ops), &Placement::single_node(4), &FLAT)
+    };
+    assert!(edited(&|_| {}).is_ok());
+    // Pairwise's last step dropped: every rank misses the block from rank + 1.
+    assert!(matches!(
+        edited(&|ops| ops.iter_mut().for_each(|r| r.truncate(r.len() - 3))),
+        Err(SimError::Missing { .. })
+    ));
+    // Rank 0 sends rank 1 the block meant for rank 2 (both sides edited):
+    // rank 1 ends without its own block from rank 0.
+    let misrouted = |ops: &mut Vec<Vec<Op>>| {
+        // The block 0 sends 1 is [40, 50), the one 0 sends 2 is [80, 90).
+        let (right, wrong) = (Span { start: 40, end: 50 }, Span { start: 80, end: 90 });
+        for rank in ops.iter_mut().take(2) {
+            for op in rank.iter_mut() {
+                if let Op::Send { peer: 1, bytes } | Op::Irecv { peer: 0, bytes } = op {
+                    if *bytes == right {
+                        *bytes = wrong;
+                    }
+                }
+            }
+        }
+    };
+    assert!(matches!(
+        edited(&misrouted),
+        Err(SimError::Missing { rank: 1, .. })
+    ));
+}
+
+#[test]
+fn alltoall_blocks_live_where_the_harness_keeps_them() {
+    use crate::schedule::alltoall::local;
+    let spec = Spec {
+        collective: crate::data::Collective::Alltoall,
+        algorithm: Algorithm::Linear,
+        procs: 3,
+        root: 0,
+        msg_bytes: 10,
+        segsize: 0,
+        fanout: None,
+    };
+    // The block 1 sends 2 is the simulator's (2·3 + 1)-th: rank 1 keeps it
+    // at send slot 2, rank 2 at receive slot 1 (after 3 send slots).
+    let b = Span { start: 70, end: 80 };
+    assert_eq!(local(&spec, 1, b), Some(Span { start: 20, end: 30 }));
+    assert_eq!(local(&spec, 2, b), Some(Span { start: 40, end: 50 }));
+    assert_eq!(local(&spec, 0, b), None);
 }

@@ -386,7 +386,7 @@ pub fn timing_verdict(rows: &[Row]) -> Result<String, String> {
         .iter()
         .filter(|r| r.rules_seen == Some(Seen::Yes))
         .count();
-    let switched = rows.iter().filter(|r| r.rules_seen.is_some()).count();
+    let switched = rows.iter().filter(|r| r.decision != "default").count();
     if !decisive.is_empty() && yes == 0 {
         let r = decisive[0];
         return Err(format!(

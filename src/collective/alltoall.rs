@@ -1,0 +1,40 @@
+//! MPI_Alltoall: every rank sends a block of its own to every rank.
+
+use super::{named, Algorithm::*, Description, Mpich, Ompi, Semantics};
+
+pub(super) const DESCRIPTION: Description = Description {
+    name: "alltoall",
+    function: "MPI_Alltoall",
+    aliases: &[],
+    semantics: Semantics {
+        rooted: false,
+        combines: None,
+        msg_size: "the bytes of each block one rank sends another (p blocks out, p in)",
+        element_bytes: 1,
+    },
+    ompi: Ompi {
+        coll_id: 3,
+        algorithms: &[
+            named(Default, "ignore"),
+            named(Linear, "linear"),
+            named(Pairwise, "pairwise"),
+            named(ModifiedBruck, "modified_bruck"),
+            named(LinearSync, "linear_sync"),
+            named(TwoProc, "two_proc"),
+        ],
+        knomial_radix: false,
+        // coll/han has no alltoall in 5.0.
+        han: false,
+    },
+    two_ranks: &[TwoProc],
+    own: &[],
+    measured: &[Linear, Pairwise, ModifiedBruck, LinearSync, TwoProc],
+    sizes: "1:1M:x4",
+    mpich: Mpich {
+        inter: "MPIR_Alltoall_inter_pairwise_exchange",
+        // MPICH's pairwise pairs ranks by xor on powers of two, its Bruck
+        // differs from Open MPI's modified one: no schedule is the same.
+        equivalents: &[],
+    },
+    file_suffix: "-alltoall",
+};
