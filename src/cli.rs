@@ -3,7 +3,6 @@
 use crate::bench::{self, points::Sweep, Part};
 use crate::data::{Algorithm, Impl, Mapping};
 use crate::learn::LearnerKind;
-use crate::select::decision::Job;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -431,79 +430,23 @@ impl BenchArgs {
     /// The parts of the sweep asked for: the whole job, or one per size
     /// of `--procs`.
     pub fn parts(&self) -> crate::Result<Vec<Part>> {
-        let args = self;
-        let collective = args.collective.unwrap_or_default();
-        let described = collective.describe();
-        let sizes = match &args.sizes {
-            Some(s) => s.0.clone(),
-            None => parse_sizes(described.sizes).map_err(crate::Error::Usage)?.0,
-        };
-        let names: Vec<&str> = match &args.algorithms {
-            Some(a) => a.iter().map(String::as_str).collect(),
-            None => std::iter::once("default")
-                .chain(described.measured.iter().map(|a| a.name()))
-                .collect(),
-        };
-        let algorithms = names
-            .iter()
-            .map(|name| {
-                collective
-                    .algorithm(name)
-                    .ok()
-                    .filter(|a| collective.knows(*a))
-                    .ok_or_else(|| {
-                        crate::Error::Usage(format!(
-                            "--algorithms: unknown {} algorithm {name:?}; expected {}",
-                            collective.name(),
-                            collective.accepted_names()
-                        ))
-                    })
-            })
-            .collect::<crate::Result<Vec<Algorithm>>>()?;
+        let collective = self.collective.unwrap_or_default();
         let sweep = Sweep {
             collective,
-            sizes,
-            algorithms,
-            segsizes: args.segsizes.0.clone(),
-            fanouts: args.fanouts.iter().map(|f| f.0).collect(),
-            impls: args.impls.clone(),
-            arrival: arrival(args.imbalance.is_some(), args.late_fraction),
-            imbalances: args.imbalance.clone().unwrap_or_else(|| vec![0.0]),
+            sizes: Sweep::sizes(collective, self.sizes.as_ref().map(|s| &s.0[..]))
+                .map_err(crate::Error::Usage)?,
+            algorithms: Sweep::algorithms(collective, self.algorithms.as_deref())
+                .map_err(crate::Error::Usage)?,
+            segsizes: self.segsizes.0.clone(),
+            fanouts: self.fanouts.iter().map(|f| f.0).collect(),
+            impls: self.impls.clone(),
+            arrival: arrival(self.imbalance.is_some(), self.late_fraction),
+            imbalances: self.imbalance.clone().unwrap_or_else(|| vec![0.0]),
         };
-        let points = sweep.points().map_err(crate::Error::Usage)?;
-        let part = |procs| Part {
-            procs,
-            mapping: args.mapping,
-            arrival: sweep.arrival,
-            points: points.clone(),
-        };
-        let procs = args.procs()?;
-        Ok(if procs.is_empty() {
-            vec![part(None)]
-        } else {
-            procs.into_iter().map(|p| part(Some(p))).collect()
-        })
-    }
-
-    /// `--procs` as ascending communicator sizes without repeats.
-    fn procs(&self) -> crate::Result<Vec<u32>> {
-        let args = self;
-        let Some(list) = &args.procs else {
-            return Ok(Vec::new());
-        };
-        let mut procs = list
-            .0
-            .iter()
-            .map(|&p| match u32::try_from(p) {
-                Ok(p) if p >= 1 => Ok(p),
-                _ => Err(crate::Error::Usage(format!(
-                    "--procs {p}: expected a size of 1 or more ranks"
-                ))),
-            })
-            .collect::<crate::Result<Vec<u32>>>()?;
-        procs.sort_unstable();
-        procs.dedup();
-        Ok(procs)
+        let procs = self.procs.as_ref().map(|p| &p.0[..]);
+        sweep
+            .parts(procs, self.mapping)
+            .map_err(crate::Error::Usage)
     }
 }
 
@@ -787,76 +730,6 @@ pub struct PredictArgs {
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
-}
-
-impl PredictArgs {
-    /// The job, or one job per `--procs` value spread over `--nodes`
-    /// nodes, for ranks arriving as `--imbalance` says.
-    pub fn jobs(&self) -> crate::Result<Vec<Job>> {
-        let args = self;
-        let arrival = arrival(args.imbalance.is_some(), args.late_fraction);
-        let mut shapes: Vec<(u32, u32, u32)> = match (&args.procs, args.ppn) {
-            (Some(list), _) => list
-                .0
-                .iter()
-                .map(|&p| {
-                    let procs = u32::try_from(p)
-                        .map_err(|_| crate::Error::Usage(format!("--procs {p} is too large")))?;
-                    let nodes = args.nodes.min(procs);
-                    Ok((procs, nodes, procs.div_ceil(nodes.max(1))))
-                })
-                .collect::<crate::Result<_>>()?,
-            (None, Some(ppn)) => {
-                let procs = args
-                    .nodes
-                    .checked_mul(ppn)
-                    .ok_or_else(|| crate::Error::Usage("--nodes x --ppn is too large".into()))?;
-                vec![(procs, args.nodes, ppn)]
-            }
-            (None, None) => return Err(crate::Error::Usage("give --ppn or --procs".into())),
-        };
-        // A 1-rank collective sends nothing: left out of a list, refused alone.
-        if shapes.iter().all(|&(procs, ..)| procs == 1) {
-            return Err(crate::Error::Usage(
-                "a job of 1 rank: its collectives send nothing, so there is nothing to decide; \
-             give 2 ranks or more"
-                    .into(),
-            ));
-        }
-        if shapes.iter().any(|&(procs, ..)| procs == 1) {
-            eprintln!("note: --procs 1 left out: a 1-rank collective sends nothing");
-            shapes.retain(|&(procs, ..)| procs > 1);
-        }
-        shapes
-            .into_iter()
-            .map(|(procs, nodes, ppn)| {
-                crate::data::Placement::new(procs, nodes, ppn, args.mapping.node_order())
-                    .map_err(|why| crate::Error::Usage(format!("job of {procs} ranks: {why}")))?;
-                Ok(Job {
-                    nodes,
-                    ppn,
-                    procs,
-                    mapping: args.mapping,
-                    imbalance: args.imbalance.unwrap_or(0.0),
-                    arrival,
-                })
-            })
-            .collect()
-    }
-
-    /// `--sizes`, or the sizes `trained` on: a collective of no data returns
-    /// at once in Open MPI and MPICH, so there is nothing to decide there.
-    pub fn sizes(&self, trained: &[u64]) -> crate::Result<Vec<u64>> {
-        match &self.sizes {
-            Some(list) if list.0.contains(&0) => Err(crate::Error::Usage(
-                "--sizes has 0 B: a collective of no data returns without \
-                 communicating, so there is nothing to decide; give sizes of 1 byte or more"
-                    .into(),
-            )),
-            Some(list) => Ok(list.0.clone()),
-            None => Ok(trained.iter().copied().filter(|&m| m > 0).collect()),
-        }
-    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,7 +1,8 @@
 //! The points of a campaign: message sizes × candidates, in the order they
 //! are measured, and which of them an existing CSV already holds.
 
-use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Dataset, Impl};
+use super::Part;
+use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Dataset, Impl, Mapping};
 use crate::schedule::scheduled;
 use std::collections::HashSet;
 
@@ -20,6 +21,71 @@ pub struct Sweep {
     pub arrival: Arrival,
     /// Imbalance factors X to measure.
     pub imbalances: Vec<f64>,
+}
+
+impl Sweep {
+    /// `bench`'s message sizes: those asked, or the collective's default.
+    pub fn sizes(collective: Collective, asked: Option<&[u64]>) -> Result<Vec<u64>, String> {
+        match asked {
+            Some(sizes) => Ok(sizes.to_vec()),
+            None => crate::units::parse_size_list(collective.describe().sizes),
+        }
+    }
+
+    /// The algorithms named (names or Open MPI ids of `collective`), or
+    /// `default` and the collective's candidates measured by default.
+    pub fn algorithms(
+        collective: Collective,
+        names: Option<&[String]>,
+    ) -> Result<Vec<Algorithm>, String> {
+        let Some(names) = names else {
+            let measured = collective.describe().measured;
+            return Ok(std::iter::once(Algorithm::Default)
+                .chain(measured.iter().copied())
+                .collect());
+        };
+        names
+            .iter()
+            .map(|name| {
+                collective
+                    .algorithm(name)
+                    .ok()
+                    .filter(|a| collective.knows(*a))
+                    .ok_or_else(|| {
+                        format!(
+                            "--algorithms: unknown {} algorithm {name:?}; expected {}",
+                            collective.name(),
+                            collective.accepted_names()
+                        )
+                    })
+            })
+            .collect()
+    }
+
+    /// The parts of the sweep: the whole job, or one per communicator size
+    /// of `procs` (ascending, once each).
+    pub fn parts(&self, procs: Option<&[u64]>, mapping: Mapping) -> Result<Vec<Part>, String> {
+        let points = self.points()?;
+        let part = |procs| Part {
+            procs,
+            mapping,
+            arrival: self.arrival,
+            points: points.clone(),
+        };
+        let Some(list) = procs else {
+            return Ok(vec![part(None)]);
+        };
+        let mut sizes = list
+            .iter()
+            .map(|&p| match u32::try_from(p) {
+                Ok(p) if p >= 1 => Ok(p),
+                _ => Err(format!("--procs {p}: expected a size of 1 or more ranks")),
+            })
+            .collect::<Result<Vec<u32>, String>>()?;
+        sizes.sort_unstable();
+        sizes.dedup();
+        Ok(sizes.into_iter().map(|p| part(Some(p))).collect())
+    }
 }
 
 /// One measurement: a message size, an imbalance factor and a candidate.

@@ -2,13 +2,21 @@ use crate::cli::PredictArgs;
 use crate::data::System;
 use crate::error::{Error, Result};
 use crate::export::{self, mpich_json, Format, Section};
-use crate::select::decision::DecisionTable;
+use crate::select::decision::{self, DecisionTable, Shapes};
 use crate::select::validation;
 use crate::train::{store, Choice};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
     let choice: Choice = args.learner.parse().map_err(Error::Usage)?;
-    let jobs = args.jobs()?;
+    let jobs = Shapes {
+        nodes: args.nodes,
+        ppn: args.ppn,
+        procs: args.procs.as_ref().map(|p| &p.0[..]),
+        mapping: args.mapping,
+        imbalance: args.imbalance,
+        arrival: crate::cli::arrival(args.imbalance.is_some(), args.late_fraction),
+    }
+    .jobs()?;
     let mut sections = Vec::new();
     let mut systems: Vec<System> = Vec::new();
     let mut labels = Vec::new();
@@ -18,7 +26,8 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         let trained = store::load(model, choice)?;
         let system = trained.manifest.training.system();
         let collective = system.collective;
-        let sizes = args.sizes(&trained.manifest.training.msg_bytes)?;
+        let asked = args.sizes.as_ref().map(|s| &s.0[..]);
+        let sizes = decision::sizes(asked, &trained.manifest.training.msg_bytes)?;
         // MPICH lacks some of Open MPI's algorithms: decide among what it has.
         let allowed = (args.format == Format::MpichJson).then(|| {
             let (allowed, left_out) =

@@ -3,6 +3,7 @@
 
 use crate::data::metrics::NEAR;
 use crate::data::{Arrival, Candidate, Config, Mapping};
+use crate::error::{Error, Result};
 use crate::select::{Decider, Ranked};
 use serde::Serialize;
 
@@ -16,6 +17,86 @@ pub struct Job {
     /// The arrival the decisions are for: imbalance factor X and pattern.
     pub imbalance: f64,
     pub arrival: Arrival,
+}
+
+/// How the jobs to decide for are given: a list of communicator sizes
+/// spread over `nodes` nodes, or `nodes` × `ppn`.
+pub struct Shapes<'a> {
+    pub nodes: u32,
+    pub ppn: Option<u32>,
+    pub procs: Option<&'a [u64]>,
+    pub mapping: Mapping,
+    /// The arrival decided for: imbalance factor X (none: balanced) and
+    /// pattern.
+    pub imbalance: Option<f64>,
+    pub arrival: Arrival,
+}
+
+impl Shapes<'_> {
+    /// The jobs: one per communicator size, or the one job; 1-rank jobs
+    /// (whose collectives send nothing) left out of a list, refused alone.
+    pub fn jobs(&self) -> Result<Vec<Job>> {
+        let mut shapes: Vec<(u32, u32, u32)> = match (self.procs, self.ppn) {
+            (Some(list), _) => list
+                .iter()
+                .map(|&p| {
+                    let procs = u32::try_from(p)
+                        .map_err(|_| Error::Usage(format!("--procs {p} is too large")))?;
+                    let nodes = self.nodes.min(procs);
+                    Ok((procs, nodes, procs.div_ceil(nodes.max(1))))
+                })
+                .collect::<Result<_>>()?,
+            (None, Some(ppn)) => {
+                let procs = self
+                    .nodes
+                    .checked_mul(ppn)
+                    .ok_or_else(|| Error::Usage("--nodes x --ppn is too large".into()))?;
+                vec![(procs, self.nodes, ppn)]
+            }
+            (None, None) => return Err(Error::Usage("give --ppn or --procs".into())),
+        };
+        if shapes.iter().all(|&(procs, ..)| procs == 1) {
+            return Err(Error::Usage(
+                "a job of 1 rank: its collectives send nothing, so there is nothing to decide; \
+                 give 2 ranks or more"
+                    .into(),
+            ));
+        }
+        if shapes.iter().any(|&(procs, ..)| procs == 1) {
+            eprintln!("note: --procs 1 left out: a 1-rank collective sends nothing");
+            shapes.retain(|&(procs, ..)| procs > 1);
+        }
+        shapes
+            .into_iter()
+            .map(|(procs, nodes, ppn)| {
+                crate::data::Placement::new(procs, nodes, ppn, self.mapping.node_order())
+                    .map_err(|why| Error::Usage(format!("job of {procs} ranks: {why}")))?;
+                Ok(Job {
+                    nodes,
+                    ppn,
+                    procs,
+                    mapping: self.mapping,
+                    imbalance: self.imbalance.unwrap_or(0.0),
+                    arrival: self.arrival,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The message sizes to decide for: those `asked`, or those `trained` on;
+/// a collective of no data returns at once in Open MPI and MPICH, so
+/// there is nothing to decide at 0 B.
+pub fn sizes(asked: Option<&[u64]>, trained: &[u64]) -> Result<Vec<u64>> {
+    match asked {
+        Some(list) if list.contains(&0) => Err(Error::Usage(
+            "--sizes has 0 B: a collective of no data returns without communicating, so there \
+             is nothing to decide; give sizes of 1 byte or more"
+                .into(),
+        )),
+        Some(list) => Ok(list.to_vec()),
+        None => Ok(trained.iter().copied().filter(|&m| m > 0).collect()),
+    }
 }
 
 impl Job {
