@@ -311,26 +311,17 @@ fn every_reduce_algorithm_sums_exactly_for_every_job_size() {
 fn every_allreduce_algorithm_sums_exactly_on_every_rank() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("allreduce.csv");
-    for ranks in [2, 3, 5, 8] {
-        ok(&bench(
-            ranks,
-            &csv,
-            &[
-                "--collective",
-                "allreduce",
-                "--segsizes",
-                "0,1K",
-                "--sizes",
-                "0,4,12,1000,100000,1M",
-                "--warmup",
-                "0",
-                "--min-reps",
-                "2",
-                "--max-reps",
-                "2",
-            ],
-        ));
-    }
+    on_2_3_5_8_ranks(
+        &csv,
+        &[
+            "--collective",
+            "allreduce",
+            "--segsizes",
+            "0,1K",
+            "--sizes",
+            "0,4,12,1000,100000,1M",
+        ],
+    );
     let data = load_files_of(&csv, bcast_select::data::Collective::Allreduce);
     // Per size and job: default 1; linear, nonoverlapping, recursive
     // doubling, ring, rabenseifner 2 each; segmented ring 2 segs x 2 impls.
@@ -373,35 +364,26 @@ fn every_allreduce_algorithm_sums_exactly_on_every_rank() {
 /// neighbor exchange's fallbacks), two_proc on 2 ranks only. A forced slow
 /// choice is slower: Open MPI's linear (a gather, then a broadcast) at
 /// 1 MiB blocks on 2 ranks, one per core, against recursive doubling's one
-/// exchange (2.5x here; on 4 oversubscribed ranks as little as 1.3x), and our ring's 7 steps at 1 B on 8
-/// ranks against recursive doubling's 3 (the better of two jobs'
-/// medians compared).
+/// exchange (2.5x here; on 4 oversubscribed ranks as little as 1.3x), and
+/// our ring's 7 steps at 1 B on 8 ranks against recursive doubling's 3
+/// (the better of two jobs' medians compared).
 #[test]
 fn every_allgather_algorithm_gives_every_rank_every_block() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("allgather.csv");
-    for ranks in [2, 3, 5, 8] {
-        ok(&bench(
-            ranks,
-            &csv,
-            &[
-                "--collective",
-                "allgather",
-                "--algorithms",
-                "default,linear,bruck,recursive_doubling,ring,neighbor,two_proc,sparbit",
-                "--impl",
-                "own,ompi",
-                "--sizes",
-                "0,1,3,1000,100000,1M",
-                "--warmup",
-                "0",
-                "--min-reps",
-                "2",
-                "--max-reps",
-                "2",
-            ],
-        ));
-    }
+    on_2_3_5_8_ranks(
+        &csv,
+        &[
+            "--collective",
+            "allgather",
+            "--algorithms",
+            "default,linear,bruck,recursive_doubling,ring,neighbor,two_proc,sparbit",
+            "--impl",
+            "own,ompi",
+            "--sizes",
+            "0,1,3,1000,100000,1M",
+        ],
+    );
     let data = load_files_of(&csv, bcast_select::data::Collective::Allgather);
     // Per size: default and linear (Open MPI's only) 1 each; bruck,
     // recursive doubling, ring, neighbor 2 each; sparbit ours only (the
@@ -410,29 +392,14 @@ fn every_allgather_algorithm_gives_every_rank_every_block() {
     let expected: usize = [2, 3, 5, 8].iter().map(|&r| 6 * per_size(r)).sum();
     assert_eq!(data.measurements().len(), expected);
 
-    let slow = |ranks: u32, algorithms: &str, imp: &str, size: &str, run: u32| {
-        let csv = dir.path().join(format!("{ranks}-{imp}-{run}.csv"));
-        ok(&bench(
-            ranks,
-            &csv,
-            &[
-                "--collective",
-                "allgather",
-                "--algorithms",
-                algorithms,
-                "--impl",
-                imp,
-                "--sizes",
-                size,
-                "--min-reps",
-                "50",
-                "--max-reps",
-                "400",
-            ],
-        ));
-        load_files_of(&csv, bcast_select::data::Collective::Allgather)
-    };
-    let data = [1, 2].map(|run| slow(2, "linear,recursive_doubling", "ompi", "1M", run));
+    let data = two_jobs(
+        &dir,
+        2,
+        "allgather",
+        "linear,recursive_doubling",
+        "ompi",
+        "1M",
+    );
     let (linear, doubling) = (
         typical(&data, Algorithm::Linear, Impl::Ompi),
         typical(&data, Algorithm::RecursiveDoubling, Impl::Ompi),
@@ -441,7 +408,7 @@ fn every_allgather_algorithm_gives_every_rank_every_block() {
         linear > 1.3 * doubling,
         "linear {linear} us vs {doubling} us"
     );
-    let data = [1, 2].map(|run| slow(8, "ring,recursive_doubling", "own", "1", run));
+    let data = two_jobs(&dir, 8, "allgather", "ring,recursive_doubling", "own", "1");
     let (ring, doubling) = (
         typical(&data, Algorithm::Ring, Impl::Own),
         typical(&data, Algorithm::RecursiveDoubling, Impl::Own),
@@ -459,28 +426,19 @@ fn every_allgather_algorithm_gives_every_rank_every_block() {
 fn every_alltoall_algorithm_gives_every_rank_its_blocks() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("alltoall.csv");
-    for ranks in [2, 3, 5, 8] {
-        ok(&bench(
-            ranks,
-            &csv,
-            &[
-                "--collective",
-                "alltoall",
-                "--algorithms",
-                "default,linear,pairwise,modified_bruck,linear_sync,two_proc",
-                "--impl",
-                "own,ompi",
-                "--sizes",
-                "0,1,3,1000,100000,1M",
-                "--warmup",
-                "0",
-                "--min-reps",
-                "2",
-                "--max-reps",
-                "2",
-            ],
-        ));
-    }
+    on_2_3_5_8_ranks(
+        &csv,
+        &[
+            "--collective",
+            "alltoall",
+            "--algorithms",
+            "default,linear,pairwise,modified_bruck,linear_sync,two_proc",
+            "--impl",
+            "own,ompi",
+            "--sizes",
+            "0,1,3,1000,100000,1M",
+        ],
+    );
     let data = load_files_of(&csv, bcast_select::data::Collective::Alltoall);
     // Per size: default and modified_bruck (Open MPI's only) 1 each;
     // linear, pairwise, linear_sync 2 each; two_proc 2 on 2 ranks.
@@ -489,28 +447,7 @@ fn every_alltoall_algorithm_gives_every_rank_its_blocks() {
     assert_eq!(data.measurements().len(), expected);
 
     for (imp, which) in [("own", Impl::Own), ("ompi", Impl::Ompi)] {
-        let data = [1, 2].map(|run| {
-            let csv = dir.path().join(format!("slow-{imp}-{run}.csv"));
-            ok(&bench(
-                8,
-                &csv,
-                &[
-                    "--collective",
-                    "alltoall",
-                    "--algorithms",
-                    "pairwise,linear",
-                    "--impl",
-                    imp,
-                    "--sizes",
-                    "1",
-                    "--min-reps",
-                    "50",
-                    "--max-reps",
-                    "400",
-                ],
-            ));
-            load_files_of(&csv, bcast_select::data::Collective::Alltoall)
-        });
+        let data = two_jobs(&dir, 8, "alltoall", "pairwise,linear", imp, "1");
         let (pairwise, linear) = (
             typical(&data, Algorithm::Pairwise, which),
             typical(&data, Algorithm::Linear, which),
@@ -520,6 +457,43 @@ fn every_alltoall_algorithm_gives_every_rank_its_blocks() {
             "{imp}: pairwise {pairwise} us vs linear {linear} us"
         );
     }
+}
+
+/// Two jobs of `ranks` timing `algorithms` of `collective` run by `imp`
+/// at `size`, each into a file of its own (a file is resumed, not
+/// measured again).
+fn two_jobs(
+    dir: &tempfile::TempDir,
+    ranks: u32,
+    collective: &str,
+    algorithms: &str,
+    imp: &str,
+    size: &str,
+) -> [Dataset; 2] {
+    [1, 2].map(|run| {
+        let csv = dir
+            .path()
+            .join(format!("{collective}-{ranks}-{imp}-{run}.csv"));
+        ok(&bench(
+            ranks,
+            &csv,
+            &[
+                "--collective",
+                collective,
+                "--algorithms",
+                algorithms,
+                "--impl",
+                imp,
+                "--sizes",
+                size,
+                "--min-reps",
+                "50",
+                "--max-reps",
+                "400",
+            ],
+        ));
+        load_files_of(&csv, collective.parse().unwrap())
+    })
 }
 
 /// The median time of `algorithm` run by `imp` in the better of several
@@ -532,6 +506,16 @@ fn typical(data: &[Dataset], algorithm: Algorithm, imp: Impl) -> f64 {
         .filter(|m| m.candidate.algorithm == algorithm && m.candidate.implementation == imp)
         .map(|m| m.time_us)
         .fold(f64::INFINITY, f64::min)
+}
+
+/// `bench` with `args` on 2, 3, 5 and 8 ranks into `csv`, two timed calls
+/// per point: every result checked, little time.
+fn on_2_3_5_8_ranks(csv: &Path, args: &[&str]) {
+    let quick = ["--warmup", "0", "--min-reps", "2", "--max-reps", "2"];
+    for ranks in [2, 3, 5, 8] {
+        let all: Vec<&str> = args.iter().chain(&quick).copied().collect();
+        ok(&bench(ranks, csv, &all));
+    }
 }
 
 fn load_files_of(path: &Path, collective: bcast_select::data::Collective) -> Dataset {

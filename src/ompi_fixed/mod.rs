@@ -191,21 +191,49 @@ pub fn allreduce_algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
 pub fn allreduce_candidate(procs: u32, msg_bytes: u64) -> Candidate {
     let id = allreduce_algorithm_id(procs, msg_bytes);
     let count = msg_bytes / crate::data::element_bytes(msg_bytes);
-    let algorithm =
-        match Collective::Allreduce.describe().ompi.algorithms[usize::from(id)].algorithm {
-            Algorithm::SegmentedRing | Algorithm::Ring if count < u64::from(procs) => {
-                Algorithm::RecursiveDoubling
-            }
-            Algorithm::SegmentedRing => Algorithm::Ring,
-            Algorithm::Rabenseifner if procs > 0 && count < 1 << procs.ilog2() => Algorithm::Linear,
-            a => a,
-        };
+    unsegmented(match algorithm_of(Collective::Allreduce, id) {
+        Algorithm::SegmentedRing | Algorithm::Ring if count < u64::from(procs) => {
+            Algorithm::RecursiveDoubling
+        }
+        Algorithm::SegmentedRing => Algorithm::Ring,
+        Algorithm::Rabenseifner if procs > 0 && count < 1 << procs.ilog2() => Algorithm::Linear,
+        a => a,
+    })
+}
+
+/// Open MPI's algorithm of `collective` with id `id` (the decisions here
+/// only name ids Open MPI has).
+fn algorithm_of(collective: Collective, id: u8) -> Algorithm {
+    collective.describe().ompi.algorithms[usize::from(id)].algorithm
+}
+
+/// `algorithm` as the fixed decisions call it: no segments, the default
+/// fan-out, Open MPI's.
+fn unsegmented(algorithm: Algorithm) -> Candidate {
     Candidate {
         algorithm,
         segsize: None,
         fanout: None,
         implementation: Impl::Ompi,
     }
+}
+
+/// Below a communicator size: (bytes below a bound, algorithm id) in order,
+/// then the id of larger messages.
+type SizeRule = (u32, &'static [(u64, u8)], u8);
+
+/// A fixed decision written as rules per communicator size: the first
+/// rule whose bound is above `procs` (else the last), then its first
+/// (bound, id) whose bound is above `bytes` (else the rule's last id).
+fn look_up(rules: &[SizeRule], procs: u32, bytes: u64) -> u8 {
+    let (_, table, otherwise) = rules
+        .iter()
+        .find(|(below, ..)| procs < *below)
+        .unwrap_or(&rules[rules.len() - 1]);
+    table
+        .iter()
+        .find(|(below, _)| bytes < *below)
+        .map_or(*otherwise, |(_, id)| *id)
 }
 
 /// Open MPI's fixed allgather decision
@@ -218,10 +246,7 @@ fn allgather_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
     if procs < 32 {
         return 3;
     }
-    // Per communicator size below the bound: (block bytes below the bound,
-    // algorithm) in order, then the algorithm of larger blocks.
-    type Rule = (u32, &'static [(u64, u8)], u8);
-    const RULES: [Rule; 7] = [
+    const RULES: [SizeRule; 8] = [
         (64, &[(1024, 3), (65536, 5)], 4),
         (128, &[(512, 3), (65536, 5)], 4),
         (256, &[(512, 3), (131072, 5), (524288, 4), (1048576, 5)], 4),
@@ -252,16 +277,9 @@ fn allgather_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
             5,
         ),
         (4096, &[(32, 2), (128, 3), (512, 2), (4096, 3)], 5),
+        (u32::MAX, &[(2, 3), (8, 2), (16, 3), (512, 2), (4096, 3)], 5),
     ];
-    const LARGEST: &[(u64, u8)] = &[(2, 3), (8, 2), (16, 3), (512, 2), (4096, 3)];
-    let (table, otherwise) = RULES
-        .iter()
-        .find(|(below, ..)| procs < *below)
-        .map_or((LARGEST, 5), |(_, table, otherwise)| (*table, *otherwise));
-    table
-        .iter()
-        .find(|(below, _)| block_bytes < *below)
-        .map_or(otherwise, |(_, alg)| *alg)
+    look_up(&RULES, procs, block_bytes)
 }
 
 /// The candidate Open MPI's fixed allgather decision runs, named as what
@@ -269,28 +287,18 @@ fn allgather_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
 /// on an odd number of ranks the ring (the schedules' fallbacks).
 pub fn allgather_candidate(procs: u32, block_bytes: u64) -> Candidate {
     let id = allgather_algorithm_id(procs, block_bytes);
-    let algorithm =
-        match Collective::Allgather.describe().ompi.algorithms[usize::from(id)].algorithm {
-            Algorithm::RecursiveDoubling if !procs.is_power_of_two() => Algorithm::Bruck,
-            Algorithm::Neighbor if !procs.is_multiple_of(2) => Algorithm::Ring,
-            a => a,
-        };
-    Candidate {
-        algorithm,
-        segsize: None,
-        fanout: None,
-        implementation: Impl::Ompi,
-    }
+    unsegmented(match algorithm_of(Collective::Allgather, id) {
+        Algorithm::RecursiveDoubling if !procs.is_power_of_two() => Algorithm::Bruck,
+        Algorithm::Neighbor if !procs.is_multiple_of(2) => Algorithm::Ring,
+        a => a,
+    })
 }
 
 /// Open MPI's fixed alltoall decision
 /// (`ompi_coll_tuned_alltoall_intra_dec_fixed`, identical in 4.1 and 5.0):
 /// the algorithm id for `procs` ranks and blocks of `block_bytes`.
 fn alltoall_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
-    // Per communicator size below the bound: (block bytes below the bound,
-    // algorithm) in order, then the algorithm of larger blocks.
-    type Rule = (u32, &'static [(u64, u8)], u8);
-    const RULES: [Rule; 12] = [
+    const RULES: [SizeRule; 12] = [
         (
             3,
             &[
@@ -345,25 +353,15 @@ fn alltoall_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
             4,
         ),
     ];
-    let (_, table, otherwise) = RULES
-        .iter()
-        .find(|(below, ..)| procs < *below)
-        .unwrap_or(&RULES[RULES.len() - 1]);
-    table
-        .iter()
-        .find(|(below, _)| block_bytes < *below)
-        .map_or(*otherwise, |(_, alg)| *alg)
+    look_up(&RULES, procs, block_bytes)
 }
 
 /// The candidate Open MPI's fixed alltoall decision runs.
 pub fn alltoall_candidate(procs: u32, block_bytes: u64) -> Candidate {
-    let id = alltoall_algorithm_id(procs, block_bytes);
-    Candidate {
-        algorithm: Collective::Alltoall.describe().ompi.algorithms[usize::from(id)].algorithm,
-        segsize: None,
-        fanout: None,
-        implementation: Impl::Ompi,
-    }
+    unsegmented(algorithm_of(
+        Collective::Alltoall,
+        alltoall_algorithm_id(procs, block_bytes),
+    ))
 }
 
 /// What `default` runs for `collective` under Open MPI's fixed decision.
@@ -482,5 +480,28 @@ mod tests {
             decision(Collective::Allreduce, 200, K).map(|c| c.algorithm),
             Some(Algorithm::Nonoverlapping)
         );
+    }
+
+    #[test]
+    fn allgather_and_alltoall_follow_the_fixed_tables() {
+        let ag = |p, m| allgather_candidate(p, m).algorithm;
+        assert_eq!(ag(2, 1 << 20), Algorithm::TwoProc);
+        assert_eq!(ag(8, 1), Algorithm::RecursiveDoubling);
+        // Recursive doubling off powers of two runs Bruck.
+        assert_eq!(ag(12, 1), Algorithm::Bruck);
+        assert_eq!(ag(64, 1024), Algorithm::Neighbor);
+        assert_eq!(ag(64, 65536), Algorithm::Ring);
+        assert_eq!(ag(300, 64), Algorithm::Bruck);
+        assert_eq!(ag(5000, 4), Algorithm::Bruck);
+        assert_eq!(ag(5000, 1 << 20), Algorithm::Neighbor);
+        let a2a = |p, m| alltoall_candidate(p, m).algorithm;
+        assert_eq!(a2a(2, 1), Algorithm::Pairwise);
+        assert_eq!(a2a(2, 2), Algorithm::TwoProc);
+        assert_eq!(a2a(4, 100), Algorithm::LinearSync);
+        assert_eq!(a2a(4, 600_000), Algorithm::Pairwise);
+        assert_eq!(a2a(300, 100), Algorithm::ModifiedBruck);
+        assert_eq!(a2a(300, 1 << 20), Algorithm::Pairwise);
+        assert_eq!(a2a(3000, 5000), Algorithm::Linear);
+        assert_eq!(a2a(5000, 100_000), Algorithm::LinearSync);
     }
 }

@@ -641,9 +641,15 @@ fn timing_without_the_proof_gives_the_same_times() {
     }
 }
 
-fn allgather_schedule(algorithm: Algorithm, procs: u32, block: u64) -> Result<Schedule, String> {
+/// A schedule of a collective that moves blocks (allgather, alltoall).
+fn block_schedule(
+    collective: crate::data::Collective,
+    algorithm: Algorithm,
+    procs: u32,
+    block: u64,
+) -> Result<Schedule, String> {
     Schedule::new(Spec {
-        collective: crate::data::Collective::Allgather,
+        collective,
         algorithm,
         procs,
         root: 0,
@@ -653,21 +659,27 @@ fn allgather_schedule(algorithm: Algorithm, procs: u32, block: u64) -> Result<Sc
     })
 }
 
-#[test]
-fn every_allgather_algorithm_gives_every_rank_every_block_once_on_a_grid() {
-    for &algorithm in crate::schedule::scheduled(crate::data::Collective::Allgather) {
+fn allgather_schedule(algorithm: Algorithm, procs: u32, block: u64) -> Result<Schedule, String> {
+    block_schedule(crate::data::Collective::Allgather, algorithm, procs, block)
+}
+
+fn alltoall_schedule(algorithm: Algorithm, procs: u32, block: u64) -> Result<Schedule, String> {
+    block_schedule(crate::data::Collective::Alltoall, algorithm, procs, block)
+}
+
+/// Every scheduled algorithm of `collective` on a grid of ranks (1–17),
+/// blocks, node counts and orders: every rank ends with what it must, once;
+/// two_proc exists on 2 ranks only (and on 1, with nothing to do).
+fn every_block_algorithm_delivers_on_a_grid(collective: crate::data::Collective) {
+    for &algorithm in crate::schedule::scheduled(collective) {
         for procs in 1..=17 {
             for block in [0, 1, 3, 64, 1000] {
-                let s = match allgather_schedule(algorithm, procs, block) {
-                    Ok(s) => s,
-                    // two_proc exists on 2 ranks only (and on 1, nothing to do).
-                    Err(_) => {
-                        assert!(
-                            algorithm == Algorithm::TwoProc && procs > 2,
-                            "{algorithm} p={procs}"
-                        );
-                        continue;
-                    }
+                let Ok(s) = block_schedule(collective, algorithm, procs, block) else {
+                    assert!(
+                        algorithm == Algorithm::TwoProc && procs > 2,
+                        "{algorithm} p={procs}"
+                    );
+                    continue;
                 };
                 for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
                     for order in [NodeOrder::Block, NodeOrder::Cyclic] {
@@ -678,9 +690,18 @@ fn every_allgather_algorithm_gives_every_rank_every_block_once_on_a_grid() {
                         });
                     }
                 }
+                // Every message has a place in its ranks' memory.
+                for rank in 0..procs {
+                    s.local_ops(rank).unwrap();
+                }
             }
         }
     }
+}
+
+#[test]
+fn every_allgather_algorithm_gives_every_rank_every_block_once_on_a_grid() {
+    every_block_algorithm_delivers_on_a_grid(crate::data::Collective::Allgather);
 }
 
 #[test]
@@ -819,49 +840,9 @@ fn wrapped_spans_are_the_end_and_the_start_of_the_buffer() {
     }));
 }
 
-fn alltoall_schedule(algorithm: Algorithm, procs: u32, block: u64) -> Result<Schedule, String> {
-    Schedule::new(Spec {
-        collective: crate::data::Collective::Alltoall,
-        algorithm,
-        procs,
-        root: 0,
-        msg_bytes: block,
-        segsize: 0,
-        fanout: None,
-    })
-}
-
 #[test]
 fn every_alltoall_algorithm_gives_every_rank_its_blocks_once_on_a_grid() {
-    for &algorithm in crate::schedule::scheduled(crate::data::Collective::Alltoall) {
-        for procs in 1..=17 {
-            for block in [0, 1, 3, 64, 1000] {
-                let s = match alltoall_schedule(algorithm, procs, block) {
-                    Ok(s) => s,
-                    Err(_) => {
-                        assert!(
-                            algorithm == Algorithm::TwoProc && procs > 2,
-                            "{algorithm} p={procs}"
-                        );
-                        continue;
-                    }
-                };
-                for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
-                    let placement =
-                        Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic)
-                            .unwrap();
-                    simulate(&s, &placement, &FLAT).unwrap_or_else(|e| {
-                        panic!("{algorithm} p={procs} block={block} {nodes} nodes: {e}")
-                    });
-                }
-                // Every message is one block the rank sends or receives:
-                // the harness has a place for it.
-                for rank in 0..procs {
-                    s.local_ops(rank).unwrap();
-                }
-            }
-        }
-    }
+    every_block_algorithm_delivers_on_a_grid(crate::data::Collective::Alltoall);
 }
 
 #[test]
