@@ -130,7 +130,8 @@ impl TunedControl {
     /// outranks tuned and the communicator spans nodes; tuned otherwise
     /// (forced algorithms and `tuned` run where HAN is left out).
     pub fn component(&self, candidate: &Candidate, nodes: u32) -> &'static str {
-        if candidate.is_default() && self.han_outranks_tuned && nodes > 1 {
+        let han_serves = self.collective.describe().ompi.han;
+        if candidate.is_default() && self.han_outranks_tuned && han_serves && nodes > 1 {
             "han"
         } else {
             "tuned"
