@@ -1,5 +1,6 @@
-//! bcast-select: choose the fastest MPI_Bcast algorithm, segment size and
-//! fan-out per message size for a job, from benchmark measurements.
+//! bcast-select: choose the fastest algorithm, segment size and fan-out of
+//! each MPI collective it knows (`collective`) per message size for a job,
+//! from measurements on the job's machine.
 //!
 //! The modules follow the pipeline, each a folder, in the order they build
 //! on each other: each imports only modules listed above it (doc links
