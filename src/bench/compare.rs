@@ -149,7 +149,7 @@ pub fn requests(
             ..*rounds
         };
         let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
-        let buf = &mut buf[..collective.buffer_bytes(procs, request.msg_bytes) as usize];
+        let buf = &mut buf[..collective.local_bytes(procs, request.msg_bytes) as usize];
         out.push(Some(compare(
             comm,
             &runners,

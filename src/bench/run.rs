@@ -379,7 +379,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             cap = cap.min((budget - now) / (todo.len() - k) as f64);
         }
         progress.start(&point);
-        let msg = &mut buf[..collective.buffer_bytes(procs, point.msg_bytes) as usize];
+        let msg = &mut buf[..collective.local_bytes(procs, point.msg_bytes) as usize];
         // T(m), the unit of the injected delays: measured once per size, so
         // every candidate of a size meets the same delays.
         if part.arrival.per_rank_time() && !p2p_us.contains_key(&point.msg_bytes) {
@@ -569,7 +569,7 @@ impl Buffers {
             ],
             scratch: Vec::new(),
         };
-        let buffer = collective.buffer_bytes(procs, largest);
+        let buffer = collective.local_bytes(procs, largest);
         (vec![1f32; floats(buffer)], buffers)
     }
 }

@@ -176,11 +176,12 @@ impl Collective {
         self.describe().semantics.element_bytes
     }
 
-    /// The bytes of each rank's buffers for a message size of `msg_bytes`
-    /// on `procs` ranks: the message (the result where it is one buffer),
-    /// an allgather's p blocks, an alltoall's p blocks to send followed by
-    /// the p blocks received.
-    pub fn buffer_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
+    /// The bytes of each rank's own memory in the harness for a message
+    /// size of `msg_bytes` on `procs` ranks: the message (the result where
+    /// it is one buffer), an allgather's p blocks, an alltoall's p blocks to
+    /// send followed by the p blocks received. (The simulator's buffer is
+    /// `Schedule::buffer_bytes`.)
+    pub fn local_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
         match self {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
             Collective::Allgather => u64::from(procs) * msg_bytes,

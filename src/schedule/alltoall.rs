@@ -89,6 +89,20 @@ pub fn local(spec: &Spec, rank: u32, bytes: Span) -> Option<Span> {
     })
 }
 
+/// Where `rank` keeps its block to itself before and after the
+/// collective (send slot, receive slot): a copy in its own memory.
+pub(super) fn own_copy(spec: &Spec, rank: u32) -> (Span, Span) {
+    let own = block(spec, rank, rank);
+    let place = |slot: u64| Span {
+        start: slot * spec.msg_bytes,
+        end: (slot + 1) * spec.msg_bytes,
+    };
+    // `local` places a block a rank both sends and receives where it is
+    // received; it is sent from its send slot.
+    let received = local(spec, rank, own).unwrap_or(own);
+    (place(u64::from(rank)), received)
+}
+
 impl Shape {
     pub(super) fn describe(self) -> String {
         match self {

@@ -459,14 +459,7 @@ impl Schedule {
             | Collective::Reduce
             | Collective::Allreduce
             | Collective::Allgather => None,
-            Collective::Alltoall => {
-                let (p, m) = (u64::from(self.spec.procs), self.spec.msg_bytes);
-                let at = |slot: u64| Span {
-                    start: slot * m,
-                    end: (slot + 1) * m,
-                };
-                Some((at(u64::from(rank)), at(p + u64::from(rank))))
-            }
+            Collective::Alltoall => Some(alltoall::own_copy(&self.spec, rank)),
         }
     }
 

@@ -1001,8 +1001,9 @@ impl<'a, C: Cost> Simulator<'a, C> {
                 if self.proving {
                     self.check_reduced(rank as u32, s)?;
                 }
-            } else if !s.held.contains(self.schedule.needs_at_end(rank as u32)) {
-                let needed = self.schedule.needs_at_end(rank as u32);
+            } else if let Some(needed) = Some(self.schedule.needs_at_end(rank as u32))
+                .filter(|&needed| !s.held.contains(needed))
+            {
                 return Err(SimError::Missing {
                     rank: rank as u32,
                     held: s.held.overlap(needed),

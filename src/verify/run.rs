@@ -247,7 +247,9 @@ fn arms(
             let s = crate::schedule::Schedule::new(spec).ok()?;
             Some((0..procs).map(|r| s.ops(r)).collect::<Vec<_>>())
         };
-        fixed.is_some_and(|f| ops(&f).is_some() && ops(&f) == ops(rule))
+        fixed
+            .and_then(|f| ops(&f))
+            .is_some_and(|fixed| Some(fixed) == ops(rule))
     };
     if let Some(rule) = expected.rule.filter(|r| !same_messages(r)) {
         let forced = env.switchable() && env.tuned_rules;
