@@ -2,7 +2,7 @@
 //! broadcast and reduce. The operations come from [`crate::schedule`], the
 //! same code the simulator proves and the models price.
 
-use crate::schedule::{Op, Span};
+use crate::schedule::{LocalOp, Op, Span};
 use mpi::datatype::{AsDatatype, Buffer, BufferMut, Collection, Equivalence, Pointer, PointerMut};
 use mpi::point_to_point::{Destination, Source};
 use mpi::request::{scope, Request};
@@ -17,32 +17,41 @@ pub const DATA_TAG: Tag = 0;
 
 /// One rank's part of a collective: runs `ops` on `buf` (the whole
 /// message; for a reduction, this rank's contribution, and the result on
-/// the root). Partial results to combine land in `scratch`, which grows to
-/// what the schedule needs (kept by the caller from run to run).
+/// the root). Partial results to combine, and messages whose bytes lie in
+/// several places of `buf`, go through `scratch`, which grows to what the
+/// schedule needs (kept by the caller from run to run).
 pub fn run(
     comm: &SimpleCommunicator,
-    ops: &[Op],
+    ops: &[LocalOp],
     buf: &mut [u8],
     scratch: &mut Vec<u8>,
 ) -> Result<(), String> {
     let base = buf.as_mut_ptr();
     let len = buf.len();
-    let wraps = |bytes: &Span| bytes.end > len as u64;
-    // Each partial receive, and each message that wraps past the buffer's
-    // end (an allgather's, see `schedule::allgather`), gets scratch bytes
-    // of its own, in order.
+    // Every place named lies in the buffer (a packed message's op names
+    // the simulator's span, only its length matters here).
+    if let Some(outside) = ops
+        .iter()
+        .flat_map(|l| {
+            let (pieces, whole) = match &l.pieces {
+                Some(pieces) => (pieces.as_slice(), None),
+                None => (&[][..], l.op.bytes()),
+            };
+            pieces.iter().copied().chain(whole)
+        })
+        .find(|s| s.end > len as u64)
+    {
+        return Err(format!(
+            "the schedule names {outside}, past this rank's {len} bytes"
+        ));
+    }
+    // Each partial receive, and each packed message, gets scratch bytes of
+    // its own, in order.
     let scratch_bytes: u64 = ops
         .iter()
-        .map(|op| match op {
+        .map(|l| match l.op {
             Op::IrecvPartial { bytes, .. } => bytes.len(),
-            Op::Irecv { bytes, .. }
-            | Op::Isend { bytes, .. }
-            | Op::Send { bytes, .. }
-            | Op::Recv { bytes, .. }
-                if wraps(bytes) =>
-            {
-                bytes.len()
-            }
+            op if l.pieces.is_some() => op.bytes().map_or(0, |b| b.len()),
             _ => 0,
         })
         .sum();
@@ -61,45 +70,50 @@ pub fn run(
     };
     // Partial receives not combined yet: (peer, bytes, scratch span).
     let mut partials: VecDeque<(u32, Span, Span)> = VecDeque::new();
-    // Per op, the scratch bytes a wrapping message goes through.
-    let mut staged: Vec<Option<Span>> = vec![None; ops.len()];
+    // Per op, the places of a packed message and its scratch bytes.
+    let mut staged: Vec<Staged<'_>> = vec![None; ops.len()];
     let mut regions: Vec<Region> = ops
         .iter()
         .zip(staged.iter_mut())
-        .map(|(op, staged)| match *op {
-            Op::Irecv { bytes, .. }
-            | Op::Isend { bytes, .. }
-            | Op::Send { bytes, .. }
-            | Op::Recv { bytes, .. }
-                if wraps(&bytes) =>
-            {
+        .map(|(l, staged)| match (l.op, &l.pieces) {
+            (
+                Op::Irecv { bytes, .. }
+                | Op::Isend { bytes, .. }
+                | Op::Send { bytes, .. }
+                | Op::Recv { bytes, .. },
+                Some(pieces),
+            ) => {
                 let at = take_scratch(bytes);
-                *staged = Some(at);
+                *staged = Some((pieces, at));
                 Region::new(scratch_base, scratch_len, at)
             }
-            Op::Irecv { bytes, .. }
-            | Op::Isend { bytes, .. }
-            | Op::Send { bytes, .. }
-            | Op::Recv { bytes, .. } => Region::new(base, len, bytes),
-            Op::IrecvPartial { peer, bytes } => {
+            (
+                Op::Irecv { bytes, .. }
+                | Op::Isend { bytes, .. }
+                | Op::Send { bytes, .. }
+                | Op::Recv { bytes, .. },
+                None,
+            ) => Region::new(base, len, bytes),
+            (Op::IrecvPartial { peer, bytes }, _) => {
                 let at = take_scratch(bytes);
                 partials.push_back((peer, bytes, at));
                 Region::new(scratch_base, scratch_len, at)
             }
-            Op::WaitRecv | Op::WaitSends | Op::Combine { .. } => {
+            (Op::WaitRecv | Op::WaitSends | Op::Combine { .. }, _) => {
                 Region::new(base, len, Span { start: 0, end: 0 })
             }
         })
         .collect();
-    // A wrapping message's bytes, copied between the buffer's two pieces
+    // A packed message's bytes, copied between its places in the buffer
     // and its scratch bytes (before a send, after a receive).
-    let stage = |bytes: Span, at: Span, into_scratch: bool| {
+    let stage = |pieces: &[Span], at: Span, into_scratch: bool| {
         let mut offset = at.start as usize;
-        for piece in bytes.pieces(len as u64) {
-            // SAFETY: `piece` lies in the buffer and `at` in scratch (both
-            // sized above); a send's bytes are held and not being received
-            // into, a receive's are waited for (the simulator proves the
-            // schedule's order), so no request touches either meanwhile.
+        for piece in pieces {
+            // SAFETY: every piece lies in the buffer (checked above) and
+            // `at` in scratch (sized above); a send's bytes are held and
+            // not being received into, a receive's are waited for (the
+            // simulator proves the schedule's order), so no request touches
+            // either meanwhile.
             unsafe {
                 let (from, to) = (base.add(piece.start as usize), scratch_base.add(offset));
                 let (from, to) = if into_scratch { (from, to) } else { (to, from) };
@@ -110,23 +124,23 @@ pub fn run(
     };
     let mut error = None;
     scope(|scope| {
-        let mut receives: VecDeque<(Request<'_, Region, _>, Staged)> = VecDeque::new();
+        let mut receives: VecDeque<(Request<'_, Region, _>, Staged<'_>)> = VecDeque::new();
         let mut sends: Vec<Request<'_, Region, _>> = Vec::new();
-        for ((op, region), staged) in ops.iter().zip(regions.iter_mut()).zip(&staged) {
-            match *op {
-                Op::Irecv { peer, bytes } => receives.push_back((
+        for ((l, region), staged) in ops.iter().zip(regions.iter_mut()).zip(&staged) {
+            match l.op {
+                Op::Irecv { peer, .. } => receives.push_back((
                     comm.process_at_rank(peer as i32)
                         .immediate_receive_into_with_tag(scope, region, DATA_TAG),
-                    staged.map(|at| (bytes, at)),
+                    *staged,
                 )),
                 Op::IrecvPartial { peer, .. } => receives.push_back((
                     comm.process_at_rank(peer as i32)
                         .immediate_receive_into_with_tag(scope, region, DATA_TAG),
                     None,
                 )),
-                Op::Isend { peer, bytes } => {
-                    if let Some(at) = staged {
-                        stage(bytes, *at, true);
+                Op::Isend { peer, .. } => {
+                    if let Some((pieces, at)) = staged {
+                        stage(pieces, *at, true);
                     }
                     let region: &Region = region;
                     sends.push(
@@ -137,24 +151,24 @@ pub fn run(
                 Op::WaitRecv => {
                     if let Some((r, staged)) = receives.pop_front() {
                         r.wait_without_status();
-                        if let Some((bytes, at)) = staged {
-                            stage(bytes, at, false);
+                        if let Some((pieces, at)) = staged {
+                            stage(pieces, at, false);
                         }
                     }
                 }
                 Op::WaitSends => sends.drain(..).for_each(|r| r.wait_without_status()),
-                Op::Send { peer, bytes } => {
-                    if let Some(at) = staged {
-                        stage(bytes, *at, true);
+                Op::Send { peer, .. } => {
+                    if let Some((pieces, at)) = staged {
+                        stage(pieces, *at, true);
                     }
                     comm.process_at_rank(peer as i32)
                         .send_with_tag(&*region, DATA_TAG)
                 }
-                Op::Recv { peer, bytes } => {
+                Op::Recv { peer, .. } => {
                     comm.process_at_rank(peer as i32)
                         .receive_into_with_tag(region, DATA_TAG);
-                    if let Some(at) = staged {
-                        stage(bytes, *at, false);
+                    if let Some((pieces, at)) = staged {
+                        stage(pieces, *at, false);
                     }
                 }
                 Op::Combine { peer, bytes } => {
@@ -198,8 +212,8 @@ pub fn run(
     error.map_or(Ok(()), Err)
 }
 
-/// A wrapping receive's bytes and the scratch bytes it lands in first.
-type Staged = Option<(Span, Span)>;
+/// A packed message's places in the buffer and its scratch bytes.
+type Staged<'a> = Option<(&'a [Span], Span)>;
 
 /// `into` += `from`, element by element, as native-endian `f32`s (what
 /// `MPI_SUM` on `MPI_FLOAT` computes). Bytes, not `&[f32]`: the buffers

@@ -47,7 +47,12 @@ pub fn run(
             let first = group.receivers()[0];
             comm.process_at_rank(first as i32)
                 .send_with_tag(group.header(), HEADER_TAG);
-            exec::run(comm, &group.ops(root, m, segsize), buf, &mut Vec::new())?;
+            exec::run(
+                comm,
+                &local(group.ops(root, m, segsize)),
+                buf,
+                &mut Vec::new(),
+            )?;
         }
     } else {
         comm.process_at_rank(root as i32)
@@ -58,7 +63,17 @@ pub fn run(
             comm.process_at_rank(next as i32)
                 .send_with_tag(group.header(), HEADER_TAG);
         }
-        exec::run(comm, &group.ops(rank, m, segsize), buf, &mut Vec::new())?;
+        exec::run(
+            comm,
+            &local(group.ops(rank, m, segsize)),
+            buf,
+            &mut Vec::new(),
+        )?;
     }
     Ok(())
+}
+
+/// A group's operations, whose bytes are spans of the message itself.
+fn local(ops: Vec<crate::schedule::Op>) -> Vec<crate::schedule::LocalOp> {
+    ops.into_iter().map(Into::into).collect()
 }

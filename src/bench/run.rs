@@ -9,7 +9,7 @@ use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement};
 use crate::error::{Error, Result};
-use crate::schedule::{Op, Schedule, Span, Spec};
+use crate::schedule::{LocalOp, Schedule, Span, Spec};
 use crate::units::format_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
 use mpi::collective::{Root as _, SystemOperation};
@@ -579,7 +579,7 @@ pub(super) enum Runner {
     /// Our schedule: this rank's operations for each root, in root order.
     Own {
         comm: SimpleCommunicator,
-        ops: Vec<Vec<Op>>,
+        ops: Vec<Vec<LocalOp>>,
         /// A copy within the rank's memory, made first (an alltoall's
         /// block to itself).
         copy: Option<(Span, Span)>,
@@ -704,8 +704,11 @@ impl Runner {
                         comm.all_gather_into(&send[..block], buf);
                     }
                     Collective::Alltoall => {
-                        let (send, recv) = buf.split_at_mut(buf.len() / 2);
-                        comm.all_to_all_into(&*send, recv);
+                        let procs = comm.size() as u32;
+                        let m = buf.len() / Collective::Alltoall.local_bytes(procs, 1) as usize;
+                        let region = procs as usize * m;
+                        let (send, recv) = buf.split_at_mut(region);
+                        comm.all_to_all_into(&*send, &mut recv[..region]);
                     }
                 }
                 Ok(())
@@ -858,7 +861,7 @@ fn fill(
             send[..m].copy_from_slice(own);
         }
         Collective::Alltoall => {
-            let m = buf.len() / (2 * procs as usize);
+            let m = buf.len() / collective.local_bytes(procs, 1) as usize;
             for to in 0..procs {
                 let block = &mut buf[to as usize * m..(to as usize + 1) * m];
                 payload::fill(block, alltoall_seed(rank, to, procs, iteration, m));
@@ -904,8 +907,8 @@ fn check(
             })
         }
         Collective::Alltoall => {
-            let m = result.len() / (2 * procs as usize);
-            let received = &result[procs as usize * m..];
+            let m = result.len() / collective.local_bytes(procs, 1) as usize;
+            let received = &result[procs as usize * m..2 * procs as usize * m];
             (0..procs).find_map(|from| {
                 let block = &received[from as usize * m..(from as usize + 1) * m];
                 payload::first_mismatch(block, alltoall_seed(from, rank, procs, iteration, m))
@@ -1083,10 +1086,11 @@ mod tests {
         let (procs, m, iteration) = (3u32, 4usize, 2u64);
         let (mut store, mut buffers) = Buffers::new(Collective::Alltoall, m as u64, procs);
         let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
-        let buf = &mut buf[..2 * procs as usize * m];
+        let local = Collective::Alltoall.local_bytes(procs, m as u64) as usize;
+        let buf = &mut buf[..local];
         // Each rank's block to rank 1, delivered by hand into rank 1's
         // receive slots.
-        let mut result = vec![0u8; 2 * procs as usize * m];
+        let mut result = vec![0u8; local];
         for from in 0..procs {
             let bufs = (&mut *buf, &mut buffers);
             fill(Collective::Alltoall, bufs, 0, (from, procs), 0, iteration);

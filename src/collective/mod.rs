@@ -179,13 +179,13 @@ impl Collective {
     /// The bytes of each rank's own memory in the harness for a message
     /// size of `msg_bytes` on `procs` ranks: the message (the result where
     /// it is one buffer), an allgather's p blocks, an alltoall's p blocks to
-    /// send followed by the p blocks received. (The simulator's buffer is
-    /// `Schedule::buffer_bytes`.)
+    /// send, p received and p passing through (`schedule::alltoall::local`).
+    /// (The simulator's buffer is `Schedule::buffer_bytes`.)
     pub fn local_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
         match self {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
             Collective::Allgather => u64::from(procs) * msg_bytes,
-            Collective::Alltoall => 2 * u64::from(procs) * msg_bytes,
+            Collective::Alltoall => 3 * u64::from(procs) * msg_bytes,
         }
     }
 

@@ -8,7 +8,7 @@
 //! Open MPI's Bruck keeps its blocks rotated so that each message is
 //! contiguous in its buffer; in the receive buffer's order a Bruck message
 //! may wrap past the last block to the first: such a span ends beyond the
-//! buffer, and its bytes continue from byte 0 (`Span::wrapped`).
+//! buffer, and its bytes continue from byte 0 (`Span::pieces`).
 //!
 //! `linear` is a gather to rank 0 then a broadcast from it, each through
 //! the communicator's own (tuned's fixed) decision; without gather

@@ -1,25 +1,29 @@
 //! Alltoall schedules as Open MPI 4.1 and 5.0 run them
-//! (`coll_base_alltoall.c`): linear, linear_sync, pairwise and two_proc.
+//! (`coll_base_alltoall.c`): linear, linear_sync, pairwise, modified_bruck
+//! and two_proc.
 //!
 //! The simulator's buffer holds every block of the job, ordered by
 //! destination: the block rank s sends rank t at `(t·p + s) · msg_bytes`,
 //! so that what rank t must end with is one span; rank s starts holding
-//! its p blocks (one of them its own, already where it must end). Each
-//! message is one block; [`local`] places a block in the rank's own memory
-//! (blocks to send, then blocks received), where the harness keeps them.
+//! its p blocks (one of them its own, already where it must end). A
+//! message of linear or pairwise is one block. A modified Bruck message
+//! packs blocks of several sources and destinations, which no span of
+//! that buffer names: it is named by a span past the buffer's end, one
+//! per step and sender ([`packed`]), whose blocks [`packed_blocks`] lists.
+//! [`local`] places a block in the rank's own memory, where the harness
+//! keeps it: blocks to send, blocks received, and blocks passing through.
 //!
-//! `modified_bruck` packs blocks of several sources into each message, and
-//! is not scheduled here (Open MPI's forced `modified_bruck` is still
-//! measured). With its default `max_requests` of 0, `linear_sync` posts
-//! every request at once, as `linear` does.
+//! With its default `max_requests` of 0, `linear_sync` posts every
+//! request at once, as `linear` does.
 
 use super::{Op, Plan, Span, Spec};
 use crate::data::Algorithm;
 
 /// Alltoall algorithms with a schedule (what `impl=own` can run).
-pub const SCHEDULED: [Algorithm; 4] = [
+pub const SCHEDULED: [Algorithm; 5] = [
     Algorithm::Linear,
     Algorithm::Pairwise,
+    Algorithm::ModifiedBruck,
     Algorithm::LinearSync,
     Algorithm::TwoProc,
 ];
@@ -32,6 +36,10 @@ pub(super) enum Shape {
     Linear,
     /// p − 1 steps: receive from rank − k while sending to rank + k.
     Pairwise,
+    /// ⌈log₂ p⌉ steps, d = 1, 2, 4 …: send to rank + d every block whose
+    /// distance to its destination (destination − rank, rotated as the
+    /// block moves) has bit d set, receive as many from rank − d.
+    ModifiedBruck,
 }
 
 /// The alltoall plan of `spec` (p > 1, a non-empty block).
@@ -40,6 +48,7 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let shape = match spec.algorithm {
         Algorithm::Linear | Algorithm::LinearSync => Shape::Linear,
         Algorithm::Pairwise => Shape::Pairwise,
+        Algorithm::ModifiedBruck => Shape::ModifiedBruck,
         // Two ranks exchange their blocks: pairwise's one step.
         Algorithm::TwoProc if p == 2 => Shape::Pairwise,
         Algorithm::TwoProc => {
@@ -67,26 +76,75 @@ pub(super) fn block(spec: &Spec, from: u32, to: u32) -> Span {
     }
 }
 
-/// Where `rank` keeps a block of the simulator's buffer in its own memory
-/// (p blocks to send, then p received): `None` for a block it neither
-/// sends nor receives.
+/// Where `rank` keeps bytes of one block of the simulator's buffer in its
+/// own memory (`Collective::local_bytes`): a block it sends at its destination's slot,
+/// one it receives at its source's, one of others passing through (a
+/// modified Bruck's) at the slot of its distance, destination − source,
+/// as Open MPI's rotated buffer keeps it. `None` for bytes of no block.
 pub fn local(spec: &Spec, rank: u32, bytes: Span) -> Option<Span> {
     let (p, m) = (u64::from(spec.procs), spec.msg_bytes);
     if m == 0 {
         return Some(bytes);
     }
     let index = bytes.start / m;
+    if index >= p * p || (bytes.end - 1) / m != index {
+        return None;
+    }
     let (to, from) = (index / p, index % p);
     let slot = match (from == u64::from(rank), to == u64::from(rank)) {
         (_, true) => p + from,
         (true, false) => to,
-        (false, false) => return None,
+        (false, false) => 2 * p + (to + p - from) % p,
     };
     let start = slot * m + bytes.start % m;
     Some(Span {
         start,
         end: start + bytes.len(),
     })
+}
+
+/// The blocks a modified Bruck sends at step `d` (a power of two below
+/// p): those whose distance i (the slot of Open MPI's rotated buffer,
+/// 1 ≤ i < p) has bit d set, in increasing i: runs of d slots from d, every
+/// 2d.
+fn step_slots(p: u64, d: u64) -> impl Iterator<Item = u64> {
+    (d..p).filter(move |i| i & d != 0)
+}
+
+/// The span naming the message `sender` sends at step `d` of a modified
+/// Bruck: past the simulator's buffer of p² blocks, p blocks' room for each
+/// step and sender; as long as the blocks it packs.
+pub(super) fn packed(spec: &Spec, d: u32, sender: u32) -> Span {
+    let (p, m) = (u64::from(spec.procs), spec.msg_bytes);
+    let step = u64::from(d.trailing_zeros());
+    let start = p * p * m + (step * p + u64::from(sender)) * p * m;
+    Span {
+        start,
+        end: start + step_slots(p, u64::from(d)).count() as u64 * m,
+    }
+}
+
+/// Hands `each` the blocks (spans of the simulator's buffer) that the
+/// bytes of a packed message carry, in the order packed; `false` for
+/// bytes that are not a packed message's. At step d, sender s, slot i
+/// holds the block from s − (i mod d) to s − (i mod d) + i: a block's slot
+/// is its distance, and the bits of it below d have moved it that far
+/// from its source already.
+pub(super) fn packed_blocks(spec: &Spec, bytes: Span, each: &mut dyn FnMut(Span)) -> bool {
+    let (p, m) = (u64::from(spec.procs), spec.msg_bytes);
+    let Some(offset) = bytes.start.checked_sub(p * p * m).filter(|_| m > 0) else {
+        return false;
+    };
+    let (message, first) = (offset / (p * m), (offset % (p * m)) / m);
+    let (step, sender) = (message / p, message % p);
+    let d = 1u64 << step;
+    let count = bytes.len().div_ceil(m);
+    for i in step_slots(p, d).skip(first as usize).take(count as usize) {
+        let from = (sender + p - i % d) % p;
+        let to = (from + i) % p;
+        each(block(spec, from as u32, to as u32));
+    }
+    true
 }
 
 /// Where `rank` keeps its block to itself before and after the
@@ -111,6 +169,10 @@ impl Shape {
                 .into(),
             Shape::Pairwise => "pairwise: p − 1 steps, at step k each rank sends to rank + k \
                                 and receives from rank − k"
+                .into(),
+            Shape::ModifiedBruck => "modified Bruck: ⌈log₂ p⌉ steps, at step d = 1, 2, 4 … each \
+                                     rank sends to rank + d the blocks whose distance to their \
+                                     destination has bit d, and receives as many from rank − d"
                 .into(),
         }
     }
@@ -149,6 +211,22 @@ impl Shape {
                         bytes: block(spec, rank, to),
                     });
                     ops.push(Op::WaitRecv);
+                }
+            }
+            Shape::ModifiedBruck => {
+                let mut d = 1;
+                while d < p {
+                    let (to, from) = ((rank + d) % p, (rank + p - d) % p);
+                    ops.push(Op::Irecv {
+                        peer: from,
+                        bytes: packed(spec, d, from),
+                    });
+                    ops.push(Op::Send {
+                        peer: to,
+                        bytes: packed(spec, d, rank),
+                    });
+                    ops.push(Op::WaitRecv);
+                    d *= 2;
                 }
             }
         }

@@ -102,6 +102,19 @@ impl Op {
         Some(self)
     }
 
+    /// The bytes the operation moves or combines; `None` for a wait.
+    pub fn bytes(&self) -> Option<Span> {
+        match *self {
+            Op::Irecv { bytes, .. }
+            | Op::Isend { bytes, .. }
+            | Op::Send { bytes, .. }
+            | Op::Recv { bytes, .. }
+            | Op::IrecvPartial { bytes, .. }
+            | Op::Combine { bytes, .. } => Some(bytes),
+            Op::WaitRecv | Op::WaitSends => None,
+        }
+    }
+
     /// The same operation with its peer renamed (for schedules built over
     /// positions rather than ranks).
     pub fn with_peer(mut self, rename: impl Fn(u32) -> u32) -> Op {
@@ -115,6 +128,25 @@ impl Op {
             *peer = rename(*peer);
         }
         self
+    }
+}
+
+/// One operation as the harness runs it on one rank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalOp {
+    /// The operation, its bytes in the rank's own memory where they are
+    /// one span.
+    pub op: Op,
+    /// For a message whose bytes lie in several places of the rank's
+    /// memory: those places, in the message's order (it is packed into,
+    /// or unpacked from, scratch memory as long as `op`'s bytes).
+    pub pieces: Option<Vec<Span>>,
+}
+
+impl From<Op> for LocalOp {
+    /// An operation whose bytes are one span of the rank's memory.
+    fn from(op: Op) -> LocalOp {
+        LocalOp { op, pieces: None }
     }
 }
 
@@ -395,8 +427,7 @@ impl Schedule {
         match &self.plan {
             Plan::Allreduce(shape) => shape.doubles(),
             Plan::Allgather(shape) => Some(shape.doubles()),
-            // Linear and pairwise: steps grow with the ranks.
-            Plan::Alltoall(_) => Some(false),
+            Plan::Alltoall(shape) => Some(*shape == alltoall::Shape::ModifiedBruck),
             _ => None,
         }
     }
@@ -430,25 +461,74 @@ impl Schedule {
         }
     }
 
-    /// [`Schedule::ops`] with every span where `rank` keeps it in its own
-    /// memory, as the harness lays it out: the simulator's spans, except
-    /// an alltoall's (blocks to send, then blocks received: see
-    /// [`alltoall::local`]).
-    pub fn local_ops(&self, rank: u32) -> Result<Vec<Op>, String> {
-        let ops = self.ops(rank);
+    /// Hands `each` the pieces of the simulator's buffer that a message
+    /// of `bytes` carries, in order: the span itself; for an allgather
+    /// span past the buffer's end its part up to the end, then the part
+    /// from byte 0; a modified Bruck's packed message's blocks.
+    pub fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
+        let total = self.buffer_bytes();
         match self.spec.collective {
+            Collective::Bcast | Collective::Reduce | Collective::Allreduce => each(bytes),
+            Collective::Allgather => {
+                let [first, wrapped] = bytes.pieces(total);
+                each(first);
+                if !wrapped.is_empty() {
+                    each(wrapped)
+                }
+            }
+            Collective::Alltoall => {
+                if !alltoall::packed_blocks(&self.spec, bytes, each) {
+                    each(bytes)
+                }
+            }
+        }
+    }
+
+    /// [`Schedule::ops`] as the harness runs them on `rank`, each with its
+    /// bytes in the rank's own memory: the simulator's spans, except an
+    /// alltoall's ([`alltoall::local`]); a message whose bytes lie in
+    /// several places there goes through scratch memory.
+    pub fn local_ops(&self, rank: u32) -> Result<Vec<LocalOp>, String> {
+        let place = |bytes: Span| match self.spec.collective {
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
-            | Collective::Allgather => Ok(ops),
-            Collective::Alltoall => ops
-                .into_iter()
-                .map(|op| {
-                    op.with_bytes(|b| alltoall::local(&self.spec, rank, b))
-                        .ok_or_else(|| format!("rank {rank} neither sends nor receives {op:?}"))
-                })
-                .collect(),
-        }
+            | Collective::Allgather => Some(bytes),
+            Collective::Alltoall => alltoall::local(&self.spec, rank, bytes),
+        };
+        self.ops(rank)
+            .into_iter()
+            .map(|op| {
+                let Some(bytes) = op.bytes() else {
+                    return Ok(op.into());
+                };
+                // The message's places, neighbours joined.
+                let mut places: Vec<Span> = Vec::new();
+                let mut missing = None;
+                self.pieces(bytes, &mut |piece| match place(piece) {
+                    Some(at) => match places.last_mut() {
+                        Some(last) if last.end == at.start => last.end = at.end,
+                        _ => places.push(at),
+                    },
+                    None => missing = Some(piece),
+                });
+                if let Some(piece) = missing {
+                    return Err(format!("rank {rank} has no place for {piece} of {op:?}"));
+                }
+                Ok(match places.as_slice() {
+                    [] => op.with_bytes(|_| Some(Span { start: 0, end: 0 })),
+                    [one] => op.with_bytes(|_| Some(*one)),
+                    _ => None,
+                }
+                .map_or(
+                    LocalOp {
+                        op,
+                        pieces: Some(places),
+                    },
+                    LocalOp::from,
+                ))
+            })
+            .collect()
     }
 
     /// A copy `rank` makes in its own memory besides the schedule's

@@ -55,6 +55,16 @@ pub trait Programs {
             end: self.msg_bytes(),
         }
     }
+    /// Hands `each` the pieces of the buffer a message of `bytes` carries:
+    /// by default the span, its part past the buffer's end continuing from
+    /// byte 0 (an allgather's Bruck, see [`Schedule::pieces`]).
+    fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
+        let [first, wrapped] = bytes.pieces(self.msg_bytes());
+        each(first);
+        if !wrapped.is_empty() {
+            each(wrapped)
+        }
+    }
     /// Appends `rank`'s operations to `ops`.
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>);
     /// `Some` for a reduction (every rank starts with its contribution, the
@@ -92,6 +102,9 @@ impl Programs for Schedule {
     }
     fn needs_at_end(&self, rank: u32) -> Span {
         Schedule::needs_at_end(self, rank)
+    }
+    fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
+        Schedule::pieces(self, bytes, each)
     }
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
         Schedule::ops_into(self, rank, ops)
@@ -775,13 +788,13 @@ impl<'a, C: Cost> Simulator<'a, C> {
             .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
             content = self.contents.len() as u32;
             self.contents.push(pieces);
-        } else if self.reduction.is_none()
-            && !bytes
-                .pieces(self.schedule.msg_bytes())
-                .iter()
-                .all(|piece| s.held.contains(*piece))
-        {
-            return Err(SimError::SendsUnheld { rank: from, bytes });
+        } else if self.reduction.is_none() {
+            let mut held = true;
+            self.schedule
+                .pieces(bytes, &mut |piece| held &= s.held.contains(piece));
+            if !held {
+                return Err(SimError::SendsUnheld { rank: from, bytes });
+            }
         }
         let (busy, wire) = self.cost.transfer(self.placement, from, to, bytes.len());
         let sent = s.clock.later(s.port_free).plus(busy);
@@ -943,8 +956,10 @@ impl<'a, C: Cost> Simulator<'a, C> {
         self.close_group(rank);
         let s = &mut self.ranks[rank as usize];
         if self.reduction.is_none() {
-            let [first, wrapped] = bytes.pieces(self.schedule.msg_bytes());
-            if !s.held.insert(first) || !s.held.insert(wrapped) {
+            let mut fresh = true;
+            self.schedule
+                .pieces(bytes, &mut |piece| fresh &= s.held.insert(piece));
+            if !fresh {
                 return Err(SimError::Duplicate { rank, bytes });
             }
         } else if self.proving && partial {

@@ -845,35 +845,61 @@ fn every_alltoall_algorithm_gives_every_rank_its_blocks_once_on_a_grid() {
     every_block_algorithm_delivers_on_a_grid(crate::data::Collective::Alltoall);
 }
 
+/// A 4-rank alltoall of 10-byte blocks by `algorithm`, its programs
+/// edited by `edit`, simulated.
+fn edited_alltoall(
+    algorithm: Algorithm,
+    edit: &dyn Fn(&mut Vec<Vec<Op>>),
+) -> Result<crate::sim::Outcome<f64>, SimError> {
+    let s = alltoall_schedule(algorithm, 4, 10).unwrap();
+    let mut ops: Vec<Vec<Op>> = (0..4).map(|r| s.ops(r)).collect();
+    edit(&mut ops);
+    struct Edited<'a>(&'a Schedule, Vec<Vec<Op>>);
+    impl Programs for Edited<'_> {
+        fn procs(&self) -> u32 {
+            4
+        }
+        fn root(&self) -> u32 {
+            0
+        }
+        fn msg_bytes(&self) -> u64 {
+            self.0.buffer_bytes()
+        }
+        fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
+            self.0.holds_at_start(rank, hold)
+        }
+        fn needs_at_end(&self, rank: u32) -> Span {
+            self.0.needs_at_end(rank)
+        }
+        fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
+            self.0.pieces(bytes, each)
+        }
+        fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
+            ops.extend_from_slice(&self.1[rank as usize]);
+        }
+    }
+    simulate(&Edited(&s, ops), &Placement::single_node(4), &FLAT)
+}
+
+#[test]
+fn alltoall_verifier_catches_modified_bruck_steps_lost_or_reordered() {
+    let edited = |edit: &dyn Fn(&mut Vec<Vec<Op>>)| edited_alltoall(Algorithm::ModifiedBruck, edit);
+    assert!(edited(&|_| {}).is_ok());
+    // The last step (d = 2) dropped: what travels two ranks never arrives.
+    assert!(matches!(
+        edited(&|ops| ops.iter_mut().for_each(|r| r.truncate(3))),
+        Err(SimError::Missing { .. })
+    ));
+    // Steps swapped: at d = 2 a rank passes on blocks it receives at d = 1.
+    assert!(matches!(
+        edited(&|ops| ops.iter_mut().for_each(|r| r.rotate_left(3))),
+        Err(SimError::SendsUnheld { .. })
+    ));
+}
+
 #[test]
 fn alltoall_verifier_catches_a_block_lost_or_sent_to_the_wrong_rank() {
-    let edited = |edit: &dyn Fn(&mut Vec<Vec<Op>>)| {
-        let s = alltoall_schedule(Algorithm::Pairwise, 4, 10).unwrap();
-        let mut ops: Vec<Vec<Op>> = (0..4).map(|r| s.ops(r)).collect();
-        edit(&mut ops);
-        struct Edited<'a>(&'a Schedule, Vec<Vec<Op>>);
-        impl Programs for Edited<'_> {
-            fn procs(&self) -> u32 {
-                4
-            }
-            fn root(&self) -> u32 {
-                0
-            }
-            fn msg_bytes(&self) -> u64 {
-                self.0.buffer_bytes()
-            }
-            fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
-                self.0.holds_at_start(rank, hold)
-            }
-            fn needs_at_end(&self, rank: u32) -> Span {
-                self.0.needs_at_end(rank)
-            }
-            fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
-                ops.extend_from_slice(&self.1[rank as usize]);
-            }
-        }
-        simulate(&Edited(&s, ops), &Placement::single_node(4), &FLAT)
-    };
+    let edited = |edit: &dyn Fn(&mut Vec<Vec<Op>>)| edited_alltoall(Algorithm::Pairwise, edit);
     assert!(edited(&|_| {}).is_ok());
     // Pairwise's last step dropped: every rank misses the block from rank + 1.
     assert!(matches!(
@@ -914,9 +940,57 @@ fn alltoall_blocks_live_where_the_harness_keeps_them() {
         fanout: None,
     };
     // The block 1 sends 2 is the simulator's (2·3 + 1)-th: rank 1 keeps it
-    // at send slot 2, rank 2 at receive slot 1 (after 3 send slots).
+    // at send slot 2, rank 2 at receive slot 1 (after 3 send slots), rank
+    // 0 passing it on at the slot of its distance 1 (after 6 slots).
     let b = Span { start: 70, end: 80 };
     assert_eq!(local(&spec, 1, b), Some(Span { start: 20, end: 30 }));
     assert_eq!(local(&spec, 2, b), Some(Span { start: 40, end: 50 }));
-    assert_eq!(local(&spec, 0, b), None);
+    assert_eq!(local(&spec, 0, b), Some(Span { start: 70, end: 80 }));
+    // Bytes of two blocks, or past the p² blocks, have no one place.
+    assert_eq!(local(&spec, 1, Span { start: 75, end: 85 }), None);
+    assert_eq!(
+        local(
+            &spec,
+            1,
+            Span {
+                start: 90,
+                end: 100
+            }
+        ),
+        None
+    );
+}
+
+#[test]
+fn modified_bruck_packs_the_blocks_open_mpi_packs() {
+    // p = 5: at step 2 rank 3 sends slots 2, 3 (and not 1, 4) to rank 0.
+    // Slot 2 holds its own block to 0, slot 3 the block rank 2 sent it at
+    // step 1 on its way to 0 (distance 3): as the rotated buffer has them.
+    let s = alltoall_schedule(Algorithm::ModifiedBruck, 5, 10).unwrap();
+    let ops = s.ops(3);
+    let Op::Send { peer: 0, bytes } = ops[4] else {
+        panic!("{ops:?}")
+    };
+    let mut blocks = Vec::new();
+    s.pieces(bytes, &mut |b| blocks.push(b));
+    // The block s sends t is the simulator's (t·5 + s)-th.
+    assert_eq!(
+        blocks,
+        [Span { start: 30, end: 40 }, Span { start: 20, end: 30 }]
+    );
+    // In rank 3's memory: send slot 0, then pass-through slot 3 (after 10
+    // slots): two places, packed through scratch.
+    let local = s.local_ops(3).unwrap();
+    assert_eq!(
+        local[4].pieces,
+        Some(vec![
+            Span { start: 0, end: 10 },
+            Span {
+                start: 130,
+                end: 140
+            }
+        ])
+    );
+    // ⌈log₂ 5⌉ = 3 steps of one exchange each.
+    assert_eq!(ops.len(), 9);
 }
