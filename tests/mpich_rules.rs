@@ -28,8 +28,8 @@ fn mpirun(bin: &Path, exe: &Path, selection: &Path, bytes: u64) -> (String, bool
     timed(bin, exe, selection, bytes, "bcast")
 }
 
-/// [`mpirun`] timing `collective` (bcast, reduce, allreduce or
-/// allgather), each routed to the selection file.
+/// [`mpirun`] timing `collective` (bcast, reduce, allreduce, allgather or
+/// alltoall), each routed to the selection file.
 fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str) -> (String, bool) {
     let _one = common::mpirun_lock();
     let out = Process::new(bin.join("mpirun"))
@@ -40,6 +40,7 @@ fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str)
         .env("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", "0")
         .env("MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE", "0")
         .env("MPIR_CVAR_ALLGATHER_DEVICE_COLLECTIVE", "0")
+        .env("MPIR_CVAR_ALLTOALL_DEVICE_COLLECTIVE", "0")
         .arg(exe)
         .args([bytes.to_string(), "3".to_string(), collective.to_string()])
         .output()
@@ -133,11 +134,12 @@ fn mpich_applies_the_exported_selection_and_needs_every_collective() {
     assert!(!ok, "a bcast-only file ran: {out}");
 }
 
-/// One selection file with MPICH's bcast, reduce, allreduce and allgather
-/// parts replaced: MPICH 5.0 runs the four collectives from it (the sums
-/// checked exact by the program, on every rank for allreduce, and every
-/// allgather block on every rank), and reads the reduce, allreduce and
-/// allgather parts (an unknown algorithm there stops it).
+/// One selection file with MPICH's bcast, reduce, allreduce, allgather and
+/// alltoall parts replaced: MPICH 5.0 runs the five collectives from it
+/// (the sums checked exact by the program, on every rank for allreduce,
+/// and every allgather and alltoall block on every rank), and reads the
+/// reduce, allreduce, allgather and alltoall parts (an unknown algorithm
+/// there stops it).
 #[test]
 fn mpich_runs_every_collective_from_one_selection() {
     let bin = mpich_bin();
@@ -147,7 +149,8 @@ fn mpich_runs_every_collective_from_one_selection() {
     let reduce = train(dir.path(), "reduce", "rabenseifner", "");
     let allreduce = train(dir.path(), "allreduce", "ring", "");
     let allgather = train(dir.path(), "allgather", "bruck", "");
-    let models: [&Path; 4] = [&bcast, &reduce, &allreduce, &allgather];
+    let alltoall = train(dir.path(), "alltoall", "modified_bruck", "");
+    let models: [&Path; 5] = [&bcast, &reduce, &allreduce, &allgather, &alltoall];
     let ours = export(dir.path(), &models, "all.json");
     let text = std::fs::read_to_string(&ours).unwrap();
     for algorithm in [
@@ -156,6 +159,8 @@ fn mpich_runs_every_collective_from_one_selection() {
         "MPIR_Allreduce_intra_ring",
         "MPIR_Allgather_intra_brucks",
         "total_msg_size<=",
+        "MPIR_Alltoall_intra_brucks",
+        "is_sendbuf_inplace=no",
     ] {
         assert!(text.contains(algorithm), "{algorithm}: {text}");
     }
@@ -167,6 +172,8 @@ fn mpich_runs_every_collective_from_one_selection() {
         ("allreduce", 1024),
         ("allgather", BIG),
         ("allgather", 1024),
+        ("alltoall", BIG),
+        ("alltoall", 1024),
     ] {
         let (out, ok) = timed(&bin, &exe, &ours, bytes, collective);
         assert!(
@@ -189,6 +196,11 @@ fn mpich_runs_every_collective_from_one_selection() {
             "allgather",
             "MPIR_Allgather_intra_brucks",
             "MPIR_Allgather_intra_no_such_algorithm",
+        ),
+        (
+            "alltoall",
+            "MPIR_Alltoall_intra_brucks",
+            "MPIR_Alltoall_intra_no_such_algorithm",
         ),
     ] {
         let broken = dir.path().join(format!("broken-{collective}.json"));

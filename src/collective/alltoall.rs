@@ -32,9 +32,11 @@ pub(super) const DESCRIPTION: Description = Description {
     sizes: "1:1M:x4",
     mpich: Mpich {
         inter: "MPIR_Alltoall_inter_pairwise_exchange",
-        // MPICH's pairwise pairs ranks by xor on powers of two, its Bruck
-        // differs from Open MPI's modified one: no schedule is the same.
-        equivalents: &[],
+        // MPICH's Bruck exchanges the same packed blocks with the same
+        // peers as Open MPI's modified one. Its pairwise pairs ranks by xor
+        // on powers of two, its scattered posts 32 requests at a time:
+        // neither runs as an Open MPI algorithm does.
+        equivalents: &[ModifiedBruck],
     },
     file_suffix: "-alltoall",
 };

@@ -712,4 +712,39 @@ pub(crate) mod tests {
         ];
         assert_eq!(numbers(&text), expected);
     }
+
+    /// MPICH's alltoall part: an in-place alltoall keeps MPICH's own
+    /// algorithm, a decided modified Bruck is MPICH's Bruck, `default`
+    /// MPICH's own rule; pairwise (MPICH pairs by xor) has no equivalent.
+    #[test]
+    fn mpich_json_alltoall_runs_modified_bruck_as_mpichs_bruck() {
+        let bruck = cand(Algorithm::ModifiedBruck, None, None);
+        let sections = vec![Section {
+            collective: Collective::Alltoall,
+            tables: vec![table(16, [bruck, Candidate::DEFAULT, Candidate::DEFAULT])],
+        }];
+        let text = render(&sections, Format::MpichJson, &opts(1)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let intra = &json["collective=alltoall"]["comm_type=intra"];
+        assert!(
+            intra["is_sendbuf_inplace=yes"]
+                ["algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace"]
+                .is_object(),
+            "{text}"
+        );
+        let sizes = &intra["is_sendbuf_inplace=no"]["comm_size=any"]["comm_avg_ppn<=16"];
+        let keys: Vec<&String> = sizes.as_object().unwrap().keys().collect();
+        // Bruck up to the next decided size, then MPICH's rule for 16
+        // ranks from 64 KiB: scattered to 32 KiB (inside Bruck's range),
+        // then pairwise.
+        assert_eq!(keys, ["avg_msg_size<=65535", "avg_msg_size=any"], "{text}");
+        assert!(sizes["avg_msg_size<=65535"]["algorithm=MPIR_Alltoall_intra_brucks"].is_object());
+        assert!(
+            sizes["avg_msg_size=any"]["algorithm=MPIR_Alltoall_intra_pairwise"].is_object(),
+            "{text}"
+        );
+        let pairwise = cand(Algorithm::Pairwise, None, None);
+        assert!(!mpich_json::has_equivalent(Collective::Alltoall, &pairwise));
+        assert!(mpich_json::has_equivalent(Collective::Alltoall, &bruck));
+    }
 }

@@ -148,20 +148,6 @@ pub fn render(sections: &[Section], base: Option<&Base>) -> Result<String> {
 /// measured (more ranks per node: `comm_avg_ppn` is MPICH's ranks / nodes)
 /// keeps MPICH's own choice: the decisions were not measured there.
 fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
-    match collective {
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Allgather => {}
-        // No alltoall candidate runs as an MPICH algorithm does, and MPICH's
-        // own rule depends on whether the send buffer is in place, which
-        // these subtrees do not say: nothing to write but MPICH's rule.
-        Collective::Alltoall => {
-            return Err(Error::Usage(
-                "no MPI_Alltoall candidate has an MPICH equivalent (MPICH's pairwise pairs \
-                 ranks by xor on powers of two, its Bruck is not Open MPI's modified one): \
-                 leave alltoall out of the MPICH export, MPICH's own rule stays"
-                    .into(),
-            ))
-        }
-    }
     let mut by_comm = Node::default();
     for (i, t) in tables.iter().enumerate() {
         // Each job size covers the sizes up to it; the largest all the rest.
@@ -178,7 +164,20 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
             .with("comm_avg_ppn=any", mpich_tree(collective, t.job.procs));
         by_comm = by_comm.with(key, by_ppn);
     }
-    Ok(Node::default().with("comm_type=intra", by_comm).with(
+    let intra = match collective {
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Allgather => {
+            by_comm
+        }
+        // MPICH selects an alltoall whose send buffer is MPI_IN_PLACE
+        // apart; no candidate was measured in place: MPICH's choice stays.
+        Collective::Alltoall => Node::default()
+            .with(
+                "is_sendbuf_inplace=yes",
+                leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", &[]),
+            )
+            .with("is_sendbuf_inplace=no", by_comm),
+    };
+    Ok(Node::default().with("comm_type=intra", intra).with(
         "comm_type=inter",
         leaf(collective.describe().mpich.inter, &[]),
     ))
@@ -413,8 +412,12 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
             Algorithm::Ring => Some(leaf("MPIR_Allgather_intra_ring", &[])),
             _ => None,
         },
-        // See `subtree`: no equivalent.
-        Collective::Alltoall => None,
+        Collective::Alltoall => match c.algorithm {
+            // Both rotate, then at step d send rank + d the blocks whose
+            // rotated index has bit d, and rotate back.
+            Algorithm::ModifiedBruck => Some(leaf("MPIR_Alltoall_intra_brucks", &[])),
+            _ => None,
+        },
     };
     node.ok_or_else(|| {
         Error::Other(format!(
