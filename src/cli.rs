@@ -185,14 +185,12 @@ pub struct TuneArgs {
     #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collective)]
     pub collectives: Vec<crate::data::Collective>,
     /// Open MPI algorithms to force, comma separated; `default` is always
-    /// measured. Each collective takes the names that are its algorithms
-    /// [default: bcast linear,chain,pipeline,split_binary,binary,binomial;
-    /// reduce linear,chain,pipeline,binary,binomial,in_order_binary,
-    /// rabenseifner; allreduce linear,nonoverlapping,recursive_doubling,
-    /// ring,segmented_ring,rabenseifner; allgather linear,bruck,
-    /// recursive_doubling,ring,neighbor,two_proc; alltoall linear,pairwise,
-    /// modified_bruck,linear_sync,two_proc].
-    #[arg(long, value_delimiter = ',')]
+    /// measured. Each collective takes the names that are its algorithms.
+    #[arg(long, value_delimiter = ',', long_help = per_collective(
+        "Open MPI algorithms to force, comma separated; `default` is always measured. \
+         Each collective takes the names that are its algorithms",
+        |c| measured(c, false),
+    ))]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
     #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
@@ -247,7 +245,7 @@ impl TuneArgs {
                 .map(|list| list.0.iter().map(|&p| p as u32).collect()),
             mapping: self.mapping,
             sizes: self.sizes.0.clone(),
-            collectives: self.collective_algorithms()?,
+            collectives: crate::tune::algorithms(&self.collectives, self.algorithms.as_deref())?,
             segsizes: self.segsizes.0.clone(),
             timing: self.timing.campaign(&self.machine)?,
             learning: self.learning.options(),
@@ -270,21 +268,19 @@ pub struct BenchArgs {
     /// --points, the file's].
     #[arg(long, value_parser = parse_collective)]
     pub collective: Option<crate::data::Collective>,
-    /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4
-    /// [default: 1:4M:x4; reductions: 4:4M:x4; allgather, alltoall:
-    /// 1:1M:x4].
-    #[arg(long, value_parser = parse_sizes)]
+    /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4.
+    #[arg(long, value_parser = parse_sizes, long_help = per_collective(
+        "Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4",
+        |c| c.describe().sizes.to_string(),
+    ))]
     pub sizes: Option<SizeList>,
     /// Algorithms, comma separated (names or Open MPI ids of the
-    /// collective). `default` is the library's own choice [default:
-    /// default,linear,chain,pipeline,split_binary,binary,binomial; reduce:
-    /// default,linear,chain,pipeline,binary,binomial,in_order_binary,
-    /// rabenseifner; allreduce: default,linear,nonoverlapping,
-    /// recursive_doubling,ring,segmented_ring,rabenseifner; allgather:
-    /// default,linear,bruck,recursive_doubling,ring,neighbor,two_proc;
-    /// alltoall: default,linear,pairwise,modified_bruck,linear_sync,
-    /// two_proc].
-    #[arg(long, value_delimiter = ',')]
+    /// collective); `default` is the library's own choice.
+    #[arg(long, value_delimiter = ',', long_help = per_collective(
+        "Algorithms, comma separated (names or Open MPI ids of the collective); `default` is \
+         the library's own choice",
+        |c| measured(c, true),
+    ))]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
     #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
@@ -349,6 +345,29 @@ pub struct BenchArgs {
     pub seed: u64,
 }
 
+/// `--help` text: `what`, then each collective's default from its
+/// description, so that the help names every collective the tool knows.
+fn per_collective(what: &str, default: fn(crate::data::Collective) -> String) -> String {
+    let defaults: Vec<String> = crate::data::Collective::ALL
+        .iter()
+        .map(|&c| format!("{} {}", c.name(), default(c)))
+        .collect();
+    format!("{what} [default: {}]", defaults.join("; "))
+}
+
+/// The algorithms measured by default, comma separated (after `default`
+/// where it is named).
+fn measured(c: crate::data::Collective, with_default: bool) -> String {
+    let measured = c.describe().measured.iter();
+    let names: Vec<&str> = with_default
+        .then_some(Algorithm::Default)
+        .iter()
+        .chain(measured)
+        .map(|a| a.name())
+        .collect();
+    names.join(",")
+}
+
 /// A collective by name (`bcast`, `MPI_Reduce`, ...).
 fn parse_collective(s: &str) -> Result<crate::data::Collective, String> {
     s.trim().parse()
@@ -386,44 +405,6 @@ fn one_of<T: Copy + Send + Sync + 'static>(
             .map(|(v, ..)| *v)
             .ok_or_else(|| format!("unknown choice {s:?}"))
     })
-}
-
-#[cfg(feature = "mpi")]
-impl TuneArgs {
-    /// Each collective tuned with the algorithms `--algorithms` names for
-    /// it (or its defaults).
-    fn collective_algorithms(
-        &self,
-    ) -> crate::Result<Vec<(crate::data::Collective, Vec<Algorithm>)>> {
-        let mut collectives = self.collectives.clone();
-        collectives.sort_unstable();
-        collectives.dedup();
-        let names = self.algorithms.as_ref();
-        let mut known_somewhere = vec![false; names.map_or(0, Vec::len)];
-        let mut out = Vec::new();
-        for c in collectives {
-            let algorithms: Vec<Algorithm> = match names {
-                None => c.describe().measured.to_vec(),
-                Some(names) => names
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, n)| {
-                        let a = c.algorithm(n).ok().filter(|a| c.knows(*a))?;
-                        known_somewhere[i] = true;
-                        Some(a)
-                    })
-                    .collect(),
-            };
-            out.push((c, algorithms));
-        }
-        if let Some(i) = known_somewhere.iter().position(|k| !k) {
-            return Err(crate::Error::Usage(format!(
-                "--algorithms: {:?} is no algorithm of the collectives tuned",
-                names.map(|n| n[i].as_str()).unwrap_or_default()
-            )));
-        }
-        Ok(out)
-    }
 }
 
 impl BenchArgs {

@@ -103,3 +103,28 @@ fn collectives_are_kept_apart_and_each_reads_its_own_ids() {
     assert!(stderr.contains("a reduce algorithm"), "{stderr}");
     assert!(stderr.contains("in-order_binary"), "{stderr}");
 }
+
+/// `bench --help` gives every collective's default sizes and algorithms,
+/// read from the collective's description (so a new collective shows up
+/// without anyone editing the help).
+#[test]
+#[cfg(feature = "mpi")]
+fn bench_help_names_every_collectives_defaults() {
+    let o = bin().args(["bench", "--help"]).output().unwrap();
+    assert!(o.status.success());
+    // clap wraps the help; words are what matters.
+    let text = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for c in bcast_select::data::Collective::ALL {
+        let d = c.describe();
+        let algorithms: Vec<&str> = d.measured.iter().map(|a| a.name()).collect();
+        let expected = format!("{} default,{}", c.name(), algorithms.join(","));
+        assert!(text.contains(&expected), "{expected}: {text}");
+        assert!(
+            text.contains(&format!("{} {}", c.name(), d.sizes)),
+            "{text}"
+        );
+    }
+}

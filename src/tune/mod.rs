@@ -62,6 +62,42 @@ pub struct Options {
     pub learning: train::Options,
 }
 
+/// Each of `collectives` (once each, in their order) with the algorithms
+/// `names` names for it, or its measured ones; a usage error for a name
+/// that is no algorithm of any of them.
+pub fn algorithms(
+    collectives: &[Collective],
+    names: Option<&[String]>,
+) -> Result<Vec<(Collective, Vec<Algorithm>)>> {
+    let mut collectives = collectives.to_vec();
+    collectives.sort_unstable();
+    collectives.dedup();
+    let mut known_somewhere = vec![false; names.map_or(0, <[String]>::len)];
+    let mut out = Vec::new();
+    for c in collectives {
+        let algorithms: Vec<Algorithm> = match names {
+            None => c.describe().measured.to_vec(),
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| {
+                    let a = c.algorithm(n).ok().filter(|a| c.knows(*a))?;
+                    known_somewhere[i] = true;
+                    Some(a)
+                })
+                .collect(),
+        };
+        out.push((c, algorithms));
+    }
+    if let Some(i) = known_somewhere.iter().position(|k| !k) {
+        return Err(Error::Usage(format!(
+            "--algorithms: {:?} is no algorithm of the collectives tuned",
+            names.map(|n| n[i].as_str()).unwrap_or_default()
+        )));
+    }
+    Ok(out)
+}
+
 /// Tunes the job this process belongs to (collective: every rank calls it).
 pub fn tune(args: &Options) -> Result<()> {
     let session = Session::start(true)?;
@@ -810,4 +846,41 @@ fn grids_procs(grids: &[Grid]) -> Vec<u32> {
 
 fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn algorithms_are_shared_out_to_the_collectives_that_have_them() {
+        let names: Vec<String> = ["ring", "modified_bruck", "bruck"]
+            .map(String::from)
+            .to_vec();
+        let picked = algorithms(
+            &[
+                Collective::Alltoall,
+                Collective::Allgather,
+                Collective::Alltoall,
+            ],
+            Some(&names),
+        )
+        .unwrap();
+        assert_eq!(
+            picked,
+            [
+                (
+                    Collective::Allgather,
+                    vec![Algorithm::Ring, Algorithm::Bruck]
+                ),
+                (Collective::Alltoall, vec![Algorithm::ModifiedBruck]),
+            ]
+        );
+        // Without names, each collective's measured algorithms.
+        let all = algorithms(&[Collective::Alltoall], None).unwrap();
+        assert_eq!(all[0].1, Collective::Alltoall.describe().measured);
+        // A name no collective tuned has is an error, not ignored.
+        let err = algorithms(&[Collective::Bcast], Some(&["ring".to_string()])).unwrap_err();
+        assert!(err.to_string().contains("\"ring\""), "{err}");
+    }
 }
