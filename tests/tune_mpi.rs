@@ -51,17 +51,17 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let out_dir = dir.path().join("tuned");
     let args = [
         "--time-budget",
-        "40s",
+        "60s",
         "--procs",
         "2,4",
         "--sizes",
         "1,1K,64K",
         "--algorithms",
-        "binomial,pipeline,binary,recursive_doubling,ring",
+        "binomial,pipeline,binary,recursive_doubling,ring,bruck,pairwise",
         "--segsizes",
         "0,8K",
         "--collectives",
-        "bcast,reduce,allreduce",
+        "bcast,reduce,allreduce,allgather,alltoall",
     ];
     let out = tune(&out_dir, &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -73,6 +73,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "model/manifest.json",
         "model-reduce/manifest.json",
         "model-allreduce/manifest.json",
+        "model-allgather/manifest.json",
+        "model-alltoall/manifest.json",
         "rules",
         "han.rules",
         "report.md",
@@ -87,7 +89,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     // The rules' validated effect: one table per collective, a row per
     // tuned size.
     let effects: Vec<&str> = report.split("## Validated effect").skip(1).collect();
-    assert_eq!(effects.len(), 3, "{report}");
+    assert_eq!(effects.len(), 5, "{report}");
     for (effect, procs) in effects.iter().flat_map(|e| [(e, "2"), (e, "4")]) {
         assert!(
             effect
@@ -96,7 +98,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             "no row for {procs} ranks: {report}"
         );
     }
-    assert!(report.contains("bcast-select verify --collectives bcast,reduce,allreduce"));
+    assert!(report
+        .contains("bcast-select verify --collectives bcast,reduce,allreduce,allgather,alltoall"));
     // Every switch validated, none kept unless proved faster, and the
     // rules switch only where a kept row says so.
     let validation = std::fs::read_to_string(out_dir.join("validation.csv")).unwrap();
@@ -113,14 +116,18 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     }
     let rules_text = std::fs::read(out_dir.join("rules")).unwrap();
     let rules = bcast_select::verify::files::read_tuned(&rules_text, false).unwrap();
-    for (name, id, sizes) in [
-        ("bcast", 7, &[1u64, 1024, 65536][..]),
-        ("reduce", 11, &[1024, 65536]),
-        ("allreduce", 2, &[1024, 65536]),
+    // (name, coll id, sizes, whether the file's size is the block × p)
+    for (name, id, sizes, per_block) in [
+        ("bcast", 7, &[1u64, 1024, 65536][..], false),
+        ("reduce", 11, &[1024, 65536], false),
+        ("allreduce", 2, &[1024, 65536], false),
+        ("allgather", 0, &[1, 1024, 65536], true),
+        ("alltoall", 3, &[1, 1024, 65536], true),
     ] {
         for procs in [2u64, 4] {
             for &m in sizes {
-                let rule = rules.lookup(id, procs, m).unwrap();
+                let at = if per_block { m * procs } else { m };
+                let rule = rules.lookup(id, procs, at).unwrap();
                 if rule.alg != 0 {
                     assert!(
                         rows.iter().any(|r| r["collective"] == name
@@ -134,7 +141,12 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             }
         }
     }
-    for function in ["MPI_Reduce", "MPI_Allreduce"] {
+    for function in [
+        "MPI_Reduce",
+        "MPI_Allreduce",
+        "MPI_Allgather",
+        "MPI_Alltoall",
+    ] {
         assert!(
             report.contains(&format!("{function} decisions for 1 node(s) x 4 ranks")),
             "{report}"
@@ -149,12 +161,14 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             .unwrap()
             .dataset
     };
-    // Every default point is in the seed: 2 sizes x 3 message sizes for
-    // broadcast, x 2 for the reductions (1 byte is no whole float).
+    // Every default point is in the seed: 2 sizes x 3 message sizes,
+    // x 2 for the reductions (1 byte is no whole float).
     for (collective, expected) in [
         (bcast_select::data::Collective::Bcast, 6),
         (bcast_select::data::Collective::Reduce, 4),
         (bcast_select::data::Collective::Allreduce, 4),
+        (bcast_select::data::Collective::Allgather, 6),
+        (bcast_select::data::Collective::Alltoall, 6),
     ] {
         let data = load(collective);
         let defaults = data
@@ -175,14 +189,20 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let predicted = Command::new(env!("CARGO_BIN_EXE_bcast-select"))
         .arg("predict")
         .args(
-            ["model", "model-reduce", "model-allreduce"]
-                .iter()
-                .flat_map(|m| {
-                    [
-                        "--model".to_string(),
-                        out_dir.join(m).to_string_lossy().into_owned(),
-                    ]
-                }),
+            [
+                "model",
+                "model-reduce",
+                "model-allreduce",
+                "model-allgather",
+                "model-alltoall",
+            ]
+            .iter()
+            .flat_map(|m| {
+                [
+                    "--model".to_string(),
+                    out_dir.join(m).to_string_lossy().into_owned(),
+                ]
+            }),
         )
         .args(["--nodes", "1", "--procs", "2,4", "--format", "ompi-rules"])
         .output()
@@ -197,17 +217,20 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let exe = common::compile_timer(Path::new("mpicc"), dir.path());
     let rules = out_dir.join("rules");
     let text = std::fs::read_to_string(&rules).unwrap();
-    assert!(text.contains("3 # collectives in this file"), "{text}");
+    assert!(text.contains("5 # collectives in this file"), "{text}");
     assert!(text.contains("11 # collective id: reduce"), "{text}");
     assert!(text.contains("2 # collective id: allreduce"), "{text}");
-    // HAN's routing (Open MPI 5 across nodes) for each of them too.
+    assert!(text.contains("0 # collective id: allgather"), "{text}");
+    assert!(text.contains("3 # collective id: alltoall"), "{text}");
+    // HAN's routing (Open MPI 5 across nodes) for each it serves (not
+    // alltoall).
     let han = std::fs::read_to_string(out_dir.join("han.rules")).unwrap();
-    assert!(han.contains("3 # collectives in this file"), "{han}");
+    assert!(han.contains("4 # collectives in this file"), "{han}");
     for bytes in [1, 1000, 65536] {
         let (out, ok) = with_rules(&exe, &rules, bytes);
         assert!(ok && out.contains("min_us"), "{bytes} B: {out}");
     }
-    for collective in ["reduce", "allreduce"] {
+    for collective in ["reduce", "allreduce", "allgather", "alltoall"] {
         for bytes in [1000, 65536] {
             let (out, ok) = timed(&exe, &rules, bytes, collective);
             assert!(
@@ -238,17 +261,15 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         bcast_select::data::Collective::Bcast,
         bcast_select::data::Collective::Reduce,
         bcast_select::data::Collective::Allreduce,
+        bcast_select::data::Collective::Allgather,
+        bcast_select::data::Collective::Alltoall,
     ]
     .into_iter()
     .map(|c| (c, load(c).measurements().len()))
     .collect();
     let again = tune(&out_dir, &args);
     assert!(again.status.success());
-    for collective in [
-        bcast_select::data::Collective::Bcast,
-        bcast_select::data::Collective::Reduce,
-        bcast_select::data::Collective::Allreduce,
-    ] {
+    for collective in bcast_select::data::Collective::ALL {
         let before = before[&collective];
         let rerun = load(collective);
         assert_eq!(rerun.duplicate_rows(), 0);
