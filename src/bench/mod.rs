@@ -94,6 +94,14 @@ impl Part {
             .iter()
             .any(|p| p.candidate.implementation == crate::data::Impl::Ompi)
     }
+
+    /// Whether the only library calls measured are `default`s (which need
+    /// no control of the library's algorithms).
+    pub fn library_default_only(&self) -> bool {
+        self.points.iter().all(|p| {
+            p.candidate.implementation != crate::data::Impl::Ompi || p.candidate.is_default()
+        })
+    }
 }
 
 /// Everything a campaign needs.

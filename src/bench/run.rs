@@ -301,7 +301,14 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     let roots = resolve_roots(&opts.roots, procs)?;
     let collective = opts.collective;
     let control = if part.uses_library() {
-        Some(control::TunedControl::open(collective).map_err(Error::Other)?)
+        match control::TunedControl::open(collective) {
+            Ok(control) => Some(control),
+            // `default` is the library's own call and needs no control: a
+            // library without Open MPI's tuned component (MPICH) still
+            // measures it.
+            Err(_) if part.library_default_only() => None,
+            Err(e) => return Err(Error::Other(e)),
+        }
     } else {
         None
     };
@@ -630,6 +637,10 @@ impl Runner {
                     copy: schedules.first().and_then(|s| s.local_copy(rank)),
                 })
             }
+            Impl::Ompi if control.is_none() && c.is_default() => Ok(Runner::Library {
+                comm: world.duplicate(),
+                collective,
+            }),
             Impl::Ompi => {
                 let control = control.ok_or_else(|| {
                     Error::Other("library algorithms requested without MPI_T control".into())
