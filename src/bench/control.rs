@@ -285,7 +285,8 @@ impl Cvar {
             return Err(format!(
                 "the MPI library has no control variable {name}: forcing the library's \
                  algorithms (--impl ompi) needs Open MPI with its tuned collective \
-                 component; use --impl own"
+                 component; use --impl own for our schedules (the library's own choice, \
+                 `--algorithms default --impl ompi`, needs no forcing)"
             ));
         }
         let mut handle: ffi::MPI_T_cvar_handle = std::ptr::null_mut();
