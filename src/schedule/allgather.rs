@@ -15,7 +15,7 @@
 //! schedules it is not scheduled here (Open MPI's forced `linear` is still
 //! measured).
 
-use super::{Op, Plan, Span, Spec};
+use super::{sendrecv, Op, Plan, Span, Spec};
 use crate::data::Algorithm;
 
 /// Allgather algorithms with a schedule (what `impl=own` can run).
@@ -142,24 +142,12 @@ impl Shape {
             start: u64::from(first % p) * m,
             end: u64::from(first % p + count) * m,
         };
-        let exchange = |ops: &mut Vec<Op>, to: u32, send: Span, from: u32, recv: Span| {
-            // Open MPI's sendrecv: the receive posted, a blocking send, the wait.
-            ops.push(Op::Irecv {
-                peer: from,
-                bytes: recv,
-            });
-            ops.push(Op::Send {
-                peer: to,
-                bytes: send,
-            });
-            ops.push(Op::WaitRecv);
-        };
         match self {
             Shape::Bruck => {
                 let mut d = 1;
                 while d < p {
                     let count = if d <= p / 2 { d } else { p - d };
-                    exchange(
+                    sendrecv(
                         ops,
                         (rank + p - d) % p,
                         blocks(rank, count),
@@ -181,14 +169,14 @@ impl Shape {
                         first -= d;
                         (blocks(first + d, d), blocks(first, d))
                     };
-                    exchange(ops, remote, send, remote, recv);
+                    sendrecv(ops, remote, send, remote, recv);
                     d <<= 1;
                 }
             }
             Shape::Ring => {
                 let (right, left) = ((rank + 1) % p, (rank + p - 1) % p);
                 for i in 0..p - 1 {
-                    exchange(
+                    sendrecv(
                         ops,
                         right,
                         blocks(rank + p - i, 1),
@@ -197,10 +185,10 @@ impl Shape {
                     );
                 }
             }
-            Shape::Neighbor => neighbor_ops(p, rank, blocks, exchange, ops),
+            Shape::Neighbor => neighbor_ops(p, rank, blocks, ops),
             Shape::TwoProc => {
                 let remote = rank ^ 1;
-                exchange(ops, remote, blocks(rank, 1), remote, blocks(remote, 1));
+                sendrecv(ops, remote, blocks(rank, 1), remote, blocks(remote, 1));
             }
             Shape::Sparbit => sparbit_ops(p, rank, blocks, ops),
         }
@@ -210,13 +198,7 @@ impl Shape {
 /// Neighbor exchange (even p): the first step swaps one block with
 /// neighbour 0, then the steps alternate neighbours, each sending the two
 /// blocks received the step before.
-fn neighbor_ops(
-    p: u32,
-    rank: u32,
-    blocks: impl Fn(u32, u32) -> Span,
-    exchange: impl Fn(&mut Vec<Op>, u32, Span, u32, Span),
-    ops: &mut Vec<Op>,
-) {
+fn neighbor_ops(p: u32, rank: u32, blocks: impl Fn(u32, u32) -> Span, ops: &mut Vec<Op>) {
     let even = rank.is_multiple_of(2);
     let (right, left) = ((rank + 1) % p, (rank + p - 1) % p);
     let (neighbor, offset): ([u32; 2], [i64; 2]) = if even {
@@ -225,7 +207,7 @@ fn neighbor_ops(
         ([left, right], [-2, 2])
     };
     let mut recv_from = if even { [rank; 2] } else { [left; 2] };
-    exchange(
+    sendrecv(
         ops,
         neighbor[0],
         blocks(rank, 1),
@@ -236,7 +218,7 @@ fn neighbor_ops(
     for i in 1..p / 2 {
         let k = (i % 2) as usize;
         recv_from[k] = (i64::from(recv_from[k]) + offset[k]).rem_euclid(i64::from(p)) as u32;
-        exchange(
+        sendrecv(
             ops,
             neighbor[k],
             blocks(send_from, 2),

@@ -16,7 +16,7 @@
 //! With its default `max_requests` of 0, `linear_sync` posts every
 //! request at once, as `linear` does.
 
-use super::{Op, Plan, Span, Spec};
+use super::{sendrecv, Op, Plan, Span, Spec};
 use crate::data::Algorithm;
 
 /// Alltoall algorithms with a schedule (what `impl=own` can run).
@@ -202,30 +202,15 @@ impl Shape {
             Shape::Pairwise => {
                 for k in 1..p {
                     let (to, from) = ((rank + k) % p, (rank + p - k) % p);
-                    ops.push(Op::Irecv {
-                        peer: from,
-                        bytes: block(spec, from, rank),
-                    });
-                    ops.push(Op::Send {
-                        peer: to,
-                        bytes: block(spec, rank, to),
-                    });
-                    ops.push(Op::WaitRecv);
+                    let (send, recv) = (block(spec, rank, to), block(spec, from, rank));
+                    sendrecv(ops, to, send, from, recv);
                 }
             }
             Shape::ModifiedBruck => {
                 let mut d = 1;
                 while d < p {
                     let (to, from) = ((rank + d) % p, (rank + p - d) % p);
-                    ops.push(Op::Irecv {
-                        peer: from,
-                        bytes: packed(spec, d, from),
-                    });
-                    ops.push(Op::Send {
-                        peer: to,
-                        bytes: packed(spec, d, rank),
-                    });
-                    ops.push(Op::WaitRecv);
+                    sendrecv(ops, to, packed(spec, d, rank), from, packed(spec, d, from));
                     d *= 2;
                 }
             }

@@ -131,6 +131,22 @@ impl Op {
     }
 }
 
+/// Open MPI's sendrecv of data: the receive of `recv` from `from` posted,
+/// a blocking send of `send` to `to`, the wait.
+pub(super) fn sendrecv(ops: &mut Vec<Op>, to: u32, send: Span, from: u32, recv: Span) {
+    ops.extend([
+        Op::Irecv {
+            peer: from,
+            bytes: recv,
+        },
+        Op::Send {
+            peer: to,
+            bytes: send,
+        },
+        Op::WaitRecv,
+    ]);
+}
+
 /// One operation as the harness runs it on one rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LocalOp {
@@ -515,8 +531,9 @@ impl Schedule {
                 if let Some(piece) = missing {
                     return Err(format!("rank {rank} has no place for {piece} of {op:?}"));
                 }
+                // `pieces` hands over at least one piece (an empty one for
+                // an empty message).
                 Ok(match places.as_slice() {
-                    [] => op.with_bytes(|_| Some(Span { start: 0, end: 0 })),
                     [one] => op.with_bytes(|_| Some(*one)),
                     _ => None,
                 }
