@@ -416,7 +416,7 @@ impl BenchArgs {
             collective,
             sizes: Sweep::sizes(collective, self.sizes.as_ref().map(|s| &s.0[..]))
                 .map_err(crate::Error::Usage)?,
-            algorithms: Sweep::algorithms(collective, self.algorithms.as_deref())
+            algorithms: Sweep::algorithms(collective, self.algorithms.as_deref(), &self.impls)
                 .map_err(crate::Error::Usage)?,
             segsizes: self.segsizes.0.clone(),
             fanouts: self.fanouts.iter().map(|f| f.0).collect(),

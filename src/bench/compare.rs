@@ -12,10 +12,11 @@
 //! comparison's time is up.
 
 use super::control::{self, TunedControl};
-use super::run::{measure, resolve_roots, Buffers, Runner};
+use super::mpich::MpichControl;
+use super::run::{measure, resolve_roots, Buffers, Controls, Runner};
 use super::stats::Speedup;
 use super::{points::Point, Options};
-use crate::data::{Arrival, Candidate, Collective};
+use crate::data::{Arrival, Candidate, Collective, Impl};
 use crate::error::{Error, Result};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -107,16 +108,25 @@ pub fn requests(
     rounds: &Rounds,
     seconds: f64,
 ) -> Result<Vec<Option<Compared>>> {
-    let forced = requests
-        .iter()
-        .flat_map(|r| &r.arms)
-        .any(|a| matches!(a, Arm::Forced(_)));
-    let control = if forced {
+    let forces = |implementation| {
+        requests
+            .iter()
+            .flat_map(|r| &r.arms)
+            .any(|a| matches!(a, Arm::Forced(c) if c.implementation == implementation && !c.is_default()))
+    };
+    let tuned = match forces(Impl::Ompi) {
         // `tune` checked at its first measurement that no rules file is in
         // effect; `verify` forces algorithms beside one (Open MPI 5).
-        Some(TunedControl::open_beside_rules(collective).map_err(Error::Other)?)
-    } else {
-        None
+        true => Some(TunedControl::open_beside_rules(collective).map_err(Error::Other)?),
+        false => None,
+    };
+    let mpich = match forces(Impl::Mpich) {
+        true => Some(MpichControl::open(collective).map_err(Error::Other)?),
+        false => None,
+    };
+    let controls = Controls {
+        tuned: tuned.as_ref(),
+        mpich: mpich.as_ref(),
     };
     let largest = requests.iter().map(|r| r.msg_bytes).max().unwrap_or(0);
     let procs = comm.size() as u32;
@@ -133,16 +143,7 @@ pub fn requests(
         let runners = request
             .arms
             .iter()
-            .map(|arm| {
-                runner(
-                    comm,
-                    control.as_ref(),
-                    *arm,
-                    collective,
-                    request.msg_bytes,
-                    timing,
-                )
-            })
+            .map(|arm| runner(comm, controls, *arm, collective, request.msg_bytes, timing))
             .collect::<Result<Vec<_>>>()?;
         let share = Rounds {
             max_seconds: rounds.max_seconds.min(left / (requests.len() - i) as f64),
@@ -165,7 +166,7 @@ pub fn requests(
 /// The runner of one arm on `comm`. Collective.
 fn runner(
     comm: &SimpleCommunicator,
-    control: Option<&TunedControl>,
+    controls: Controls,
     arm: Arm,
     collective: Collective,
     msg_bytes: u64,
@@ -185,8 +186,8 @@ fn runner(
             Ok(runner)
         })
         .map_err(Error::Other),
-        Arm::Forced(c) => Runner::new(comm, control, &point(c), &roots, collective),
-        Arm::Own(c) => Runner::new(comm, None, &point(c), &roots, collective),
+        Arm::Forced(c) => Runner::new(comm, controls, &point(c), &roots, collective),
+        Arm::Own(c) => Runner::new(comm, Controls::default(), &point(c), &roots, collective),
     }
 }
 

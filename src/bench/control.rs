@@ -60,7 +60,8 @@ pub struct TunedControl {
     han_outranks_tuned: bool,
 }
 
-struct Cvar {
+/// A handle on one integer or boolean control variable.
+pub(super) struct Cvar {
     name: String,
     handle: ffi::MPI_T_cvar_handle,
 }
@@ -208,7 +209,7 @@ pub fn without_rules<T>(
 
 /// Starts the MPI tool interface (each call is counted; it is never
 /// finalized, it lives as long as MPI).
-fn init_tool_interface() -> Result<(), String> {
+pub(super) fn init_tool_interface() -> Result<(), String> {
     let mut provided: c_int = 0;
     // SAFETY: plain C call with a valid out-pointer; MPI is initialized.
     let rc = unsafe { ffi::MPI_T_init_thread(0, &mut provided) };
@@ -276,17 +277,18 @@ fn duplicate_with_preference(
 }
 
 impl Cvar {
-    fn open(name: &str) -> Result<Cvar, String> {
+    pub(super) fn open(name: &str) -> Result<Cvar, String> {
         let cname = CString::new(name).map_err(|e| e.to_string())?;
         let mut index: c_int = -1;
         // SAFETY: valid NUL-terminated name and out-pointer.
         let rc = unsafe { ffi::MPI_T_cvar_get_index(cname.as_ptr(), &mut index) };
         if rc != 0 {
             return Err(format!(
-                "the MPI library has no control variable {name}: forcing the library's \
+                "the MPI library has no control variable {name}: forcing Open MPI's \
                  algorithms (--impl ompi) needs Open MPI with its tuned collective \
-                 component; use --impl own for our schedules (the library's own choice, \
-                 `--algorithms default --impl ompi`, needs no forcing)"
+                 component, MPICH's (--impl mpich) MPICH 4 or later; use --impl own for \
+                 our schedules (the library's own choice, `--algorithms default`, needs no \
+                 forcing)"
             ));
         }
         let mut handle: ffi::MPI_T_cvar_handle = std::ptr::null_mut();
@@ -306,7 +308,7 @@ impl Cvar {
         Ok(Cvar { name, handle })
     }
 
-    fn read(&self) -> Result<c_int, String> {
+    pub(super) fn read(&self) -> Result<c_int, String> {
         // Booleans and ints are both read as one C int; spare room for safety.
         let mut value: [c_int; 2] = [0; 2];
         // SAFETY: live handle, buffer larger than one value.
@@ -315,7 +317,7 @@ impl Cvar {
         Ok(value[0])
     }
 
-    fn write(&self, value: c_int) -> Result<(), String> {
+    pub(super) fn write(&self, value: c_int) -> Result<(), String> {
         // SAFETY: live handle of a single-int variable.
         let rc =
             unsafe { ffi::MPI_T_cvar_write(self.handle, &value as *const c_int as *const c_void) };
@@ -363,7 +365,7 @@ fn rules_in_effect() -> Option<(&'static str, String)> {
 }
 
 /// A string control variable's value; empty where it cannot be read.
-fn read_string(name: &str) -> String {
+pub(super) fn read_string(name: &str) -> String {
     let Ok(cname) = CString::new(name) else {
         return String::new();
     };
@@ -394,7 +396,7 @@ fn read_string(name: &str) -> String {
     String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
-fn check(rc: c_int, what: &str) -> Result<(), String> {
+pub(super) fn check(rc: c_int, what: &str) -> Result<(), String> {
     if rc == 0 {
         Ok(())
     } else {

@@ -22,6 +22,8 @@ pub mod delay;
 pub mod exec;
 #[cfg(feature = "mpi")]
 pub mod exec_arrival;
+#[cfg(feature = "mpi")]
+pub mod mpich;
 pub mod payload;
 pub mod points;
 #[cfg(feature = "mpi")]
@@ -88,15 +90,22 @@ pub struct Part {
 }
 
 impl Part {
-    /// Whether any point runs the library's MPI_Bcast.
+    /// Whether any point calls the library's collective.
     pub fn uses_library(&self) -> bool {
         self.points
             .iter()
-            .any(|p| p.candidate.implementation == crate::data::Impl::Ompi)
+            .any(|p| p.candidate.implementation != crate::data::Impl::Own)
     }
 
-    /// Whether the only library calls measured are `default`s (which need
-    /// no control of the library's algorithms).
+    /// Whether any point forces one of MPICH's algorithms.
+    pub fn forces_mpich(&self) -> bool {
+        self.points
+            .iter()
+            .any(|p| p.candidate.implementation == crate::data::Impl::Mpich)
+    }
+
+    /// Whether no point forces an Open MPI algorithm: its only `ompi` calls
+    /// are `default`s, which need no control of Open MPI's algorithms.
     pub fn library_default_only(&self) -> bool {
         self.points.iter().all(|p| {
             p.candidate.implementation != crate::data::Impl::Ompi || p.candidate.is_default()

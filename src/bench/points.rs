@@ -33,16 +33,31 @@ impl Sweep {
     }
 
     /// The algorithms named (names or Open MPI ids of `collective`), or
-    /// `default` and the collective's candidates measured by default.
+    /// `default` and the collective's candidates measured by default for
+    /// `impls`: the description's for our schedules and Open MPI's, every
+    /// one of MPICH's table for MPICH's.
     pub fn algorithms(
         collective: Collective,
         names: Option<&[String]>,
+        impls: &[Impl],
     ) -> Result<Vec<Algorithm>, String> {
         let Some(names) = names else {
-            let measured = collective.describe().measured;
-            return Ok(std::iter::once(Algorithm::Default)
-                .chain(measured.iter().copied())
-                .collect());
+            let description = collective.describe();
+            let mut list = vec![Algorithm::Default];
+            for a in description.measured {
+                let ours_or_ompi = |&i: &Impl| i != Impl::Mpich && runs(collective, *a, i);
+                if impls.iter().any(ours_or_ompi) && !list.contains(a) {
+                    list.push(*a);
+                }
+            }
+            if impls.contains(&Impl::Mpich) {
+                for m in description.mpich.algorithms {
+                    if !list.contains(&m.algorithm) {
+                        list.push(m.algorithm);
+                    }
+                }
+            }
+            return Ok(list);
         };
         names
             .iter()
@@ -88,6 +103,19 @@ impl Sweep {
     }
 }
 
+/// Whether `implementation` runs `algorithm` of `collective`: our
+/// schedules and own algorithms, Open MPI's table, MPICH's table.
+fn runs(collective: Collective, algorithm: Algorithm, implementation: Impl) -> bool {
+    match implementation {
+        Impl::Own => {
+            scheduled(collective).contains(&algorithm)
+                || collective.describe().own.contains(&algorithm)
+        }
+        Impl::Ompi => collective.ompi_id(algorithm).is_some(),
+        Impl::Mpich => collective.mpich_algorithm(algorithm).is_some(),
+    }
+}
+
 /// One measurement: a message size, an imbalance factor and a candidate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
@@ -123,23 +151,37 @@ impl Sweep {
         let mut out = Vec::new();
         for &algorithm in &self.algorithms {
             let before = out.len();
-            for (segsize, fanout) in self.parameters(algorithm) {
-                for &implementation in &self.impls {
-                    let runnable = match implementation {
-                        Impl::Own => {
-                            scheduled(self.collective).contains(&algorithm)
-                                || self.collective.describe().own.contains(&algorithm)
+            if algorithm == Algorithm::Default {
+                // Whichever library runs, its own choice is one candidate.
+                if self.impls.iter().any(|&i| i != Impl::Own) {
+                    out.push(Candidate::DEFAULT);
+                }
+            } else {
+                for (segsize, fanout) in self.parameters(algorithm) {
+                    for &implementation in &self.impls {
+                        if implementation != Impl::Mpich
+                            && runs(self.collective, algorithm, implementation)
+                        {
+                            out.push(Candidate {
+                                algorithm,
+                                segsize,
+                                fanout,
+                                implementation,
+                            });
                         }
-                        Impl::Ompi => self.collective.ompi_id(algorithm).is_some(),
-                    };
-                    if runnable {
-                        out.push(Candidate {
-                            algorithm,
-                            segsize,
-                            fanout,
-                            implementation,
-                        });
                     }
+                }
+                // MPICH's algorithms run once each, with the parameters of
+                // the description (`MpichAlgorithm::params`).
+                if self.impls.contains(&Impl::Mpich)
+                    && runs(self.collective, algorithm, Impl::Mpich)
+                {
+                    out.push(Candidate {
+                        algorithm,
+                        segsize: None,
+                        fanout: None,
+                        implementation: Impl::Mpich,
+                    });
                 }
             }
             if !self.collective.knows(algorithm) {
@@ -151,15 +193,21 @@ impl Sweep {
             }
             if out.len() == before {
                 let impls: Vec<&str> = self.impls.iter().map(|i| i.name()).collect();
+                let who: Vec<&str> = [Impl::Own, Impl::Ompi, Impl::Mpich]
+                    .into_iter()
+                    .filter(|&i| {
+                        runs(self.collective, algorithm, i)
+                            || (algorithm == Algorithm::Default && i != Impl::Own)
+                    })
+                    .map(Impl::name)
+                    .collect();
                 return Err(format!(
                     "algorithm {algorithm} cannot run with --impl {}: {}",
                     impls.join(","),
                     match algorithm {
-                        Algorithm::Default => "it is the library's own choice (needs ompi)",
-                        Algorithm::Sbbt | Algorithm::Arrival => {
-                            "it exists only as our implementation (needs own)"
-                        }
-                        _ => "only Open MPI implements it (needs ompi)",
+                        Algorithm::Default =>
+                            "it is the library's own choice (needs ompi or mpich)".to_string(),
+                        _ => format!("it needs --impl {}", who.join(" or ")),
                     }
                 ));
             }
@@ -313,22 +361,66 @@ mod tests {
         let err = sweep(&[Algorithm::Default], &[Impl::Own])
             .points()
             .unwrap_err();
-        assert!(err.contains("needs ompi"), "{err}");
+        assert!(err.contains("needs ompi or mpich"), "{err}");
         let err = sweep(&[Algorithm::Sbbt], &[Impl::Ompi])
             .points()
             .unwrap_err();
-        assert!(err.contains("needs own"), "{err}");
+        assert!(err.contains("needs --impl own"), "{err}");
         let err = sweep(&[Algorithm::ScatterAllgather], &[Impl::Own])
             .points()
             .unwrap_err();
-        assert!(err.contains("only Open MPI"), "{err}");
+        assert!(err.contains("needs --impl ompi"), "{err}");
         let err = sweep(&[Algorithm::Arrival], &[Impl::Ompi])
             .points()
             .unwrap_err();
-        assert!(err.contains("needs own"), "{err}");
+        assert!(err.contains("needs --impl own"), "{err}");
+        // MPICH's names are MPICH's: its tree is no algorithm of Open MPI.
+        let err = sweep(&[Algorithm::Tree], &[Impl::Own, Impl::Ompi])
+            .points()
+            .unwrap_err();
+        assert!(err.contains("needs --impl mpich"), "{err}");
         let mut s = sweep(&[Algorithm::Linear], &[Impl::Own]);
         s.imbalances = vec![0.0, 2.0];
         assert!(s.points().unwrap_err().contains("arrival pattern"));
+    }
+
+    #[test]
+    fn mpich_algorithms_run_once_each_in_mpichs_namespace() {
+        use Algorithm::*;
+        // Binomial is Open MPI's (segmented) and MPICH's (not): three
+        // candidates, MPICH's without parameters.
+        let s = sweep(&[Default, Binomial], &[Impl::Ompi, Impl::Mpich]);
+        let at_1: Vec<Candidate> = s
+            .points()
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.msg_bytes == 1)
+            .map(|p| p.candidate)
+            .collect();
+        let mpich = Candidate {
+            algorithm: Binomial,
+            segsize: None,
+            fanout: None,
+            implementation: Impl::Mpich,
+        };
+        assert_eq!(at_1.len(), 4, "{at_1:?}");
+        assert_eq!(at_1[0], Candidate::DEFAULT);
+        assert_eq!(at_1.iter().filter(|c| **c == mpich).count(), 1);
+        // By default under MPICH alone: default and MPICH's table, in its
+        // order.
+        let list = Sweep::algorithms(Collective::Allreduce, None, &[Impl::Mpich]).unwrap();
+        let table: Vec<Algorithm> = Collective::Allreduce
+            .describe()
+            .mpich
+            .algorithms
+            .iter()
+            .map(|m| m.algorithm)
+            .collect();
+        assert_eq!(list[0], Default);
+        assert_eq!(list[1..], table[..]);
+        // Default alone, under MPICH: the library's own choice.
+        let only = sweep(&[Default], &[Impl::Mpich]).points().unwrap();
+        assert!(only.iter().all(|p| p.candidate == Candidate::DEFAULT));
     }
 
     #[test]

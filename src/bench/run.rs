@@ -4,7 +4,7 @@
 use super::compare::{self, Compared, Request, Rounds};
 use super::points::Point;
 use super::stats::Samples;
-use super::{control, delay, exec, exec_arrival, payload, points, topology};
+use super::{control, delay, exec, exec_arrival, mpich, payload, points, topology};
 use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement};
@@ -47,6 +47,7 @@ impl Session {
     pub fn start(library: bool) -> Result<Session> {
         if library {
             control::enable_dynamic_rules();
+            mpich::prepare_environment();
         }
         let universe =
             mpi::initialize().ok_or_else(|| Error::Other("MPI was already initialized".into()))?;
@@ -312,7 +313,21 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     } else {
         None
     };
-    let points = &runnable(collective, &part.points, procs, control.as_ref(), rank == 0);
+    let mpich = match part.forces_mpich() {
+        true => Some(mpich::MpichControl::open(collective).map_err(Error::Other)?),
+        false => None,
+    };
+    let controls = Controls {
+        tuned: control.as_ref(),
+        mpich: mpich.as_ref(),
+    };
+    let points = &runnable(
+        collective,
+        &part.points,
+        (procs, placement.nodes),
+        controls,
+        rank == 0,
+    );
     let largest = points.iter().map(|p| p.msg_bytes).max().unwrap_or(0);
     if largest > MAX_MESSAGE {
         return Err(Error::Usage(format!(
@@ -400,7 +415,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             p2p_us.insert(point.msg_bytes, t);
         }
         let unit_us = point.imbalance * p2p_us.get(&point.msg_bytes).copied().unwrap_or(0.0);
-        let runner = Runner::new(world, control.as_ref(), &point, &roots, collective)?;
+        let runner = Runner::new(world, controls, &point, &roots, collective)?;
         let timing = measure(
             world,
             &runner,
@@ -455,14 +470,16 @@ pub(super) fn resolve_roots(roots: &[Root], procs: u32) -> Result<Vec<u32>> {
         .collect()
 }
 
-/// The points that can run on `procs` ranks of this library, the others
-/// left out with a note from rank 0: Open MPI's two-rank algorithms
-/// elsewhere, and forced algorithms this Open MPI does not have.
+/// The points that can run on `procs` ranks over `nodes` nodes of this
+/// library, the others left out with a note from rank 0: Open MPI's
+/// two-rank algorithms elsewhere, forced algorithms this Open MPI or MPICH
+/// does not have, MPICH's algorithms where it would fall back to its own
+/// choice.
 fn runnable(
     collective: Collective,
     points: &[Point],
-    procs: u32,
-    control: Option<&control::TunedControl>,
+    (procs, nodes): (u32, u32),
+    controls: Controls,
     rank0: bool,
 ) -> Vec<Point> {
     let mut left = std::collections::BTreeSet::new();
@@ -471,15 +488,22 @@ fn runnable(
         .copied()
         .filter(|p| {
             let c = &p.candidate;
-            let why = if !collective.runs_on(c.algorithm, procs) {
-                Some("Open MPI runs it on 2 ranks only")
-            } else if c.implementation == Impl::Ompi
-                && !c.is_default()
-                && control.is_some_and(|control| !control.has(c.algorithm))
-            {
-                Some("this Open MPI does not have it")
-            } else {
-                None
+            let why = match c.implementation {
+                Impl::Ompi | Impl::Own if !collective.runs_on(c.algorithm, procs) => {
+                    Some("Open MPI runs it on 2 ranks only")
+                }
+                Impl::Ompi
+                    if !c.is_default() && controls.tuned.is_some_and(|t| !t.has(c.algorithm)) =>
+                {
+                    Some("this Open MPI does not have it")
+                }
+                Impl::Ompi | Impl::Own => None,
+                Impl::Mpich if controls.mpich.is_some_and(|m| !m.has(c.algorithm)) => {
+                    Some("this MPICH does not have it")
+                }
+                Impl::Mpich => collective
+                    .mpich_algorithm(c.algorithm)
+                    .and_then(|m| m.unfit(procs, nodes, p.msg_bytes / collective.element_bytes())),
             };
             if let Some(why) = why {
                 left.insert((c.algorithm, c.implementation, why));
@@ -592,10 +616,11 @@ pub(super) enum Runner {
         copy: Option<(Span, Span)>,
     },
     /// The library's own collective on a communicator configured for the
-    /// candidate.
+    /// candidate (Open MPI's), or forced around each call (MPICH's).
     Library {
         comm: SimpleCommunicator,
         collective: Collective,
+        forcing: Option<mpich::Forcing>,
     },
     /// The arrival-aware broadcast: its rounds are decided as ranks arrive.
     Arrival {
@@ -604,15 +629,29 @@ pub(super) enum Runner {
     },
 }
 
+/// What a campaign opened to force the libraries' algorithms.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Controls<'a> {
+    /// Open MPI's tuned component's variables.
+    pub(super) tuned: Option<&'a control::TunedControl>,
+    /// MPICH's algorithm variables.
+    pub(super) mpich: Option<&'a mpich::MpichControl>,
+}
+
 impl Runner {
     pub(super) fn new(
         world: &SimpleCommunicator,
-        control: Option<&control::TunedControl>,
+        controls: Controls,
         point: &Point,
         roots: &[u32],
         collective: Collective,
     ) -> Result<Runner> {
         let c = &point.candidate;
+        let library = |comm, forcing| Runner::Library {
+            comm,
+            collective,
+            forcing,
+        };
         match c.implementation {
             Impl::Own if c.algorithm == crate::data::Algorithm::Arrival => Ok(Runner::Arrival {
                 comm: world.duplicate(),
@@ -637,23 +676,44 @@ impl Runner {
                     copy: schedules.first().and_then(|s| s.local_copy(rank)),
                 })
             }
-            Impl::Ompi if control.is_none() && c.is_default() => Ok(Runner::Library {
-                comm: world.duplicate(),
-                collective,
-            }),
-            Impl::Ompi => {
-                let control = control.ok_or_else(|| {
-                    Error::Other("library algorithms requested without MPI_T control".into())
+            Impl::Ompi => match controls.tuned {
+                None if c.is_default() => Ok(library(world.duplicate(), None)),
+                None => Err(Error::Other(
+                    "Open MPI's algorithms requested without MPI_T control".into(),
+                )),
+                Some(tuned) => {
+                    let comm = tuned.communicator(world, c).map_err(Error::Other)?;
+                    Ok(library(comm, None))
+                }
+            },
+            Impl::Mpich => {
+                let mpich = controls.mpich.ok_or_else(|| {
+                    Error::Other("MPICH's algorithms requested without MPI_T control".into())
                 })?;
-                let comm = control.communicator(world, c).map_err(Error::Other)?;
-                Ok(Runner::Library { comm, collective })
+                let forcing = mpich.forcing(c.algorithm).map_err(Error::Other)?;
+                Ok(library(world.duplicate(), Some(forcing)))
             }
         }
     }
 
     /// The library's own call of `collective` on `comm`.
     pub(super) fn library(comm: SimpleCommunicator, collective: Collective) -> Runner {
-        Runner::Library { comm, collective }
+        Runner::Library {
+            comm,
+            collective,
+            forcing: None,
+        }
+    }
+
+    /// Forces the runner's MPICH algorithm until the guard drops (nothing
+    /// for the other runners): made outside the timed call.
+    fn force(&self) -> Result<Option<mpich::Forced<'_>>, String> {
+        match self {
+            Runner::Library {
+                forcing: Some(f), ..
+            } => f.force().map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// One call of the smallest message (a float) with root 0: what makes
@@ -689,7 +749,9 @@ impl Runner {
                 }
                 exec::run(comm, &ops[root_index], buf, &mut buffers.scratch)
             }
-            Runner::Library { comm, collective } => {
+            Runner::Library {
+                comm, collective, ..
+            } => {
                 match collective {
                     Collective::Bcast => comm.process_at_rank(root as i32).broadcast_into(buf),
                     Collective::Reduce => {
@@ -810,12 +872,14 @@ pub(super) fn measure(
         if let Some(d) = &delays {
             delay::wait_until(mpi::time() + d.of(rank, root, iteration) * 1e-6);
         }
+        let forced = runner.force();
         let t0 = mpi::time();
-        if let Err(e) = runner.execute(buf, buffers, root, root_index) {
+        let done = forced.and_then(|_forced| runner.execute(buf, buffers, root, root_index));
+        let local_us = (mpi::time() - t0) * 1e6;
+        if let Err(e) = done {
             eprintln!("error: rank {rank}: {}: {e}", describe(&point.candidate));
             world.abort(3);
         }
-        let local_us = (mpi::time() - t0) * 1e6;
         let result = (runner.reduced(buf, buffers), seed, root, iteration);
         if let Some(wrong) = check(opts.collective, result, rank, procs) {
             eprintln!(

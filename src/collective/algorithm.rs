@@ -8,8 +8,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// An algorithm of one or more collectives: Open MPI's, where it has it
-/// (ids per collective in the descriptions), or only this project's
-/// (`impl=own`).
+/// (ids per collective in the descriptions), only this project's
+/// (`impl=own`), or MPICH's (`impl=mpich`: the same name under MPICH is
+/// MPICH's algorithm, listed in the description's MPICH table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Algorithm {
@@ -67,13 +68,47 @@ pub enum Algorithm {
     ModifiedBruck,
     /// Alltoall: linear with a bound on the requests in flight.
     LinearSync,
+    // MPICH's algorithms under MPICH's names, where no name above is
+    // MPICH's own (rows of `impl=mpich` name MPICH's algorithms only).
+    /// MPICH: the blocking call as its nonblocking one and a wait.
+    Nb,
+    /// MPICH: within each node, then across the nodes' leaders.
+    Smp,
+    /// MPICH's broadcast: binomial scatter, recursive-doubling allgather.
+    ScatterRecursiveDoublingAllgather,
+    /// MPICH's broadcast: binomial scatter, ring allgather.
+    ScatterRingAllgather,
+    /// MPICH's broadcast: a k-ary or k-nomial tree, in chunks.
+    PipelinedTree,
+    /// MPICH: a k-ary or k-nomial tree.
+    Tree,
+    /// MPICH's reduce: recursive-halving reduce-scatter, then a binomial gather.
+    ReduceScatterGather,
+    /// MPICH's allreduce: recursive doubling of radix k.
+    RecursiveMultiplying,
+    /// MPICH's allreduce: recursive-halving reduce-scatter, recursive-doubling allgather.
+    ReduceScatterAllgather,
+    /// MPICH's allreduce: recursive exchange of radix k.
+    Recexch,
+    /// MPICH's allreduce: reduce-scatter and allgather by recursive exchange of radix k.
+    KReduceScatterAllgather,
+    /// MPICH: Bruck's log-step exchange.
+    Brucks,
+    /// MPICH: Bruck's exchange of radix k.
+    KBrucks,
+    /// MPICH's allgather: recursive exchange, distances doubling.
+    RecexchDoubling,
+    /// MPICH's allgather: recursive exchange, distances halving.
+    RecexchHalving,
+    /// MPICH's alltoall: nonblocking exchanges, a bounded number in flight.
+    Scattered,
 }
 
 impl Algorithm {
     /// Every algorithm this tool knows: Open MPI's broadcasts, then our
-    /// own, tuned's own decision, and those of the other collectives (the
-    /// order of tables and plots).
-    pub const ALL: [Algorithm; 27] = [
+    /// own, tuned's own decision, those of the other collectives, then
+    /// MPICH's (the order of tables and plots).
+    pub const ALL: [Algorithm; 43] = [
         Algorithm::Default,
         Algorithm::Linear,
         Algorithm::Chain,
@@ -101,6 +136,22 @@ impl Algorithm {
         Algorithm::Pairwise,
         Algorithm::ModifiedBruck,
         Algorithm::LinearSync,
+        Algorithm::Nb,
+        Algorithm::Smp,
+        Algorithm::ScatterRecursiveDoublingAllgather,
+        Algorithm::ScatterRingAllgather,
+        Algorithm::PipelinedTree,
+        Algorithm::Tree,
+        Algorithm::ReduceScatterGather,
+        Algorithm::RecursiveMultiplying,
+        Algorithm::ReduceScatterAllgather,
+        Algorithm::Recexch,
+        Algorithm::KReduceScatterAllgather,
+        Algorithm::Brucks,
+        Algorithm::KBrucks,
+        Algorithm::RecexchDoubling,
+        Algorithm::RecexchHalving,
+        Algorithm::Scattered,
     ];
 
     /// The canonical name used in CSV files and reports.
@@ -133,6 +184,22 @@ impl Algorithm {
             Algorithm::Pairwise => "pairwise",
             Algorithm::ModifiedBruck => "modified_bruck",
             Algorithm::LinearSync => "linear_sync",
+            Algorithm::Nb => "nb",
+            Algorithm::Smp => "smp",
+            Algorithm::ScatterRecursiveDoublingAllgather => "scatter_recursive_doubling_allgather",
+            Algorithm::ScatterRingAllgather => "scatter_ring_allgather",
+            Algorithm::PipelinedTree => "pipelined_tree",
+            Algorithm::Tree => "tree",
+            Algorithm::ReduceScatterGather => "reduce_scatter_gather",
+            Algorithm::RecursiveMultiplying => "recursive_multiplying",
+            Algorithm::ReduceScatterAllgather => "reduce_scatter_allgather",
+            Algorithm::Recexch => "recexch",
+            Algorithm::KReduceScatterAllgather => "k_reduce_scatter_allgather",
+            Algorithm::Brucks => "brucks",
+            Algorithm::KBrucks => "k_brucks",
+            Algorithm::RecexchDoubling => "recexch_doubling",
+            Algorithm::RecexchHalving => "recexch_halving",
+            Algorithm::Scattered => "scattered",
         }
     }
 }

@@ -1,6 +1,9 @@
 //! MPI_Allgather: every rank's block reaches every rank, in rank order.
 
-use super::{named, Algorithm::*, Description, Mpich, Ompi, Semantics};
+use super::{
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, MpichParam, Ompi,
+    Restriction::*, Semantics,
+};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "allgather",
@@ -35,6 +38,40 @@ pub(super) const DESCRIPTION: Description = Description {
     mpich: Mpich {
         inter: "MPIR_Allgather_inter_local_gather_remote_bcast",
         equivalents: &[Bruck, RecursiveDoubling, Ring],
+        algorithms: &[
+            MpichAlgorithm {
+                runs_as: Some((Bruck, 0)),
+                ..mpich(Brucks)
+            },
+            MpichAlgorithm {
+                params: &[param("k", "BRUCKS_KVAL", "2")],
+                ..mpich(KBrucks)
+            },
+            mpich(Nb),
+            MpichAlgorithm {
+                restrictions: &[PowerOfTwo],
+                runs_as: Some((RecursiveDoubling, 0)),
+                ..mpich(RecursiveDoubling)
+            },
+            MpichAlgorithm {
+                runs_as: Some((Ring, 0)),
+                ..mpich(Ring)
+            },
+            MpichAlgorithm {
+                params: RECEXCH,
+                ..mpich(RecexchDoubling)
+            },
+            MpichAlgorithm {
+                params: RECEXCH,
+                ..mpich(RecexchHalving)
+            },
+        ],
     },
     file_suffix: "-allgather",
 };
+
+/// The parameters of MPICH's recursive-exchange allgathers.
+const RECEXCH: &[MpichParam] = &[
+    param("k", "RECEXCH_KVAL", "2"),
+    param("single_phase_recv", "RECEXCH_SINGLE_PHASE_RECV", "0"),
+];

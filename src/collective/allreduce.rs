@@ -1,7 +1,10 @@
 //! MPI_Allreduce: every rank's vector summed at every rank (`MPI_SUM` over
 //! `MPI_FLOAT`).
 
-use super::{named, Algorithm::*, Combines, Description, Mpich, Ompi, Semantics};
+use super::{
+    mpich, named, param, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, MpichParam,
+    Ompi, Restriction::*, Semantics,
+};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "allreduce",
@@ -44,6 +47,54 @@ pub(super) const DESCRIPTION: Description = Description {
         inter: "MPIR_Allreduce_inter_reduce_exchange_bcast",
         // Both rings reduce-scatter then allgather p blocks around the ring.
         equivalents: &[RecursiveDoubling, Ring, Rabenseifner],
+        // `ccl` (NCCL, RCCL or oneCCL underneath) is left out.
+        algorithms: &[
+            mpich(Nb),
+            MpichAlgorithm {
+                restrictions: &[ParentComm],
+                ..mpich(Smp)
+            },
+            MpichAlgorithm {
+                runs_as: Some((RecursiveDoubling, 0)),
+                ..mpich(RecursiveDoubling)
+            },
+            MpichAlgorithm {
+                params: &[param("k", "RECURSIVE_MULTIPLYING_KVAL", "2")],
+                ..mpich(RecursiveMultiplying)
+            },
+            MpichAlgorithm {
+                restrictions: &[CountAtLeastPof2],
+                runs_as: Some((Rabenseifner, 0)),
+                ..mpich(ReduceScatterAllgather)
+            },
+            MpichAlgorithm {
+                params: &[
+                    param("tree_type", "TREE_TYPE", "knomial_1"),
+                    param("k", "TREE_KVAL", "2"),
+                    param("chunk_size", "TREE_PIPELINE_CHUNK_SIZE", "0"),
+                    param("buffer_per_child", "TREE_BUFFER_PER_CHILD", "0"),
+                ],
+                ..mpich(Tree)
+            },
+            MpichAlgorithm {
+                params: RECEXCH,
+                ..mpich(Recexch)
+            },
+            MpichAlgorithm {
+                runs_as: Some((Ring, 0)),
+                ..mpich(Ring)
+            },
+            MpichAlgorithm {
+                params: RECEXCH,
+                ..mpich(KReduceScatterAllgather)
+            },
+        ],
     },
     file_suffix: "-allreduce",
 };
+
+/// The parameters of MPICH's recursive-exchange allreduces.
+const RECEXCH: &[MpichParam] = &[
+    param("k", "RECEXCH_KVAL", "2"),
+    param("single_phase_recv", "RECEXCH_SINGLE_PHASE_RECV", "0"),
+];

@@ -1,6 +1,8 @@
 //! MPI_Alltoall: every rank sends a block of its own to every rank.
 
-use super::{named, Algorithm::*, Description, Mpich, Ompi, Semantics};
+use super::{
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Semantics,
+};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "alltoall",
@@ -37,6 +39,21 @@ pub(super) const DESCRIPTION: Description = Description {
         // on powers of two, its scattered posts 32 requests at a time:
         // neither runs as an Open MPI algorithm does.
         equivalents: &[ModifiedBruck],
+        // `pairwise_sendrecv_replace` runs in place only, which the
+        // harness does not call.
+        algorithms: &[
+            MpichAlgorithm {
+                runs_as: Some((ModifiedBruck, 0)),
+                ..mpich(Brucks)
+            },
+            MpichAlgorithm {
+                params: &[param("k", "BRUCKS_KVAL", "2")],
+                ..mpich(KBrucks)
+            },
+            mpich(Nb),
+            mpich(Pairwise),
+            mpich(Scattered),
+        ],
     },
     file_suffix: "-alltoall",
 };

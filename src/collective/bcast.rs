@@ -1,6 +1,9 @@
 //! MPI_Bcast: the root's message reaches every rank.
 
-use super::{named, Algorithm::*, Description, Mpich, Ompi, Semantics};
+use super::{
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
+    Semantics,
+};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "bcast",
@@ -46,6 +49,39 @@ pub(super) const DESCRIPTION: Description = Description {
             Binary,
             Linear,
             Knomial,
+        ],
+        algorithms: &[
+            MpichAlgorithm {
+                runs_as: Some((Sbbt, 0)),
+                ..mpich(Binomial)
+            },
+            mpich(Nb),
+            MpichAlgorithm {
+                restrictions: &[ParentComm],
+                ..mpich(Smp)
+            },
+            mpich(ScatterRecursiveDoublingAllgather),
+            mpich(ScatterRingAllgather),
+            MpichAlgorithm {
+                params: &[
+                    param("tree_type", "TREE_TYPE", "kary"),
+                    param("k", "TREE_KVAL", "2"),
+                    param("is_non_blocking", "IS_NON_BLOCKING", "1"),
+                    param("chunk_size", "TREE_PIPELINE_CHUNK_SIZE", "8192"),
+                    param("recv_pre_posted", "RECV_PRE_POST", "0"),
+                ],
+                runs_as: Some((Binary, 8192)),
+                ..mpich(PipelinedTree)
+            },
+            MpichAlgorithm {
+                params: &[
+                    param("tree_type", "TREE_TYPE", "kary"),
+                    param("k", "TREE_KVAL", "2"),
+                    param("is_non_blocking", "IS_NON_BLOCKING", "1"),
+                ],
+                runs_as: Some((Binary, 0)),
+                ..mpich(Tree)
+            },
         ],
     },
     file_suffix: "",

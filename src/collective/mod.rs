@@ -125,9 +125,93 @@ pub struct Mpich {
     /// The algorithm MPICH's selection file names for inter-communicators
     /// (which the product does not tune).
     pub inter: &'static str,
-    /// Candidates MPICH runs the same way (besides `default`, which is
-    /// MPICH's own choice there): what an MPICH export decides among.
+    /// Open MPI candidates MPICH runs the same way (besides `default`,
+    /// which is MPICH's own choice there): what an MPICH export of a model
+    /// measured under Open MPI decides among.
     pub equivalents: &'static [Algorithm],
+    /// `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`'s values that `bench` forces
+    /// under MPICH (`impl=mpich`), as MPICH 5.0's `coll_algorithms.txt`
+    /// lists them; their numbers come from the MPICH in use.
+    pub algorithms: &'static [MpichAlgorithm],
+}
+
+/// One of MPICH's algorithms of a collective.
+#[derive(Debug)]
+pub struct MpichAlgorithm {
+    /// Named as MPICH names it.
+    pub algorithm: Algorithm,
+    /// Where MPICH can run it; elsewhere it falls back to its own choice.
+    /// (The reductions' `commutative` and `builtin-op` always hold for the
+    /// harness's MPI_SUM, alltoall's `noinplace` for its separate buffers.)
+    pub restrictions: &'static [Restriction],
+    /// What a selection file must give it; `bench` measures it with
+    /// these values.
+    pub params: &'static [MpichParam],
+    /// Our schedule that runs as it does (algorithm, segment size), which
+    /// the analytical model prices; `None` where none does.
+    pub runs_as: Option<(Algorithm, u64)>,
+}
+
+/// A parameter of an MPICH algorithm.
+#[derive(Debug)]
+pub struct MpichParam {
+    /// Its key in the selection file (`k` in `"k=2"`).
+    pub key: &'static str,
+    /// The control variable that sets it for a forced call, without the
+    /// `MPIR_CVAR_<COLL>_` prefix.
+    pub cvar: &'static str,
+    /// MPICH 5.0's default, as the selection file spells it.
+    pub default: &'static str,
+}
+
+/// When MPICH can run an algorithm (`restrictions` in its
+/// `coll_algorithms.txt`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restriction {
+    /// A power-of-two number of ranks.
+    PowerOfTwo,
+    /// At least as many elements as the largest power of two not above
+    /// the ranks (`size-ge-pof2`).
+    CountAtLeastPof2,
+    /// A communicator MPICH splits into nodes (`parent-comm`): not when
+    /// every rank has a node of its own.
+    ParentComm,
+}
+
+impl MpichAlgorithm {
+    /// Why MPICH cannot run it on `procs` ranks over `nodes` nodes, for a
+    /// message of `elements`; `None` where it can.
+    pub fn unfit(&self, procs: u32, nodes: u32, elements: u64) -> Option<&'static str> {
+        let pof2 = 1u64 << (31 - procs.max(1).leading_zeros());
+        self.restrictions.iter().find_map(|r| match r {
+            Restriction::PowerOfTwo if !procs.is_power_of_two() => {
+                Some("MPICH runs it on a power-of-two number of ranks only")
+            }
+            Restriction::CountAtLeastPof2 if elements < pof2 => Some(
+                "MPICH runs it from as many elements as ranks (rounded down to a power of two)",
+            ),
+            Restriction::ParentComm if nodes >= procs => {
+                Some("MPICH runs it only where ranks share nodes")
+            }
+            _ => None,
+        })
+    }
+}
+
+/// The descriptions' shorthand for an MPICH algorithm without
+/// restrictions or parameters that no schedule of ours runs.
+const fn mpich(algorithm: Algorithm) -> MpichAlgorithm {
+    MpichAlgorithm {
+        algorithm,
+        restrictions: &[],
+        params: &[],
+        runs_as: None,
+    }
+}
+
+/// The descriptions' shorthand for an [`MpichParam`].
+const fn param(key: &'static str, cvar: &'static str, default: &'static str) -> MpichParam {
+    MpichParam { key, cvar, default }
 }
 
 impl Collective {
@@ -232,9 +316,28 @@ impl Collective {
     }
 
     /// Whether `algorithm` is one of this collective's: Open MPI's, tuned's
-    /// own decision, or one only this project runs.
+    /// own decision, one only this project runs, or MPICH's.
     pub fn knows(self, algorithm: Algorithm) -> bool {
-        self.ompi_id(algorithm).is_some() || self.describe().own.contains(&algorithm)
+        self.ompi_id(algorithm).is_some()
+            || self.describe().own.contains(&algorithm)
+            || self.mpich_algorithm(algorithm).is_some()
+    }
+
+    /// MPICH's algorithm of this collective by that name.
+    pub fn mpich_algorithm(self, algorithm: Algorithm) -> Option<&'static MpichAlgorithm> {
+        let table = self.describe().mpich.algorithms;
+        table.iter().find(|m| m.algorithm == algorithm)
+    }
+
+    /// The function MPICH's selection file names for its `algorithm`
+    /// (`MPIR_Bcast_intra_binomial`; the nonblocking fallback serves every
+    /// kind of communicator: `MPIR_Bcast_allcomm_nb`).
+    pub fn mpich_function(self, algorithm: Algorithm) -> String {
+        let function = self.function().trim_start_matches("MPI_");
+        match algorithm {
+            Algorithm::Nb => format!("MPIR_{function}_allcomm_nb"),
+            _ => format!("MPIR_{function}_intra_{}", algorithm.name()),
+        }
     }
 
     /// The names this collective accepts, for error messages.

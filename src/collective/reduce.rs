@@ -1,7 +1,10 @@
 //! MPI_Reduce: every rank's vector summed at the root (`MPI_SUM` over
 //! `MPI_FLOAT`).
 
-use super::{named, Algorithm::*, Combines, Description, Mpich, Ompi, Semantics};
+use super::{
+    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
+    Semantics,
+};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "reduce",
@@ -45,6 +48,22 @@ pub(super) const DESCRIPTION: Description = Description {
     mpich: Mpich {
         inter: "MPIR_Reduce_inter_local_reduce_remote_send",
         equivalents: &[Binomial, Rabenseifner],
+        algorithms: &[
+            MpichAlgorithm {
+                runs_as: Some((Binomial, 0)),
+                ..mpich(Binomial)
+            },
+            mpich(Nb),
+            MpichAlgorithm {
+                restrictions: &[ParentComm],
+                ..mpich(Smp)
+            },
+            MpichAlgorithm {
+                restrictions: &[CountAtLeastPof2],
+                runs_as: Some((Rabenseifner, 0)),
+                ..mpich(ReduceScatterGather)
+            },
+        ],
     },
     file_suffix: "-reduce",
 };

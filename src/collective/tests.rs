@@ -87,3 +87,60 @@ fn descriptions_hold_together() {
     // Files of broadcasts keep the names they had before other collectives.
     assert_eq!(Collective::LEGACY.describe().file_suffix, "");
 }
+
+#[test]
+fn mpich_tables_hold_together() {
+    for c in Collective::ALL {
+        let table = c.describe().mpich.algorithms;
+        assert!(!table.is_empty(), "{c}: MPICH has algorithms of it");
+        for (i, m) in table.iter().enumerate() {
+            assert!(
+                table[..i].iter().all(|n| n.algorithm != m.algorithm),
+                "{c}: {} listed twice",
+                m.algorithm
+            );
+            assert_ne!(m.algorithm, Algorithm::Default, "{c}: auto is not forced");
+            if let Some((a, _)) = m.runs_as {
+                assert!(
+                    crate::schedule::scheduled(c).contains(&a),
+                    "{c}: MPICH's {} is priced as {a}, which has no schedule",
+                    m.algorithm
+                );
+            }
+            let keys: Vec<&str> = m.params.iter().map(|p| p.key).collect();
+            let mut unique = keys.clone();
+            unique.dedup();
+            assert_eq!(keys, unique, "{c}: {} repeats a parameter", m.algorithm);
+        }
+    }
+    use Collective::*;
+    assert_eq!(
+        Bcast.mpich_function(Algorithm::ScatterRingAllgather),
+        "MPIR_Bcast_intra_scatter_ring_allgather"
+    );
+    assert_eq!(
+        Alltoall.mpich_function(Algorithm::Nb),
+        "MPIR_Alltoall_allcomm_nb"
+    );
+    // MPICH's names are its own: Open MPI's segmented binomial broadcast is
+    // priced for Open MPI's rows, MPICH's blocking one as sbbt.
+    let binomial = Bcast.mpich_algorithm(Algorithm::Binomial).unwrap();
+    assert_eq!(binomial.runs_as, Some((Algorithm::Sbbt, 0)));
+    assert!(Bcast.mpich_algorithm(Algorithm::Chain).is_none());
+}
+
+#[test]
+fn mpich_restrictions_leave_out_what_would_fall_back() {
+    let of = |c: Collective, a| c.mpich_algorithm(a).unwrap();
+    let doubling = of(Collective::Allgather, Algorithm::RecursiveDoubling);
+    assert!(doubling.unfit(4, 1, 1).is_none());
+    assert!(doubling.unfit(6, 1, 1).is_some());
+    // size-ge-pof2: 6 ranks need 4 elements.
+    let rsag = of(Collective::Allreduce, Algorithm::ReduceScatterAllgather);
+    assert!(rsag.unfit(6, 1, 3).is_some());
+    assert!(rsag.unfit(6, 1, 4).is_none());
+    // smp needs ranks sharing a node.
+    let smp = of(Collective::Bcast, Algorithm::Smp);
+    assert!(smp.unfit(4, 4, 1).is_some());
+    assert!(smp.unfit(4, 2, 1).is_none());
+}

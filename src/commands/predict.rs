@@ -1,5 +1,5 @@
 use crate::cli::PredictArgs;
-use crate::data::System;
+use crate::data::{Impl, System};
 use crate::error::{Error, Result};
 use crate::export::{self, mpich_json, Format, Section};
 use crate::select::decision::{self, DecisionTable, Shapes};
@@ -28,19 +28,53 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         let collective = system.collective;
         let asked = args.sizes.as_ref().map(|s| &s.0[..]);
         let sizes = decision::sizes(asked, &trained.manifest.training.msg_bytes)?;
-        // MPICH lacks some of Open MPI's algorithms: decide among what it has.
-        let allowed = (args.format == Format::MpichJson).then(|| {
-            let (allowed, left_out) =
-                trained.allowed(|c| mpich_json::has_equivalent(collective, c));
-            if !left_out.is_empty() {
+        let under_mpich = trained
+            .manifest
+            .candidates
+            .iter()
+            .any(|c| c.implementation == Impl::Mpich);
+        let allowed = match args.format {
+            // Measured under MPICH: MPICH's own choice there was its device
+            // layer's, which a selection file cannot name (the file serves
+            // only collectives taken from the device): decide among the
+            // algorithms forced.
+            Format::MpichJson if under_mpich => {
+                let (allowed, _) = trained.allowed(|c| c.implementation == Impl::Mpich);
                 eprintln!(
-                    "note: MPICH has no {} equivalent of {}: deciding among the other candidates",
-                    collective.name(),
-                    left_out.join(", ")
+                    "note: {} decides among MPICH's algorithms; MPICH's own choice (`default`) \
+                     is its device layer's, which the file replaces only where \
+                     MPIR_CVAR_{}_DEVICE_COLLECTIVE=0 (see `verify`)",
+                    collective.function(),
+                    collective.name().to_ascii_uppercase()
                 );
+                Some(allowed)
             }
-            allowed
-        });
+            // MPICH lacks some of Open MPI's algorithms: decide among what it
+            // has.
+            Format::MpichJson => {
+                let (allowed, left_out) =
+                    trained.allowed(|c| mpich_json::has_equivalent(collective, c));
+                if !left_out.is_empty() {
+                    eprintln!(
+                        "note: MPICH has no {} equivalent of {}: deciding among the other \
+                         candidates (this model was measured under Open MPI: the file maps its \
+                         algorithms to MPICH's by analogy)",
+                        collective.name(),
+                        left_out.join(", ")
+                    );
+                }
+                Some(allowed)
+            }
+            Format::OmpiRules | Format::OmpiHan | Format::OmpiJson if under_mpich => {
+                return Err(Error::Usage(format!(
+                    "{} was measured under MPICH (its candidates are MPICH's algorithms): \
+                     Open MPI's rules cannot come from it; export with --format mpich-json, \
+                     or measure under Open MPI",
+                    model.display()
+                )));
+            }
+            _ => None,
+        };
         for w in jobs.iter().flat_map(|j| trained.warnings(j)) {
             if !warnings.contains(&w) {
                 warnings.push(w);

@@ -1046,7 +1046,7 @@ fn build_rows(
         false,
         &mut first,
     )?;
-    let implementation = cells.named::<Impl>("impl", "own or ompi", false, &mut first)?;
+    let implementation = cells.named::<Impl>("impl", "own, ompi or mpich", false, &mut first)?;
     let arrival = cells.named::<Arrival>(
         "arrival_pattern",
         "barrier, uniform or late:F with F between 0 and 1",
@@ -1126,6 +1126,35 @@ fn build_rows(
                 format!("imbalance {x} with arrival_pattern barrier; expected 0 (a barrier start has no imbalance)"),
             ));
         }
+        let candidate = Candidate {
+            algorithm: algorithm[row].unwrap_or(Algorithm::Default),
+            segsize: segsize[row],
+            fanout: fanout[row],
+            implementation: implementation[row].unwrap_or_default(),
+        };
+        // A row of MPICH's names an algorithm of MPICH's.
+        let c = collective[row];
+        if candidate.implementation == Impl::Mpich
+            && c.mpich_algorithm(candidate.algorithm).is_none()
+        {
+            let names: Vec<&str> = c
+                .describe()
+                .mpich
+                .algorithms
+                .iter()
+                .map(|m| m.algorithm.name())
+                .collect();
+            return Err(cells.error(
+                row,
+                "algorithm",
+                format!(
+                    "impl mpich with {}, which is no MPICH {c} algorithm; expected one of {} \
+                     (MPICH's own choice is `default` with impl ompi)",
+                    candidate.algorithm,
+                    names.join(", ")
+                ),
+            ));
+        }
         rows.push(Measurement {
             config: Config {
                 procs: p,
@@ -1136,12 +1165,7 @@ fn build_rows(
                 imbalance: x,
                 arrival,
             },
-            candidate: Candidate {
-                algorithm: algorithm[row].unwrap_or(Algorithm::Default),
-                segsize: segsize[row],
-                fanout: fanout[row],
-                implementation: implementation[row].unwrap_or_default(),
-            },
+            candidate,
             // A grid's rows have no time.
             time_us: time_us[row].unwrap_or(f64::NAN),
             time_min_us: time_min[row],

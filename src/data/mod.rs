@@ -148,10 +148,11 @@ impl fmt::Display for Candidate {
         if let Some(k) = self.fanout {
             write!(f, " fanout={k}")?;
         }
-        if self.implementation == Impl::Own {
-            f.write_str(" (own)")?;
+        match self.implementation {
+            Impl::Own => f.write_str(" (own)"),
+            Impl::Mpich => f.write_str(" (MPICH)"),
+            Impl::Ompi => Ok(()),
         }
-        Ok(())
     }
 }
 

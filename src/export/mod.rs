@@ -119,6 +119,17 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
                 .into(),
         ));
     }
+    let open_mpi = matches!(
+        format,
+        Format::OmpiRules | Format::OmpiHan | Format::OmpiJson
+    );
+    if open_mpi && sections.iter().any(picks_mpich) {
+        return Err(Error::Usage(
+            "these decisions pick MPICH's algorithms (the model was measured under MPICH): \
+             Open MPI has none of them; export with --format mpich-json"
+                .into(),
+        ));
+    }
     let tables = &sections[0].tables;
     match format {
         Format::Table => Ok(tables
@@ -133,6 +144,15 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
         Format::OmpiJson => ompi_json::render(sections),
         Format::MpichJson => mpich_json::render(sections, opts.mpich_base.as_ref()),
     }
+}
+
+/// Whether any decision of the section picks an algorithm of MPICH's.
+fn picks_mpich(section: &Section) -> bool {
+    section.tables.iter().any(|t| {
+        t.rules()
+            .iter()
+            .any(|(_, c)| c.implementation == crate::data::Impl::Mpich)
+    })
 }
 
 /// Open MPI's (algorithm id, fan-in/out, segment size) for a candidate of

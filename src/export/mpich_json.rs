@@ -16,7 +16,7 @@
 //! `MPIR_CVAR_<COLLECTIVE>_DEVICE_COLLECTIVE=0`); see the README.
 
 use super::Section;
-use crate::data::{Algorithm, Candidate, Collective};
+use crate::data::{Algorithm, Candidate, Collective, Impl};
 use crate::error::{Error, InputError, Result};
 use crate::select::decision::DecisionTable;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -373,19 +373,52 @@ fn leaf(name: &str, params: &[(&str, String)]) -> Node {
 }
 
 /// Whether MPICH runs the same schedule as this candidate of `collective`
-/// (`default` is MPICH's own choice): what `predict --format mpich-json`
-/// decides among.
+/// measured under Open MPI (`default` is MPICH's own choice): what
+/// `predict --format mpich-json` decides among for such a model.
 pub fn has_equivalent(collective: Collective, c: &Candidate) -> bool {
-    c.algorithm == Algorithm::Default
-        || collective
-            .describe()
-            .mpich
-            .equivalents
-            .contains(&c.algorithm)
+    match c.implementation {
+        Impl::Mpich => collective.mpich_algorithm(c.algorithm).is_some(),
+        Impl::Ompi | Impl::Own => {
+            c.algorithm == Algorithm::Default
+                || collective
+                    .describe()
+                    .mpich
+                    .equivalents
+                    .contains(&c.algorithm)
+        }
+    }
+}
+
+/// MPICH's algorithm of a candidate measured under MPICH, with the
+/// parameters it was measured with. Where MPICH would not run it (too few
+/// elements for a reduce-scatter), the file names what MPICH's own file
+/// names there.
+fn measured(collective: Collective, c: &Candidate) -> Option<Node> {
+    let m = collective.mpich_algorithm(c.algorithm)?;
+    let params: Vec<(&str, String)> = m
+        .params
+        .iter()
+        .map(|p| (p.key, p.default.to_string()))
+        .collect();
+    let node = leaf(&collective.mpich_function(c.algorithm), &params);
+    Some(match (collective, c.algorithm) {
+        (Collective::Reduce, Algorithm::ReduceScatterGather) => reduce_scatter_gather(),
+        (Collective::Allreduce, Algorithm::ReduceScatterAllgather) => reduce_scatter_allgather(),
+        _ => node,
+    })
 }
 
 /// MPICH's equivalent of a candidate, or an error when it has none.
 fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
+    if c.implementation == Impl::Mpich {
+        return measured(collective, c).ok_or_else(|| {
+            Error::Other(format!(
+                "the {collective} decision picks MPICH's '{}', which is no MPICH {collective} \
+                 algorithm",
+                c.algorithm
+            ))
+        });
+    }
     let node = match collective {
         Collective::Bcast => bcast_algorithm(c, p),
         Collective::Reduce => match c.algorithm {

@@ -77,8 +77,9 @@ impl Library {
 
     /// The schedule a measured candidate ran on `config`: `default` the
     /// library's choice; a forced Open MPI algorithm itself, unless coll/han
-    /// wrapped it; our own implementations always themselves. `None` where
-    /// no schedule describes the run.
+    /// wrapped it; MPICH's algorithm the schedule its description names;
+    /// our own implementations always themselves. `None` where no schedule
+    /// describes the run.
     pub fn runs(
         &self,
         collective: Collective,
@@ -92,7 +93,18 @@ impl Library {
                 ompi_fixed::decision(collective, config.procs, config.msg_bytes)?
             }
             Impl::Ompi if self.hierarchical(collective, config) => return None,
-            _ => *candidate,
+            // MPICH's algorithm, where one of our schedules runs as it does.
+            Impl::Mpich => {
+                let (algorithm, segsize) =
+                    collective.mpich_algorithm(candidate.algorithm)?.runs_as?;
+                Candidate {
+                    algorithm,
+                    segsize: Some(segsize),
+                    fanout: None,
+                    implementation: Impl::Own,
+                }
+            }
+            Impl::Ompi | Impl::Own => *candidate,
         };
         crate::schedule::scheduled(collective)
             .contains(&runs.algorithm)

@@ -243,11 +243,18 @@ const DISTINCT: [RGBColor; 27] = [
 ];
 
 /// A colour of its own for every algorithm, the same in every plot (so
-/// maps of different datasets compare too).
+/// maps of different datasets compare too): the list above, then (MPICH's
+/// algorithms) hues a golden angle apart, darker than the list's.
 fn colour(a: Algorithm) -> RGBColor {
-    const _: () = assert!(Algorithm::ALL.len() <= DISTINCT.len());
     let i = Algorithm::ALL.iter().position(|x| *x == a).unwrap_or(0);
-    DISTINCT[i]
+    match DISTINCT.get(i) {
+        Some(c) => *c,
+        None => {
+            let hue = ((i - DISTINCT.len()) as f64 * 137.508) % 360.0;
+            let (r, g, b) = HSLColor(hue / 360.0, 0.7, 0.35).rgb();
+            RGBColor(r, g, b)
+        }
+    }
 }
 
 /// Every selector a report can show, in the order of their colours: the

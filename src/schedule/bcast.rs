@@ -53,7 +53,23 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         | Algorithm::Sparbit
         | Algorithm::Pairwise
         | Algorithm::ModifiedBruck
-        | Algorithm::LinearSync) => {
+        | Algorithm::LinearSync
+        | Algorithm::Nb
+        | Algorithm::Smp
+        | Algorithm::ScatterRecursiveDoublingAllgather
+        | Algorithm::ScatterRingAllgather
+        | Algorithm::PipelinedTree
+        | Algorithm::Tree
+        | Algorithm::ReduceScatterGather
+        | Algorithm::RecursiveMultiplying
+        | Algorithm::ReduceScatterAllgather
+        | Algorithm::Recexch
+        | Algorithm::KReduceScatterAllgather
+        | Algorithm::Brucks
+        | Algorithm::KBrucks
+        | Algorithm::RecexchDoubling
+        | Algorithm::RecexchHalving
+        | Algorithm::Scattered) => {
             return Err(format!(
                 "no schedule for '{other}': it is not re-implemented here \
                  (own algorithms: {})",

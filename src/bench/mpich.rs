@@ -1,0 +1,258 @@
+//! Forcing MPICH's own algorithms of a collective from inside one job,
+//! through the MPI tool interface. MPICH (4 and later) reads
+//! `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` at every call of the collective, so
+//! writing it just before a call and putting it back just after makes that
+//! one call run the algorithm named: one `mpirun` measures all of them.
+//!
+//! Two more of MPICH's variables decide whether the call reaches that
+//! selection at all: with `MPIR_CVAR_DEVICE_COLLECTIVES=all` (its default)
+//! the device layer takes every call and picks its own algorithms. With
+//! `percoll` each collective's `MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE` decides
+//! (true by default, so `percoll` alone changes nothing). So `bench` sets
+//! `percoll` before MPI_Init where the user set nothing, leaves `default`
+//! to the device as users run it, and switches the collective's device
+//! variable off around a forced call only.
+//!
+//! An algorithm MPICH cannot run on the arguments falls back to MPICH's own
+//! choice without a word (`MPIR_CVAR_COLLECTIVE_FALLBACK=silent`), so
+//! `bench` leaves such points out beforehand, by the restrictions MPICH
+//! declares for each algorithm (the descriptions' `restrictions`). The
+//! fallback itself must stay silent: `smp` calls the collective again on
+//! its node and leaders' communicators, where the variable still names
+//! `smp` and MPICH's own choice is what it means to run (with
+//! `FALLBACK=error` those inner calls fail).
+
+use super::control::{check, init_tool_interface, read_string, Cvar};
+use crate::data::{Algorithm, Collective};
+use mpi::ffi;
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int};
+
+/// MPICH's switch between device-level and MPIR-level selection.
+const DEVICE_COLLECTIVES: &str = "MPIR_CVAR_DEVICE_COLLECTIVES";
+
+/// Sets [`DEVICE_COLLECTIVES`] to `percoll` for this process where the
+/// user chose nothing; must run before `mpi::initialize`. Other libraries
+/// ignore it.
+pub fn prepare_environment() {
+    if std::env::var_os(DEVICE_COLLECTIVES).is_none() {
+        std::env::set_var(DEVICE_COLLECTIVES, "percoll");
+    }
+}
+
+/// MPICH's numbers for its algorithms of one collective, as the MPICH in
+/// use declares them.
+pub struct MpichControl {
+    collective: Collective,
+    /// `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`'s value of each algorithm this
+    /// MPICH has.
+    ids: Vec<(Algorithm, c_int)>,
+}
+
+impl MpichControl {
+    /// Reads the algorithm variable's values; fails with an explanation
+    /// where the library is not an MPICH that can force them, or where
+    /// the environment would change what they run.
+    pub fn open(collective: Collective) -> Result<MpichControl, String> {
+        init_tool_interface()?;
+        let variable = algorithm_variable(collective);
+        let names = value_names(&description(&variable)?);
+        if names.first().map(String::as_str) != Some("auto") {
+            return Err(format!(
+                "{variable}'s description does not list `auto` first: this MPICH numbers \
+                 its algorithms in a way bench does not know"
+            ));
+        }
+        let ids = collective
+            .describe()
+            .mpich
+            .algorithms
+            .iter()
+            .filter_map(|m| {
+                let id = names.iter().position(|n| n == m.algorithm.name())?;
+                Some((m.algorithm, id as c_int))
+            })
+            .collect();
+        match std::env::var(DEVICE_COLLECTIVES).as_deref() {
+            Ok("percoll") | Ok("none") => {}
+            other => {
+                return Err(format!(
+                    "{DEVICE_COLLECTIVES}={}: MPICH's device layer then takes every call and \
+                     a forced algorithm never runs; unset it (bench sets percoll) or set \
+                     percoll",
+                    other.unwrap_or("(unset)")
+                ))
+            }
+        }
+        check_parameters(collective)?;
+        Ok(MpichControl { collective, ids })
+    }
+
+    /// Whether this MPICH has `algorithm` for the collective.
+    pub fn has(&self, algorithm: Algorithm) -> bool {
+        self.ids.iter().any(|(a, _)| *a == algorithm)
+    }
+
+    /// What forces `algorithm` for one call at a time.
+    pub fn forcing(&self, algorithm: Algorithm) -> Result<Forcing, String> {
+        let (_, id) = self
+            .ids
+            .iter()
+            .find(|(a, _)| *a == algorithm)
+            .ok_or_else(|| {
+                format!(
+                    "this MPICH has no {} algorithm {algorithm}",
+                    self.collective.function()
+                )
+            })?;
+        let name = self.collective.name().to_ascii_uppercase();
+        let device = Cvar::open(&format!("MPIR_CVAR_{name}_DEVICE_COLLECTIVE"))?;
+        let device_before = device.read()?;
+        Ok(Forcing {
+            algorithm: Cvar::open(&algorithm_variable(self.collective))?,
+            id: *id,
+            device,
+            device_before,
+        })
+    }
+}
+
+/// Forces one algorithm around single calls ([`Forcing::force`]).
+pub struct Forcing {
+    algorithm: Cvar,
+    id: c_int,
+    device: Cvar,
+    device_before: c_int,
+}
+
+impl Forcing {
+    /// Makes the next calls run the algorithm until the guard drops.
+    pub fn force(&self) -> Result<Forced<'_>, String> {
+        self.device.write(0)?;
+        self.algorithm.write(self.id)?;
+        Ok(Forced(self))
+    }
+}
+
+/// While alive, the collective runs the forced algorithm.
+pub struct Forced<'a>(&'a Forcing);
+
+impl Drop for Forced<'_> {
+    fn drop(&mut self) {
+        // Both variables were written a moment ago: they stay writable.
+        let _ = self.0.algorithm.write(0);
+        let _ = self.0.device.write(self.0.device_before);
+    }
+}
+
+fn algorithm_variable(collective: Collective) -> String {
+    format!(
+        "MPIR_CVAR_{}_INTRA_ALGORITHM",
+        collective.name().to_ascii_uppercase()
+    )
+}
+
+/// The values an MPICH algorithm variable's description names, in order:
+/// MPICH 4 and 5 declare the variable as an int without an MPI_T enum, and
+/// its description lists `name - what it does`, one per line, from `auto`
+/// (0) in the order of the values.
+pub fn value_names(description: &str) -> Vec<String> {
+    description
+        .lines()
+        .filter(|line| line.contains(" - "))
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A control variable's description.
+fn description(name: &str) -> Result<String, String> {
+    let cname = CString::new(name).map_err(|e| e.to_string())?;
+    let mut index: c_int = -1;
+    // SAFETY: valid NUL-terminated name and out-pointer.
+    let rc = unsafe { ffi::MPI_T_cvar_get_index(cname.as_ptr(), &mut index) };
+    if rc != 0 {
+        return Err(format!(
+            "the MPI library has no control variable {name}: forcing MPICH's algorithms \
+             (--impl mpich) needs MPICH 4 or later; --impl ompi forces Open MPI's, --impl \
+             own runs our schedules"
+        ));
+    }
+    let info = |desc: *mut c_char, desc_len: &mut c_int| {
+        let (mut name_len, mut verbosity, mut bind, mut scope) = (0, 0, 0, 0);
+        let mut datatype = std::mem::MaybeUninit::<ffi::MPI_Datatype>::uninit();
+        let mut enumtype = std::mem::MaybeUninit::<ffi::MPI_T_enum>::uninit();
+        // SAFETY: a zero name length asks for no name; every out-pointer
+        // is valid; `desc` holds `desc_len` bytes (or is null with 0).
+        unsafe {
+            ffi::MPI_T_cvar_get_info(
+                index,
+                std::ptr::null_mut(),
+                &mut name_len,
+                &mut verbosity,
+                datatype.as_mut_ptr(),
+                enumtype.as_mut_ptr(),
+                desc,
+                desc_len,
+                &mut bind,
+                &mut scope,
+            )
+        }
+    };
+    // A zero length asks for the length the description needs.
+    let mut len: c_int = 0;
+    check(info(std::ptr::null_mut(), &mut len), name)?;
+    let mut buf = vec![0u8; len.max(0) as usize + 1];
+    let mut len = buf.len() as c_int;
+    check(info(buf.as_mut_ptr() as *mut c_char, &mut len), name)?;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Ok(String::from_utf8_lossy(&buf[..end]).into_owned())
+}
+
+/// Refuses to measure where the user changed a parameter of the
+/// collective's algorithms: rows and selection files assume MPICH's
+/// defaults (`MpichAlgorithm::params`).
+fn check_parameters(collective: Collective) -> Result<(), String> {
+    let prefix = format!("MPIR_CVAR_{}_", collective.name().to_ascii_uppercase());
+    for m in collective.describe().mpich.algorithms {
+        for p in m.params {
+            let name = format!("{prefix}{}", p.cvar);
+            let value = match p.default.parse::<c_int>() {
+                Ok(_) => match Cvar::open(&name) {
+                    Ok(var) => var.read()?.to_string(),
+                    // An MPICH without the parameter runs its own value.
+                    Err(_) => continue,
+                },
+                Err(_) => read_string(&name),
+            };
+            if !value.is_empty() && value != p.default {
+                return Err(format!(
+                    "{name} is {value}: bench measures MPICH's {} {} with its default {} \
+                     (what the selection file then names); unset it",
+                    collective.name(),
+                    m.algorithm,
+                    p.default
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_names;
+
+    #[test]
+    fn values_are_read_from_the_description_in_order() {
+        let text = "Variable to select bcast algorithm\n\
+            auto - Internal algorithm selection (can be overridden with X)\n\
+            binomial                                - Force Binomial Tree\n\
+            nb                                      - Force nonblocking algorithm\n\
+            pipelined_tree - Force tree-based pipelined algorithm";
+        assert_eq!(
+            value_names(text),
+            ["auto", "binomial", "nb", "pipelined_tree"]
+        );
+    }
+}
