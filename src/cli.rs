@@ -195,6 +195,12 @@ pub struct TuneArgs {
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
     #[arg(long, default_value = "0,8K,64K", value_parser = parse_sizes)]
     pub segsizes: SizeList,
+    /// Under MPICH: your MPICH's collective-selection file
+    /// (maint/tuning/coll/mpir/generic.json in the sources of your MPICH
+    /// version), which DIR/mpich.json is written from (required there; Open
+    /// MPI ignores it).
+    #[arg(long, value_name = "FILE")]
+    pub mpich_base: Option<PathBuf>,
     #[command(flatten)]
     pub timing: TimingArgs,
     /// Machine name written in each row [default: the MPI processor name].
@@ -246,6 +252,11 @@ impl TuneArgs {
             mapping: self.mapping,
             sizes: self.sizes.0.clone(),
             collectives: crate::tune::algorithms(&self.collectives, self.algorithms.as_deref())?,
+            mpich_base: self
+                .mpich_base
+                .as_deref()
+                .map(crate::export::mpich_json::Base::read)
+                .transpose()?,
             segsizes: self.segsizes.0.clone(),
             timing: self.timing.campaign(&self.machine)?,
             learning: self.learning.options(),

@@ -14,8 +14,8 @@ use std::path::Path;
 /// One collective's part of the report.
 pub struct Tuned<'a> {
     pub collective: Collective,
-    /// Where the rules went (HAN's file beside it).
-    pub rules: &'a Path,
+    /// The file the decisions went into.
+    pub shipped: Shipped<'a>,
     /// The decisions as shipped (reverted switches are `default`).
     pub tables: &'a [DecisionTable],
     /// `tables` as `predict` prints them.
@@ -28,17 +28,44 @@ pub struct Tuned<'a> {
     pub held_out: Option<&'a str>,
 }
 
+/// Where a tune's decisions went.
+pub enum Shipped<'a> {
+    /// Open MPI's rules file (HAN's, `han.rules`, beside it).
+    OpenMpi { rules: &'a Path },
+    /// MPICH's selection file; `taken`: the collective's part in it is the
+    /// tune's (else MPICH's own, and the collective stays with MPICH's
+    /// device layer).
+    Mpich { selection: &'a Path, taken: bool },
+}
+
 pub fn markdown(t: &Tuned) -> String {
     let mut s = String::new();
-    let han = t.rules.with_file_name("han.rules");
     let suffix = t.collective.describe().file_suffix;
     let function = t.collective.function();
     let _ = write!(
         s,
         "# bcast-select tune: {function}\n\nMeasurements: `data.csv`; model: `model{suffix}/`; \
-         validation: `validation.csv`; Open MPI rules: `rules`, used with\n\n    \
+         validation: `validation.csv`; "
+    );
+    let rules = match t.shipped {
+        Shipped::OpenMpi { rules } => rules,
+        Shipped::Mpich { selection, taken } => {
+            s += &mpich_use(t, selection, taken);
+            let heading = match taken {
+                true => "Decisions",
+                false => "Decisions (not in the file: MPICH's own choice stays)",
+            };
+            let _ = writeln!(s, "## {heading}\n\n```\n{}```\n", t.decisions);
+            s += &held_out(t.held_out, suffix);
+            return s;
+        }
+    };
+    let han = rules.with_file_name("han.rules");
+    let _ = write!(
+        s,
+        "Open MPI rules: `rules`, used with\n\n    \
          OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n",
-        t.rules.display(),
+        rules.display(),
     );
     if t.collective.describe().ompi.han {
         let _ = write!(
@@ -71,21 +98,78 @@ pub fn markdown(t: &Tuned) -> String {
         s.push('\n');
     }
     let _ = writeln!(s, "## Decisions\n\n```\n{}```\n", t.decisions);
-    match t.held_out {
-        Some(text) => {
-            let _ = write!(
-                s,
-                "## On communicator sizes held out of training (plots in `plots{suffix}/`)\n\n{text}"
-            );
-        }
-        None => {
-            let _ = writeln!(
-                s,
-                "Fewer than 3 communicator sizes: no held-out evaluation is possible."
-            );
-        }
+    s += &held_out(t.held_out, suffix);
+    s
+}
+
+fn held_out(text: Option<&str>, suffix: &str) -> String {
+    match text {
+        Some(text) => format!(
+            "## On communicator sizes held out of training (plots in `plots{suffix}/`)\n\n{text}"
+        ),
+        None => "Fewer than 3 communicator sizes: no held-out evaluation is possible.\n".into(),
+    }
+}
+
+/// How to use MPICH's selection file for the collective, and its validated
+/// effect. MPICH consults the file only for a collective taken from its
+/// device layer, and then at every size: the collective's part is the
+/// tune's where no decided algorithm proved slower than MPICH's own choice
+/// and at least one proved faster ([`takes_selection`]).
+fn mpich_use(t: &Tuned, selection: &Path, taken: bool) -> String {
+    let function = t.collective.function();
+    let upper = t.collective.name().to_ascii_uppercase();
+    let mut s = format!(
+        "MPICH selection file: `{}`.\n\n",
+        selection
+            .file_name()
+            .map_or(selection.display().to_string(), |n| n
+                .to_string_lossy()
+                .into_owned())
+    );
+    if taken {
+        let _ = write!(
+            s,
+            "{function} runs the tuned decisions with\n\n    \
+             MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={} MPIR_CVAR_DEVICE_COLLECTIVES=percoll \
+             MPIR_CVAR_{upper}_DEVICE_COLLECTIVE=0\n\n(with several collectives tuned, one \
+             `..._DEVICE_COLLECTIVE=0` for each collective whose part is the tune's). MPICH's own \
+             choice is its device layer's, which the file cannot name: it holds one of MPICH's \
+             algorithms at every size, none of which proved slower than that choice.\n\n",
+            absolute(selection).display()
+        );
+        let _ = writeln!(
+            s,
+            "## Validated effect\n\n{}",
+            effect(t.tables, t.validations)
+        );
+    } else {
+        let slower = t
+            .validations
+            .iter()
+            .filter(|v| v.verdict() == Verdict::Slower)
+            .count();
+        let kept = t.validations.iter().filter(|v| v.kept()).count();
+        let _ = write!(
+            s,
+            "{function} stays with MPICH's own choice (its device layer), and the file keeps \
+             MPICH's own part for it: MPICH would consult the file for {function} at every \
+             size, and of the {} sizes validated against its own choice, {kept} proved faster \
+             and {slower} slower (the others within noise or unmeasured).\n\n",
+            t.validations.len()
+        );
     }
     s
+}
+
+/// Whether MPICH's selection file should take a collective from its device
+/// layer, by the validation of its decisions: at least one faster than
+/// MPICH's own choice and none slower or unmeasured.
+pub fn takes_selection(validations: &[Validation]) -> bool {
+    validations.iter().any(Validation::kept)
+        && validations
+            .iter()
+            .all(|v| matches!(v.verdict(), Verdict::Kept | Verdict::WithinNoise))
 }
 
 /// Per job size, the speed-up of what the rules ship over `default`,

@@ -15,6 +15,7 @@ use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Dataset, Im
 use crate::error::{warn_all, Error, Result};
 use crate::evaluate::{evaluate, split, Split};
 use crate::export::{self, Format};
+use crate::library::Library;
 use crate::plan::{choose, score, Settings};
 use crate::report;
 use crate::select::decision::{DecisionTable, Job};
@@ -52,9 +53,12 @@ pub struct Options {
     /// How a size's ranks are taken from the job's nodes.
     pub mapping: Mapping,
     pub sizes: Vec<u64>,
-    /// The collectives tuned, each with Open MPI's algorithms to force
+    /// The collectives tuned, each with the algorithms to force
     /// (`default` is always measured).
-    pub collectives: Vec<(Collective, Vec<Algorithm>)>,
+    pub collectives: Vec<Tuned>,
+    /// The user's MPICH selection file, which a tune under MPICH writes its
+    /// decisions into (`mpich.json`).
+    pub mpich_base: Option<crate::export::mpich_json::Base>,
     pub segsizes: Vec<u64>,
     /// How each point is timed: `bench`'s options, their points, file and
     /// budget set per round.
@@ -62,32 +66,49 @@ pub struct Options {
     pub learning: train::Options,
 }
 
+/// A collective to tune and the algorithms to force: Open MPI's, and
+/// MPICH's for a job under MPICH (the library decides which at start).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuned {
+    pub collective: Collective,
+    pub ompi: Vec<Algorithm>,
+    pub mpich: Vec<Algorithm>,
+}
+
 /// Each of `collectives` (once each, in their order) with the algorithms
-/// `names` names for it, or its measured ones; a usage error for a name
-/// that is no algorithm of any of them.
-pub fn algorithms(
-    collectives: &[Collective],
-    names: Option<&[String]>,
-) -> Result<Vec<(Collective, Vec<Algorithm>)>> {
+/// `names` names for it, or its measured ones (under MPICH, every one of
+/// MPICH's); a usage error for a name that is no algorithm of any of them.
+pub fn algorithms(collectives: &[Collective], names: Option<&[String]>) -> Result<Vec<Tuned>> {
     let mut collectives = collectives.to_vec();
     collectives.sort_unstable();
     collectives.dedup();
     let mut known_somewhere = vec![false; names.map_or(0, <[String]>::len)];
     let mut out = Vec::new();
     for c in collectives {
-        let algorithms: Vec<Algorithm> = match names {
-            None => c.describe().measured.to_vec(),
-            Some(names) => names
-                .iter()
-                .enumerate()
-                .filter_map(|(i, n)| {
-                    let a = c.algorithm(n).ok().filter(|a| c.knows(*a))?;
-                    known_somewhere[i] = true;
-                    Some(a)
-                })
-                .collect(),
+        let mpich_table = || c.describe().mpich.algorithms.iter().map(|m| m.algorithm);
+        let (ompi, mpich) = match names {
+            None => (c.describe().measured.to_vec(), mpich_table().collect()),
+            Some(names) => {
+                let (mut ompi, mut mpich) = (Vec::new(), Vec::new());
+                for (i, n) in names.iter().enumerate() {
+                    let Ok(a) = c.algorithm(n) else { continue };
+                    if c.ompi_id(a).is_some() {
+                        ompi.push(a);
+                        known_somewhere[i] = true;
+                    }
+                    if c.mpich_algorithm(a).is_some() {
+                        mpich.push(a);
+                        known_somewhere[i] = true;
+                    }
+                }
+                (ompi, mpich)
+            }
         };
-        out.push((c, algorithms));
+        out.push(Tuned {
+            collective: c,
+            ompi,
+            mpich,
+        });
     }
     if let Some(i) = known_somewhere.iter().position(|k| !k) {
         return Err(Error::Usage(format!(
@@ -114,6 +135,15 @@ struct Grid {
     points: Vec<(Config, Candidate)>,
 }
 
+impl Grid {
+    /// Whether the grid forces MPICH's algorithms (a tune under MPICH).
+    fn under_mpich(&self) -> bool {
+        self.points
+            .iter()
+            .any(|(_, c)| c.implementation == Impl::Mpich)
+    }
+}
+
 fn rounds(session: &Session, args: &Options) -> Result<()> {
     let mut budget = Budget {
         start: Instant::now(),
@@ -121,13 +151,26 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
         training: Duration::ZERO,
     };
     let rank0 = session.rank() == 0;
+    let under_mpich = session.library() == Library::Mpich;
+    if under_mpich && args.mpich_base.is_none() {
+        return Err(Error::Usage(
+            "under MPICH, tune writes MPICH's selection file, which must hold every \
+             collective: give your MPICH's own with --mpich-base FILE \
+             (maint/tuning/coll/mpir/generic.json in the sources of your MPICH version)"
+                .into(),
+        ));
+    }
     let grids = args
         .collectives
         .iter()
-        .map(|(collective, algorithms)| {
+        .map(|tuned| {
+            let (implementation, forced) = match under_mpich {
+                true => (Impl::Mpich, &tuned.mpich),
+                false => (Impl::Ompi, &tuned.ompi),
+            };
             Ok(Grid {
-                collective: *collective,
-                points: grid(session, args, *collective, algorithms)?,
+                collective: tuned.collective,
+                points: grid(session, args, tuned.collective, forced, implementation)?,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -401,6 +444,7 @@ fn grid(
     args: &Options,
     collective: Collective,
     forced: &[Algorithm],
+    implementation: Impl,
 ) -> Result<Vec<(Config, Candidate)>> {
     let mut algorithms = vec![Algorithm::Default];
     algorithms.extend(forced.iter().filter(|a| **a != Algorithm::Default));
@@ -423,7 +467,7 @@ fn grid(
         algorithms,
         segsizes: args.segsizes.clone(),
         fanouts: vec![None],
-        impls: vec![Impl::Ompi],
+        impls: vec![implementation],
         arrival: Arrival::Barrier,
         imbalances: vec![0.0],
     };
@@ -454,6 +498,15 @@ fn grid(
             )));
         }
         for point in &sweep_points {
+            // MPICH would run its own choice instead (bench leaves such
+            // points out).
+            let mpich = collective.mpich_algorithm(point.candidate.algorithm);
+            let elements = point.msg_bytes / element;
+            if point.candidate.implementation == Impl::Mpich
+                && mpich.is_some_and(|m| m.unfit(p, placed.nodes, elements).is_some())
+            {
+                continue;
+            }
             let config = Config {
                 procs: p,
                 nodes: placed.nodes,
@@ -580,9 +633,15 @@ fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
             .collect();
         let decider = trained.decider(Choice::Auto)?;
         let label = trained.label(Choice::Auto);
+        // Under MPICH `default` is its device layer's choice, which its
+        // selection file cannot name: the file decides among MPICH's
+        // algorithms, each then validated against `default`.
+        let allowed = grid
+            .under_mpich()
+            .then(|| trained.allowed(|c| c.implementation == Impl::Mpich).0);
         let tables = jobs
             .into_iter()
-            .map(|job| DecisionTable::new(&decider, job, label.clone(), &sizes, None))
+            .map(|job| DecisionTable::new(&decider, job, label.clone(), &sizes, allowed.as_deref()))
             .collect::<Result<Vec<_>>>()?;
         out.push(Decided {
             trained,
@@ -743,8 +802,12 @@ fn finish(
     let dir = &args.out_dir;
     let options = &args.learning;
     write(&dir.join("validation.csv"), &validation::csv(rows))?;
+    let under_mpich = grids.iter().any(Grid::under_mpich);
     let mut sections = Vec::new();
     let mut reverted = Vec::new();
+    // Under MPICH: whether each collective's part of the selection file is
+    // the tune's (see `report::tune::takes_selection`).
+    let mut taken = Vec::new();
     for (grid, d) in grids.iter().zip(&decided) {
         let mine: Vec<Validation> = rows
             .iter()
@@ -754,11 +817,17 @@ fn finish(
         // `predict` from the model then ships what validation kept.
         store::save_validation(&model_dir(dir, grid.collective), &mine)?;
         let mut tables = d.tables.clone();
-        let back = validation::apply(grid.collective, &mut tables, rows);
+        let back = match under_mpich {
+            // The file holds an MPICH algorithm at every size, or MPICH's
+            // own part for the collective.
+            true => Vec::new(),
+            false => validation::apply(grid.collective, &mut tables, rows),
+        };
         for line in validation::describe_reverted(&back) {
             eprintln!("tune: {}: {line}", grid.collective.function());
         }
         reverted.push(back);
+        taken.push(report::tune::takes_selection(&mine));
         sections.push(export::Section {
             collective: grid.collective,
             tables,
@@ -772,19 +841,42 @@ fn finish(
             decided[i].label
         ),
         system: decided[i].trained.manifest.training.system(),
-        mpich_base: None,
+        mpich_base: args.mpich_base.clone(),
     };
     let rules = dir.join("rules");
-    write(
-        &rules,
-        &export::render(&sections, Format::OmpiRules, &export_options(0))?,
-    )?;
-    // Open MPI 5 gives these collectives across nodes to coll/han: its
-    // file hands them to tuned where a tuned algorithm was chosen.
-    write(
-        &dir.join("han.rules"),
-        &export::render(&sections, Format::OmpiHan, &export_options(0))?,
-    )?;
+    let selection = dir.join("mpich.json");
+    if under_mpich {
+        let mine: Vec<export::Section> = sections
+            .iter()
+            .zip(&taken)
+            .filter(|(_, t)| **t)
+            .map(|(s, _)| s.clone())
+            .collect();
+        let base = args.mpich_base.as_ref();
+        write(&selection, &export::mpich_json::render(&mine, base)?)?;
+        for (grid, t) in grids.iter().zip(&taken) {
+            let what = match t {
+                true => "the tune's decisions",
+                false => "MPICH's own part (validation did not prove it)",
+            };
+            eprintln!(
+                "tune: {}: {} holds {what}",
+                grid.collective.function(),
+                selection.display()
+            );
+        }
+    } else {
+        write(
+            &rules,
+            &export::render(&sections, Format::OmpiRules, &export_options(0))?,
+        )?;
+        // Open MPI 5 gives these collectives across nodes to coll/han: its
+        // file hands them to tuned where a tuned algorithm was chosen.
+        write(
+            &dir.join("han.rules"),
+            &export::render(&sections, Format::OmpiHan, &export_options(0))?,
+        )?;
+    }
     let mut text = String::new();
     for (i, (grid, section)) in grids.iter().zip(&sections).enumerate() {
         let data = &decided[i].data;
@@ -818,9 +910,16 @@ fn finish(
             .filter(|v| v.collective == grid.collective)
             .cloned()
             .collect();
+        let shipped = match under_mpich {
+            true => report::tune::Shipped::Mpich {
+                selection: &selection,
+                taken: taken[i],
+            },
+            false => report::tune::Shipped::OpenMpi { rules: &rules },
+        };
         text += &report::tune::markdown(&report::tune::Tuned {
             collective: grid.collective,
-            rules: &rules,
+            shipped,
             tables: &section.tables,
             decisions: &decisions,
             validations: &mine,
@@ -829,7 +928,9 @@ fn finish(
         });
     }
     let collectives: Vec<Collective> = grids.iter().map(|g| g.collective).collect();
-    text += &report::tune::verify_command(dir, &collectives, &args.sizes, &grids_procs(grids));
+    if !under_mpich {
+        text += &report::tune::verify_command(dir, &collectives, &args.sizes, &grids_procs(grids));
+    }
     write(&dir.join("report.md"), &text)?;
     eprintln!("tune: wrote {}", dir.display());
     Ok(())
