@@ -967,8 +967,12 @@ mod tests {
             Some(&names),
         )
         .unwrap();
+        let ompi: Vec<(Collective, Vec<Algorithm>)> = picked
+            .iter()
+            .map(|t| (t.collective, t.ompi.clone()))
+            .collect();
         assert_eq!(
-            picked,
+            ompi,
             [
                 (
                     Collective::Allgather,
@@ -977,9 +981,23 @@ mod tests {
                 (Collective::Alltoall, vec![Algorithm::ModifiedBruck]),
             ]
         );
-        // Without names, each collective's measured algorithms.
+        // MPICH's namespace: its allgather has a ring, its alltoall no
+        // modified Bruck (its Bruck is `brucks`).
+        assert_eq!(picked[0].mpich, [Algorithm::Ring]);
+        assert!(picked[1].mpich.is_empty());
+        // Without names, each collective's measured algorithms, and all of
+        // MPICH's.
         let all = algorithms(&[Collective::Alltoall], None).unwrap();
-        assert_eq!(all[0].1, Collective::Alltoall.describe().measured);
+        assert_eq!(all[0].ompi, Collective::Alltoall.describe().measured);
+        assert_eq!(
+            all[0].mpich.len(),
+            Collective::Alltoall.describe().mpich.algorithms.len()
+        );
+        // MPICH's names are accepted for the collectives that have them.
+        let names = ["brucks".to_string()];
+        let picked = algorithms(&[Collective::Alltoall], Some(&names)).unwrap();
+        assert_eq!(picked[0].mpich, [Algorithm::Brucks]);
+        assert!(picked[0].ompi.is_empty());
         // A name no collective tuned has is an error, not ignored.
         let err = algorithms(&[Collective::Bcast], Some(&["ring".to_string()])).unwrap_err();
         assert!(err.to_string().contains("\"ring\""), "{err}");
