@@ -35,6 +35,10 @@ pub enum Arm {
     /// (a duplicate made while `coll_tuned_use_dynamic_rules` is 0: Open
     /// MPI 5.0 and later let it change at run time).
     WithoutRules,
+    /// MPICH's own choice: the call left to MPICH's device layer
+    /// (`MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE` 1 around it), where the job
+    /// takes the collective from the device to its selection file.
+    DeviceLayer,
     /// Our own schedule of a candidate.
     Own(Candidate),
 }
@@ -120,7 +124,11 @@ pub fn requests(
         true => Some(TunedControl::open_beside_rules(collective).map_err(Error::Other)?),
         false => None,
     };
-    let mpich = match forces(Impl::Mpich) {
+    let device = requests
+        .iter()
+        .flat_map(|r| &r.arms)
+        .any(|a| matches!(a, Arm::DeviceLayer));
+    let mpich = match forces(Impl::Mpich) || device {
         true => Some(MpichControl::open(collective).map_err(Error::Other)?),
         false => None,
     };
@@ -186,6 +194,17 @@ fn runner(
             Ok(runner)
         })
         .map_err(Error::Other),
+        Arm::DeviceLayer => {
+            let mpich = controls.mpich.ok_or_else(|| {
+                Error::Other("MPICH's own choice requested without MPI_T control".into())
+            })?;
+            let forcing = mpich.own_choice().map_err(Error::Other)?;
+            Ok(Runner::forced_library(
+                comm.duplicate(),
+                collective,
+                forcing,
+            ))
+        }
         Arm::Forced(c) => Runner::new(comm, controls, &point(c), &roots, collective),
         Arm::Own(c) => Runner::new(comm, Controls::default(), &point(c), &roots, collective),
     }

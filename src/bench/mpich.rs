@@ -5,13 +5,13 @@
 //! one call run the algorithm named: one `mpirun` measures all of them.
 //!
 //! Two more of MPICH's variables decide whether the call reaches that
-//! selection at all: with `MPIR_CVAR_DEVICE_COLLECTIVES=all` (its default)
-//! the device layer takes every call and picks its own algorithms. With
-//! `percoll` each collective's `MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE` decides
-//! (true by default, so `percoll` alone changes nothing). So `bench` sets
-//! `percoll` before MPI_Init where the user set nothing, leaves `default`
-//! to the device as users run it, and switches the collective's device
-//! variable off around a forced call only.
+//! selection at all: with `MPIR_CVAR_DEVICE_COLLECTIVES=all` the device
+//! layer takes every call and picks its own algorithms. With `percoll`
+//! (MPICH 5.0's default) each collective's
+//! `MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE` decides (true by default). So
+//! `bench` sets `percoll` before MPI_Init where the user set nothing,
+//! leaves `default` to the device as users run it, and switches the
+//! collective's device variable off around a forced call only.
 //!
 //! An algorithm MPICH cannot run on the arguments falls back to MPICH's own
 //! choice without a word (`MPIR_CVAR_COLLECTIVE_FALLBACK=silent`), so
@@ -73,16 +73,12 @@ impl MpichControl {
                 Some((m.algorithm, id as c_int))
             })
             .collect();
-        match std::env::var(DEVICE_COLLECTIVES).as_deref() {
-            Ok("percoll") | Ok("none") => {}
-            other => {
-                return Err(format!(
-                    "{DEVICE_COLLECTIVES}={}: MPICH's device layer then takes every call and \
-                     a forced algorithm never runs; unset it (bench sets percoll) or set \
-                     percoll",
-                    other.unwrap_or("(unset)")
-                ))
-            }
+        let device = device_collectives()?;
+        if device != "percoll" && device != "none" {
+            return Err(format!(
+                "{DEVICE_COLLECTIVES}={device}: MPICH's device layer then takes every call and \
+                 a forced algorithm never runs; unset it (bench sets percoll) or set percoll"
+            ));
         }
         check_parameters(collective)?;
         Ok(MpichControl { collective, ids })
@@ -105,44 +101,79 @@ impl MpichControl {
                     self.collective.function()
                 )
             })?;
-        let name = self.collective.name().to_ascii_uppercase();
-        let device = Cvar::open(&format!("MPIR_CVAR_{name}_DEVICE_COLLECTIVE"))?;
-        let device_before = device.read()?;
-        Ok(Forcing {
-            algorithm: Cvar::open(&algorithm_variable(self.collective))?,
-            id: *id,
-            device,
-            device_before,
-        })
+        let variable = Cvar::open(&algorithm_variable(self.collective))?;
+        Forcing::new(self.collective, Some((variable, *id)), false)
+    }
+
+    /// What leaves one call at a time to MPICH's device layer: MPICH's own
+    /// choice where the job takes the collective from it (`verify`).
+    pub fn own_choice(&self) -> Result<Forcing, String> {
+        Forcing::new(self.collective, None, true)
     }
 }
 
-/// Forces one algorithm around single calls ([`Forcing::force`]).
+/// Sets MPICH's variables for single calls ([`Forcing::force`]): the
+/// collective's device variable, and the algorithm where one is forced.
 pub struct Forcing {
-    algorithm: Cvar,
-    id: c_int,
+    algorithm: Option<(Cvar, c_int)>,
     device: Cvar,
+    /// What the device variable holds during a call, and outside.
+    device_during: c_int,
     device_before: c_int,
 }
 
 impl Forcing {
-    /// Makes the next calls run the algorithm until the guard drops.
+    fn new(
+        collective: Collective,
+        algorithm: Option<(Cvar, c_int)>,
+        device: bool,
+    ) -> Result<Forcing, String> {
+        let name = collective.name().to_ascii_uppercase();
+        let variable = Cvar::open(&format!("MPIR_CVAR_{name}_DEVICE_COLLECTIVE"))?;
+        let device_before = variable.read()?;
+        Ok(Forcing {
+            algorithm,
+            device: variable,
+            device_during: c_int::from(device),
+            device_before,
+        })
+    }
+
+    /// Sets the variables for the next calls until the guard drops.
     pub fn force(&self) -> Result<Forced<'_>, String> {
-        self.device.write(0)?;
-        self.algorithm.write(self.id)?;
+        self.device.write(self.device_during)?;
+        if let Some((variable, id)) = &self.algorithm {
+            variable.write(*id)?;
+        }
         Ok(Forced(self))
     }
 }
 
-/// While alive, the collective runs the forced algorithm.
+/// While alive, the collective runs as the [`Forcing`] says.
 pub struct Forced<'a>(&'a Forcing);
 
 impl Drop for Forced<'_> {
     fn drop(&mut self) {
         // Both variables were written a moment ago: they stay writable.
-        let _ = self.0.algorithm.write(0);
+        if let Some((variable, _)) = &self.0.algorithm {
+            let _ = variable.write(0);
+        }
         let _ = self.0.device.write(self.0.device_before);
     }
+}
+
+/// `MPIR_CVAR_DEVICE_COLLECTIVES`'s value by name (`all`, `none`,
+/// `percoll`), as the MPICH in use declares its values.
+pub fn device_collectives() -> Result<String, String> {
+    init_tool_interface()?;
+    let names = value_names(&description(DEVICE_COLLECTIVES)?);
+    let value = Cvar::open(DEVICE_COLLECTIVES)?.read()?;
+    usize::try_from(value)
+        .ok()
+        .and_then(|i| names.get(i).cloned())
+        .ok_or_else(|| {
+            format!("{DEVICE_COLLECTIVES} holds {value}, which its description does not name")
+        })
 }
 
 fn algorithm_variable(collective: Collective) -> String {

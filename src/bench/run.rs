@@ -705,6 +705,20 @@ impl Runner {
         }
     }
 
+    /// The library's own call of `collective` on `comm`, MPICH's variables
+    /// set around each call as `forcing` says.
+    pub(super) fn forced_library(
+        comm: SimpleCommunicator,
+        collective: Collective,
+        forcing: mpich::Forcing,
+    ) -> Runner {
+        Runner::Library {
+            comm,
+            collective,
+            forcing: Some(forcing),
+        }
+    }
+
     /// Forces the runner's MPICH algorithm until the guard drops (nothing
     /// for the other runners): made outside the timed call.
     fn force(&self) -> Result<Option<mpich::Forced<'_>>, String> {

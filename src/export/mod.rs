@@ -767,4 +767,77 @@ pub(crate) mod tests {
         assert!(!mpich_json::has_equivalent(Collective::Alltoall, &pairwise));
         assert!(mpich_json::has_equivalent(Collective::Alltoall, &bruck));
     }
+
+    /// MPICH's algorithms in an MPICH model's decisions go into the file by
+    /// MPICH's function names with their parameters, and reading the file
+    /// back as MPICH's selection walks it finds each size's decision (and
+    /// MPICH's own rule for the denser job the decisions were not made for).
+    #[test]
+    fn mpich_json_of_mpich_algorithms_reads_back_as_decided() {
+        use mpich_json::{Call, Selected};
+        let mpich = |algorithm| Candidate {
+            algorithm,
+            segsize: None,
+            fanout: None,
+            implementation: Impl::Mpich,
+        };
+        let t = table(
+            4,
+            [
+                mpich(Algorithm::Binomial),
+                mpich(Algorithm::Tree),
+                mpich(Algorithm::ScatterRingAllgather),
+            ],
+        );
+        let text = render(&bcast(&[t]), Format::MpichJson, &opts(1)).unwrap();
+        assert!(
+            text.contains("\"algorithm=MPIR_Bcast_intra_tree\": {\n"),
+            "{text}"
+        );
+        assert!(text.contains("\"k=2\": {}"), "{text}");
+        let file = mpich_json::Base::parse(std::path::Path::new("x.json"), &text).unwrap();
+        let call = |procs, nodes, msg_bytes| Call {
+            collective: Collective::Bcast,
+            procs,
+            nodes,
+            node_consecutive: true,
+            msg_bytes,
+        };
+        let function = |c: Call| file.select(&c).map(|s: Selected| s.function);
+        assert_eq!(
+            function(call(4, 1, 1)).unwrap(),
+            "MPIR_Bcast_intra_binomial"
+        );
+        assert_eq!(
+            function(call(4, 1, 65536)).unwrap(),
+            "MPIR_Bcast_intra_tree"
+        );
+        let tree = file.select(&call(4, 1, 65536)).unwrap();
+        assert!(tree.params.contains(&("tree_type".into(), "kary".into())));
+        assert_eq!(
+            function(call(4, 1, 4 << 20)).unwrap(),
+            "MPIR_Bcast_intra_scatter_ring_allgather"
+        );
+        // 8 ranks on one node: denser than measured, MPICH's own rule
+        // (binomial below 12 KiB on 8 ranks).
+        assert_eq!(
+            function(call(8, 1, 1)).unwrap(),
+            "MPIR_Bcast_intra_binomial"
+        );
+        // A collective the file lacks, and a condition MPICH does not have.
+        let reduce = Call {
+            collective: Collective::Reduce,
+            ..call(4, 1, 4)
+        };
+        assert!(file
+            .select(&reduce)
+            .unwrap_err()
+            .contains("no \"collective=reduce\""));
+        let odd = text.replace("comm_avg_ppn<=4", "comm_avg_ppn>=4");
+        let odd = mpich_json::Base::parse(std::path::Path::new("x.json"), &odd).unwrap();
+        assert!(odd
+            .select(&call(4, 1, 1))
+            .unwrap_err()
+            .contains("comm_avg_ppn>=4"));
+    }
 }

@@ -115,6 +115,146 @@ impl Base {
     }
 }
 
+/// One call as MPICH's selection tree sees it: an intra-communicator call
+/// by the harness (one thread, MPI_SUM over floats, buffers not in place).
+#[derive(Clone, Copy, Debug)]
+pub struct Call {
+    pub collective: Collective,
+    pub procs: u32,
+    pub nodes: u32,
+    /// Ranks numbered node after node.
+    pub node_consecutive: bool,
+    pub msg_bytes: u64,
+}
+
+/// An algorithm a selection file names, with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selected {
+    /// `MPIR_Bcast_intra_binomial`.
+    pub function: String,
+    /// `(key, value)` as the file spells them.
+    pub params: Vec<(String, String)>,
+}
+
+impl Base {
+    /// The collectives the file has an entry for (`bcast`, `ibcast`, ...).
+    pub fn collectives(&self) -> Vec<&str> {
+        self.0
+             .0
+            .iter()
+            .filter_map(|(k, _)| k.strip_prefix("collective="))
+            .collect()
+    }
+
+    /// The algorithm MPICH's selection picks for `call` from this file, as
+    /// MPICH 5.0's `csel.c` walks it: in each object the first key whose
+    /// condition holds leads on. An error names a key this reading does
+    /// not know, or where no key holds (MPICH stops there).
+    pub fn select(&self, call: &Call) -> std::result::Result<Selected, String> {
+        let entry = format!("collective={}", call.collective.name());
+        let mut node = match self.0 .0.iter().find(|(k, _)| *k == entry) {
+            Some((_, n)) => n,
+            None => return Err(format!("the file has no \"{entry}\"")),
+        };
+        loop {
+            if let Some((key, params)) = node.0.first() {
+                if let Some(function) = key.strip_prefix("algorithm=") {
+                    let params = params
+                        .0
+                        .iter()
+                        .filter_map(|(k, _)| k.split_once('='))
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect();
+                    return Ok(Selected {
+                        function: function.to_string(),
+                        params,
+                    });
+                }
+            }
+            let mut next = None;
+            for (key, child) in &node.0 {
+                if holds(key, call)? {
+                    next = Some(child);
+                    break;
+                }
+            }
+            node = next.ok_or_else(|| {
+                let keys: Vec<&str> = node.0.iter().map(|(k, _)| k.as_str()).collect();
+                format!("no condition holds among {}", keys.join(", "))
+            })?;
+        }
+    }
+}
+
+/// Whether a selection file's condition holds for `call` (MPICH 5.0's
+/// `csel.c`: its keys and what it compares them with).
+fn holds(key: &str, call: &Call) -> std::result::Result<bool, String> {
+    let p = u64::from(call.procs);
+    let count = call.msg_bytes / call.collective.element_bytes();
+    let total = call.msg_bytes * p;
+    let pof2 = 1u64 << (63 - p.max(1).leading_zeros());
+    let parent = call.nodes < call.procs;
+    let number = |prefix: &str| -> Option<u64> { key.strip_prefix(prefix)?.trim().parse().ok() };
+    if key == "any" || key.ends_with("=any") {
+        return Ok(true);
+    }
+    let exact = match key {
+        "comm_type=intra"
+        | "is_multi_threaded=no"
+        | "is_commutative=yes"
+        | "is_op_built_in=yes"
+        | "is_sendbuf_inplace=no"
+        | "is_block_regular=yes" => Some(true),
+        "comm_type=inter"
+        | "is_multi_threaded=yes"
+        | "is_commutative=no"
+        | "is_op_built_in=no"
+        | "is_sendbuf_inplace=yes"
+        | "is_block_regular=no" => Some(false),
+        "comm_size=pow2" => Some(p.is_power_of_two()),
+        "comm_size=node_comm_size" => Some(call.nodes == 1),
+        "count<pow2" => Some(count < pof2),
+        "is_node_consecutive=yes" => Some(call.node_consecutive),
+        "is_node_consecutive=no" => Some(!call.node_consecutive),
+        "comm_hierarchy=parent" => Some(parent),
+        "comm_hierarchy=node_roots" | "comm_hierarchy=node" | "comm_hierarchy=flat" => {
+            Some(!parent)
+        }
+        _ => None,
+    };
+    if let Some(value) = exact {
+        return Ok(value);
+    }
+    let nodes = u64::from(call.nodes);
+    let compared = [
+        ("comm_size<=", p, true),
+        ("comm_size<", p, false),
+        ("count<=", count, true),
+        ("avg_msg_size<=", call.msg_bytes, true),
+        ("avg_msg_size<", call.msg_bytes, false),
+        ("total_msg_size<=", total, true),
+        ("total_msg_size<", total, false),
+    ];
+    for (prefix, value, or_equal) in compared {
+        // `<=` before `<`: the shorter prefix matches both.
+        if let Some(limit) = number(prefix) {
+            return Ok(if or_equal {
+                value <= limit
+            } else {
+                value < limit
+            });
+        }
+    }
+    // MPICH compares ranks with ppn × nodes.
+    if let Some(ppn) = number("comm_avg_ppn<=") {
+        return Ok(p <= ppn * nodes);
+    }
+    if let Some(ppn) = number("comm_avg_ppn<") {
+        return Ok(p < ppn * nodes);
+    }
+    Err(format!("a condition this reading does not know: {key:?}"))
+}
+
 /// The base file with each section's collective entry replaced by its
 /// decisions (in the same place; first when it had none).
 pub fn render(sections: &[Section], base: Option<&Base>) -> Result<String> {

@@ -287,6 +287,48 @@ pub fn verify_command(
     )
 }
 
+/// The closing section under MPICH: the `verify` command that times the
+/// selection file against MPICH's own choice for the collectives it took
+/// from the device layer.
+pub fn mpich_verify_command(
+    selection: &Path,
+    taken: &[Collective],
+    sizes: &[u64],
+    procs: &[u32],
+) -> String {
+    if taken.is_empty() {
+        return "\n\n## Check in your job\n\nNo collective's part of `mpich.json` is the tune's: \
+                MPICH's own choice stays for every collective tuned, and there is nothing to \
+                verify.\n"
+            .into();
+    }
+    let names: Vec<&str> = taken.iter().map(|c| c.name()).collect();
+    let device: Vec<String> = taken
+        .iter()
+        .map(|c| {
+            format!(
+                "-env MPIR_CVAR_{}_DEVICE_COLLECTIVE 0",
+                c.name().to_ascii_uppercase()
+            )
+        })
+        .collect();
+    let procs_list: Vec<String> = procs.iter().map(u32::to_string).collect();
+    let sizes_list: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    let largest = procs.iter().copied().max().unwrap_or(2);
+    format!(
+        "\n\n## Check the selection file in your job\n\nRun `verify` under the launcher and in \
+         the environment the application uses: it checks that MPICH consults the file for \
+         the collectives tuned and times each through it against MPICH's own choice:\n\n    \
+         mpiexec -n {largest} -env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE {} {} \
+         bcast-select verify --collectives {} --sizes {} --procs {}\n",
+        absolute(selection).display(),
+        device.join(" "),
+        names.join(","),
+        sizes_list.join(","),
+        procs_list.join(","),
+    )
+}
+
 /// Open MPI resolves a relative rules path against each rank's directory:
 /// the command names the file absolutely.
 fn absolute(path: &Path) -> std::path::PathBuf {

@@ -928,9 +928,19 @@ fn finish(
         });
     }
     let collectives: Vec<Collective> = grids.iter().map(|g| g.collective).collect();
-    if !under_mpich {
-        text += &report::tune::verify_command(dir, &collectives, &args.sizes, &grids_procs(grids));
-    }
+    let procs = grids_procs(grids);
+    text += &match under_mpich {
+        true => {
+            let taken: Vec<Collective> = collectives
+                .iter()
+                .zip(&taken)
+                .filter(|(_, t)| **t)
+                .map(|(c, _)| *c)
+                .collect();
+            report::tune::mpich_verify_command(&selection, &taken, &args.sizes, &procs)
+        }
+        false => report::tune::verify_command(dir, &collectives, &args.sizes, &procs),
+    };
     write(&dir.join("report.md"), &text)?;
     eprintln!("tune: wrote {}", dir.display());
     Ok(())

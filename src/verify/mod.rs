@@ -14,6 +14,8 @@
 
 pub mod files;
 #[cfg(feature = "mpi")]
+mod mpich_run;
+#[cfg(feature = "mpi")]
 mod run;
 #[cfg(feature = "mpi")]
 pub use run::verify;
@@ -69,6 +71,64 @@ pub struct Han {
 pub struct Loaded {
     pub tuned: Option<(String, TunedRules)>,
     pub han: Option<(String, HanRules)>,
+}
+
+/// What MPICH says of its selection file and of which collectives consult
+/// it (read through the tool interface and the rank's environment).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MpichEnvironment {
+    pub library: String,
+    /// `MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`.
+    pub selection_file: String,
+    /// `MPIR_CVAR_DEVICE_COLLECTIVES` (`all` where unset).
+    pub device_collectives: String,
+    /// Each collective checked and its `MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE`.
+    pub device: Vec<(Collective, bool)>,
+}
+
+impl MpichEnvironment {
+    /// Whether MPICH consults the selection file for each collective
+    /// checked, as one line per collective that it does not, and why (the
+    /// comparison needs the device layer's choice too: `percoll`).
+    pub fn in_effect(&self) -> Result<(), String> {
+        if self.selection_file.trim().is_empty() {
+            return Err("no MPICH selection file is named \
+                 (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): MPICH runs its own selection"
+                .into());
+        }
+        let off: Vec<String> = self
+            .device
+            .iter()
+            .filter(|(_, device)| *device)
+            .map(|(c, _)| {
+                format!(
+                    "MPIR_CVAR_{}_DEVICE_COLLECTIVE=0",
+                    c.name().to_ascii_uppercase()
+                )
+            })
+            .collect();
+        match self.device_collectives.as_str() {
+            "percoll" if off.is_empty() => Ok(()),
+            "percoll" => Err(format!(
+                "MPICH leaves these collectives to its device layer, which does not consult the \
+                 selection file: set {}",
+                off.join(" ")
+            )),
+            "none" => Err(
+                "MPIR_CVAR_DEVICE_COLLECTIVES=none: every collective consults the \
+                 file, and MPICH's own choice (its device layer's) cannot be timed beside it; \
+                 verify with MPIR_CVAR_DEVICE_COLLECTIVES=percoll and \
+                 MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0 for the collectives tuned"
+                    .into(),
+            ),
+            other => Err(format!(
+                "MPIR_CVAR_DEVICE_COLLECTIVES={other}: MPICH's device layer takes every \
+                 collective and the selection file is not consulted; set \
+                 MPIR_CVAR_DEVICE_COLLECTIVES=percoll {}",
+                off.join(" ")
+            )),
+        }
+    }
 }
 
 /// The Open MPI version in a version string (`Open MPI v4.1.4, package:
@@ -327,9 +387,18 @@ impl Row {
 
 /// The rows as a table for people.
 pub fn table(rows: &[Row]) -> String {
-    let mut t = String::from(
-        "collective   ranks  size      served by      rules' decision            speed-up  \
-         95% interval    rules seen\n",
+    let served = rows
+        .iter()
+        .map(|r| r.served_by.len())
+        .fold("served by".len().max(13), usize::max);
+    let decided = rows
+        .iter()
+        .map(|r| r.decision.len())
+        .fold("rules' decision".len().max(25), usize::max);
+    let mut t = format!(
+        "collective   ranks  size      {:<served$}  {:<decided$}  speed-up  95% interval    \
+         rules seen\n",
+        "served by", "rules' decision"
     );
     for r in rows {
         let seen = match (r.rules_seen, r.rule_speedup) {
@@ -339,30 +408,22 @@ pub fn table(rows: &[Row]) -> String {
             _ => "-".into(),
         };
         // Not timed: the rules leave the library's own call.
-        if r.rounds == 0 {
-            let _ = writeln!(
-                t,
-                "{:<12} {:>5}  {:<8}  {:<13}  {:<25}  {:>8}  {:<14}  -",
-                r.collective,
-                r.procs,
-                format_bytes(r.msg_bytes),
-                r.served_by,
-                r.decision,
-                "1",
-                "(same call)",
-            );
-            continue;
-        }
+        let (speedup, interval, seen) = match r.rounds {
+            0 => ("1".to_string(), "(same call)".to_string(), "-".to_string()),
+            _ => (
+                figure(r.speedup),
+                format!("{}-{}", figure(r.low), figure(r.high)),
+                seen,
+            ),
+        };
         let _ = writeln!(
             t,
-            "{:<12} {:>5}  {:<8}  {:<13}  {:<25}  {:>8}  {:<14}  {seen}",
+            "{:<12} {:>5}  {:<8}  {:<served$}  {:<decided$}  {speedup:>8}  {interval:<14}  {seen}",
             r.collective,
             r.procs,
             format_bytes(r.msg_bytes),
             r.served_by,
             r.decision,
-            figure(r.speedup),
-            format!("{}-{}", figure(r.low), figure(r.high)),
         );
     }
     t

@@ -10,6 +10,7 @@ use crate::bench::stats::Speedup;
 use crate::bench::{self, control, Session};
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 use crate::error::{Error, Result};
+use crate::library::Library;
 use crate::schedule::scheduled;
 
 /// Verifies the rules files of the job this process belongs to
@@ -29,6 +30,9 @@ pub fn verify(opts: &Options) -> Result<()> {
 }
 
 fn checked(session: &Session, opts: &Options) -> Result<()> {
+    if session.library() == Library::Mpich {
+        return super::mpich_run::checked(session, opts);
+    }
     let rank0 = session.rank() == 0;
     let env = environment()?;
     // Every rank reads the files: a relative path resolves against each
@@ -278,7 +282,7 @@ fn row(collective: Collective, p: &Planned, job: Speedup, rule: Option<Speedup>)
 }
 
 /// How each call is timed: root 0, a seed for nothing random.
-fn timing_options() -> bench::Options {
+pub(super) fn timing_options() -> bench::Options {
     bench::Options {
         collective: Collective::Bcast,
         parts: Vec::new(),

@@ -203,3 +203,34 @@ fn the_job_times_like_the_rule_or_like_the_library() {
     assert!(text.contains("yes (the rule alone: 0.200)"), "{text}");
     assert!(text.contains("NO"), "{text}");
 }
+
+#[test]
+fn mpich_selection_in_effect_only_for_collectives_taken_from_the_device() {
+    let env = |file: &str, device: &str, bcast_device: bool| MpichEnvironment {
+        library: "MPICH Version: 5.0.2".into(),
+        selection_file: file.into(),
+        device_collectives: device.into(),
+        device: vec![
+            (Collective::Bcast, bcast_device),
+            (Collective::Allreduce, false),
+        ],
+    };
+    assert_eq!(env("/x.json", "percoll", false).in_effect(), Ok(()));
+    let unnamed = env("", "percoll", false).in_effect().unwrap_err();
+    assert!(
+        unnamed.contains("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"),
+        "{unnamed}"
+    );
+    // The device layer keeps bcast: the file is not consulted for it.
+    let kept = env("/x.json", "percoll", true).in_effect().unwrap_err();
+    assert!(
+        kept.contains("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0"),
+        "{kept}"
+    );
+    assert!(!kept.contains("ALLREDUCE"), "{kept}");
+    let all = env("/x.json", "all", false).in_effect().unwrap_err();
+    assert!(all.contains("percoll"), "{all}");
+    // `none`: no device layer to compare with.
+    let none = env("/x.json", "none", false).in_effect().unwrap_err();
+    assert!(none.contains("cannot be timed"), "{none}");
+}

@@ -1,0 +1,233 @@
+//! `verify` under MPICH: the selection file the job names, which
+//! collectives consult it, and each collective and size timed three ways
+//! in paired rounds: MPICH's own choice (the call left to its device
+//! layer), the job's call through the file, and the file's algorithm
+//! forced alone.
+
+use super::{Expected, MpichEnvironment, Options, Row};
+use crate::bench::compare::{Arm, Compared, Request, Rounds};
+use crate::bench::{self, control, mpich as forcing, Session};
+use crate::data::{Candidate, Collective, Impl, Mapping};
+use crate::error::{Error, Result};
+use crate::export::mpich_json::{Base, Call, Selected};
+use std::path::Path;
+
+/// The selection file's variable.
+const SELECTION: &str = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE";
+
+pub(super) fn checked(session: &Session, opts: &Options) -> Result<()> {
+    let rank0 = session.rank() == 0;
+    let env = environment(&opts.collectives)?;
+    // Every rank reads the file, as MPICH did at start-up on each.
+    let file = env
+        .in_effect()
+        .and_then(|()| Base::read(Path::new(&env.selection_file)).map_err(|e| e.to_string()));
+    match (session.first_failing(file.is_err()), file) {
+        (_, Err(line)) if rank0 => Err(Error::NotInEffect(line)),
+        (Some(rank), _) if rank0 => Err(Error::NotInEffect(format!(
+            "rank {rank} cannot read the selection file rank 0 reads (a path relative to its \
+             working directory, or a file its node lacks): give its absolute path on a shared \
+             filesystem"
+        ))),
+        (Some(_), _) | (None, Err(_)) => Err(Error::Reported(3)),
+        (None, Ok(file)) => measure(session, opts, &env, &file),
+    }
+}
+
+fn environment(collectives: &[Collective]) -> Result<MpichEnvironment> {
+    let device = collectives
+        .iter()
+        .map(|c| {
+            let name = format!(
+                "MPIR_CVAR_{}_DEVICE_COLLECTIVE",
+                c.name().to_ascii_uppercase()
+            );
+            let value = control::int_variable(&name).map_err(Error::Other)?;
+            Ok((*c, value.unwrap_or(1) != 0))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(MpichEnvironment {
+        library: bench::library_version(),
+        selection_file: selection_file()?,
+        device_collectives: forcing::device_collectives().map_err(Error::Other)?,
+        device,
+    })
+}
+
+/// The selection file MPICH read: MPI_T's value, or (MPICH 5.0 reads its
+/// string variables back empty through MPI_T) the environment MPICH took
+/// it from, by the prefixes it accepts (`MPIR_CVAR_` outranking the
+/// others).
+fn selection_file() -> Result<String> {
+    let through_tool = control::string_variable(SELECTION)
+        .map_err(Error::Other)?
+        .unwrap_or_default();
+    if !through_tool.trim().is_empty() {
+        return Ok(through_tool);
+    }
+    let name = SELECTION.trim_start_matches("MPIR_CVAR_");
+    Ok(["MPIR_CVAR_", "MPIR_PARAM_", "MPICH_"]
+        .iter()
+        .find_map(|prefix| std::env::var(format!("{prefix}{name}")).ok())
+        .unwrap_or_default())
+}
+
+/// The candidate of MPICH's algorithm a file selects, where it is one of
+/// the collective's with the parameters `bench` forces it with (else the
+/// file's algorithm cannot be timed alone).
+fn candidate(collective: Collective, selected: &Selected) -> Option<Candidate> {
+    let m = collective
+        .describe()
+        .mpich
+        .algorithms
+        .iter()
+        .find(|m| collective.mpich_function(m.algorithm) == selected.function)?;
+    let defaults = m.params.iter().all(|p| {
+        selected
+            .params
+            .iter()
+            .any(|(k, v)| k == p.key && v == p.default)
+    });
+    defaults.then_some(Candidate {
+        algorithm: m.algorithm,
+        segsize: None,
+        fanout: None,
+        implementation: Impl::Mpich,
+    })
+}
+
+fn measure(session: &Session, opts: &Options, env: &MpichEnvironment, file: &Base) -> Result<()> {
+    let rank0 = session.rank() == 0;
+    let procs = opts.procs.clone().unwrap_or_else(|| vec![session.size()]);
+    let mut rows = Vec::new();
+    if rank0 {
+        header(env, file, opts.json);
+    }
+    let start = std::time::Instant::now();
+    let total = opts.collectives.len() * procs.len() * opts.sizes.len();
+    let mut done = 0;
+    for &collective in &opts.collectives {
+        let mut sizes: Vec<(Option<u32>, Mapping, Vec<Request>)> = Vec::new();
+        // Per request: ranks, size, what the file selects (and its name
+        // where it cannot be timed alone), arms.
+        let mut expected: Vec<(u32, u64, Expected, String, usize)> = Vec::new();
+        for &p in &procs {
+            let placed = session.placement(p, opts.mapping).ok_or_else(|| {
+                Error::Usage(format!(
+                    "communicator size {p} exceeds the job's {} ranks (--procs)",
+                    session.size()
+                ))
+            })?;
+            let mut requests = Vec::new();
+            for &m in &opts.sizes {
+                if !m.is_multiple_of(collective.element_bytes()) {
+                    continue;
+                }
+                let call = Call {
+                    collective,
+                    procs: p,
+                    nodes: placed.nodes,
+                    node_consecutive: placed.mapping != Mapping::Node,
+                    msg_bytes: m,
+                };
+                let selected = file.select(&call).map_err(|why| {
+                    Error::NotInEffect(format!(
+                        "{} on {p} ranks at {m} B: {why} in {}",
+                        collective.function(),
+                        env.selection_file
+                    ))
+                })?;
+                let rule = candidate(collective, &selected);
+                let mut arms = vec![Arm::DeviceLayer, Arm::Job];
+                arms.extend(rule.map(Arm::Forced));
+                let decision = rule.map_or(selected.function, |c| c.to_string());
+                let served_by = "selection file".to_string();
+                expected.push((p, m, Expected { served_by, rule }, decision, arms.len()));
+                requests.push(Request { msg_bytes: m, arms });
+            }
+            sizes.push((Some(p), opts.mapping, requests));
+        }
+        let count: usize = sizes.iter().map(|s| s.2.len()).sum();
+        let left = (opts.seconds - start.elapsed().as_secs_f64()).max(0.0);
+        let seconds = left * count as f64 / (total - done).max(1) as f64;
+        done += count;
+        if rank0 {
+            eprintln!(
+                "verify: timing {} at {count} sizes (up to {seconds:.0} s)",
+                collective.function()
+            );
+        }
+        let timing = bench::Options {
+            collective,
+            ..super::run::timing_options()
+        };
+        let results = session.compare(collective, &sizes, &timing, &Rounds::default(), seconds)?;
+        if rank0 {
+            let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
+            for ((p, m, expected, decision, arms), compared) in expected.into_iter().zip(results) {
+                let Some(compared) = compared else { continue };
+                if let Some(job) = compared.speedup(1) {
+                    let rule = (arms > 2).then(|| compared.speedup(2)).flatten();
+                    let row = Row::new(collective, p, m, &expected, job, rule);
+                    rows.push(Row { decision, ..row });
+                }
+            }
+        }
+    }
+    if !rank0 {
+        return Ok(());
+    }
+    if opts.json {
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Other(e.to_string()))?;
+        println!("{text}");
+    } else {
+        print!("{}", super::table(&rows));
+    }
+    match super::timing_verdict(&rows) {
+        Ok(summary) => {
+            eprintln!("verify: {summary}");
+            Ok(())
+        }
+        Err(line) => Err(Error::NotInEffect(line)),
+    }
+}
+
+/// What is in effect, said before the timings (standard error with JSON).
+fn header(env: &MpichEnvironment, file: &Base, json: bool) {
+    let taken: Vec<String> = env
+        .device
+        .iter()
+        .map(|(c, _)| {
+            format!(
+                "MPIR_CVAR_{}_DEVICE_COLLECTIVE=0",
+                c.name().to_ascii_uppercase()
+            )
+        })
+        .collect();
+    let lines = [
+        env.library.clone(),
+        format!(
+            "MPICH selection file {}: read (entries: {})",
+            env.selection_file,
+            file.collectives().join(", ")
+        ),
+        format!(
+            "consulted for the collectives checked: MPIR_CVAR_DEVICE_COLLECTIVES={} {}",
+            env.device_collectives,
+            taken.join(" ")
+        ),
+        "speed-up: MPICH's own choice (the call left to its device layer) over the job's call \
+         through the selection file; above 1: the file is faster"
+            .to_string(),
+    ];
+    for line in lines {
+        if json {
+            eprintln!("verify: {line}");
+        } else {
+            println!("{line}");
+        }
+    }
+    if !json {
+        println!();
+    }
+}
