@@ -552,7 +552,7 @@ fn nnls(a: &Array2<f64>, b: &Array1<f64>, used: &[bool]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::load::load_file;
+    use crate::data::load::{load_files, Choice};
     use crate::data::{Algorithm, Impl, Mapping, Provenance};
     use crate::sim::campaign::{run, Campaign};
 
@@ -825,8 +825,22 @@ mod tests {
         let files = std::fs::read_dir("data")
             .unwrap()
             .map(|e| e.unwrap().path());
+        // A file may hold several collectives: each is a dataset of its own.
+        let mut datasets = Vec::new();
         for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
-            let d = load_file(&file).unwrap().dataset;
+            let before = datasets.len();
+            for c in Collective::ALL {
+                let choice = Choice {
+                    collective: Some(c),
+                    ..Choice::default()
+                };
+                if let Ok(loaded) = load_files(std::slice::from_ref(&file), &choice) {
+                    datasets.push((file.clone(), loaded.dataset));
+                }
+            }
+            assert!(datasets.len() > before, "{} loads as no collective", file.display());
+        }
+        for (file, d) in datasets {
             let fitted = fit_dataset(&d);
             let theta = fitted.platform.as_ref().unwrap().to_vec();
             assert!(

@@ -490,29 +490,33 @@ fn runnable(
             let c = &p.candidate;
             let why = match c.implementation {
                 Impl::Ompi | Impl::Own if !collective.runs_on(c.algorithm, procs) => {
-                    Some("Open MPI runs it on 2 ranks only")
+                    Some("Open MPI runs it on 2 ranks only".to_string())
                 }
                 Impl::Ompi
                     if !c.is_default() && controls.tuned.is_some_and(|t| !t.has(c.algorithm)) =>
                 {
-                    Some("this Open MPI does not have it")
+                    Some("this Open MPI does not have it".to_string())
                 }
                 Impl::Ompi | Impl::Own => None,
                 Impl::Mpich if controls.mpich.is_some_and(|m| !m.has(c.algorithm)) => {
-                    Some("this MPICH does not have it")
+                    Some("this MPICH does not have it".to_string())
                 }
                 Impl::Mpich => collective
                     .mpich_algorithm(c.algorithm)
                     .and_then(|m| m.unfit(procs, nodes, p.msg_bytes / collective.element_bytes())),
             };
+            let kept = why.is_none();
             if let Some(why) = why {
                 left.insert((c.algorithm, c.implementation, why));
             }
-            why.is_none()
+            kept
         })
         .collect();
     for (algorithm, implementation, why) in left.into_iter().filter(|_| rank0) {
-        eprintln!("bench: {algorithm} (impl {implementation}) left out on {procs} ranks: {why}");
+        eprintln!(
+            "bench: {algorithm} (impl {implementation}) on {procs} ranks: left out where it \
+             cannot run ({why})"
+        );
     }
     kept
 }

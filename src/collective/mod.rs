@@ -181,17 +181,18 @@ pub enum Restriction {
 impl MpichAlgorithm {
     /// Why MPICH cannot run it on `procs` ranks over `nodes` nodes, for a
     /// message of `elements`; `None` where it can.
-    pub fn unfit(&self, procs: u32, nodes: u32, elements: u64) -> Option<&'static str> {
+    pub fn unfit(&self, procs: u32, nodes: u32, elements: u64) -> Option<String> {
         let pof2 = 1u64 << (31 - procs.max(1).leading_zeros());
         self.restrictions.iter().find_map(|r| match r {
             Restriction::PowerOfTwo if !procs.is_power_of_two() => {
-                Some("MPICH runs it on a power-of-two number of ranks only")
+                Some("MPICH runs it on a power-of-two number of ranks only".to_string())
             }
-            Restriction::CountAtLeastPof2 if elements < pof2 => Some(
-                "MPICH runs it from as many elements as ranks (rounded down to a power of two)",
-            ),
+            Restriction::CountAtLeastPof2 if elements < pof2 => Some(format!(
+                "MPICH runs it from {pof2} elements on {procs} ranks (as many as the largest \
+                 power of two not above the ranks)"
+            )),
             Restriction::ParentComm if nodes >= procs => {
-                Some("MPICH runs it only where ranks share nodes")
+                Some("MPICH runs it only where ranks share nodes".to_string())
             }
             _ => None,
         })
