@@ -184,11 +184,13 @@ pub struct TuneArgs {
     /// DIR/rules; their points compete for the budget.
     #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collective)]
     pub collectives: Vec<crate::data::Collective>,
-    /// Open MPI algorithms to force, comma separated; `default` is always
-    /// measured. Each collective takes the names that are its algorithms.
+    /// Algorithms to force, comma separated: Open MPI's, or under MPICH
+    /// MPICH's; `default` is always measured. Each collective takes the
+    /// names that are its algorithms.
     #[arg(long, value_delimiter = ',', long_help = per_collective(
-        "Open MPI algorithms to force, comma separated; `default` is always measured. \
-         Each collective takes the names that are its algorithms",
+        "Algorithms to force, comma separated: Open MPI's, or under MPICH MPICH's (by \
+         default every one of them); `default` is always measured. Each collective takes the \
+         names that are its algorithms",
         |c| measured(c, false),
     ))]
     pub algorithms: Option<Vec<String>>,
@@ -286,10 +288,12 @@ pub struct BenchArgs {
     ))]
     pub sizes: Option<SizeList>,
     /// Algorithms, comma separated (names or Open MPI ids of the
-    /// collective); `default` is the library's own choice.
+    /// collective; MPICH's names with --impl mpich); `default` is the
+    /// library's own choice.
     #[arg(long, value_delimiter = ',', long_help = per_collective(
-        "Algorithms, comma separated (names or Open MPI ids of the collective); `default` is \
-         the library's own choice",
+        "Algorithms, comma separated (names or Open MPI ids of the collective; MPICH's names \
+         with --impl mpich); `default` is the library's own choice. With --impl mpich the \
+         default adds every one of MPICH's algorithms of the collective (docs/formats.md)",
         |c| measured(c, true),
     ))]
     pub algorithms: Option<Vec<String>>,
@@ -300,8 +304,10 @@ pub struct BenchArgs {
     /// the library's default (4).
     #[arg(long, value_delimiter = ',', default_value = "default", value_parser = parse_fanout)]
     pub fanouts: Vec<Fanout>,
-    /// Who runs each algorithm: own (our schedules over point-to-point),
-    /// ompi (the MPI library's own collective), or both.
+    /// Who runs each algorithm, comma separated: own (our schedules over
+    /// point-to-point), ompi (Open MPI's algorithm forced; for `default`
+    /// the library's own choice), mpich (MPICH's algorithm of that name
+    /// forced, built against MPICH).
     #[arg(long = "impl", value_delimiter = ',', default_value = "own,ompi", value_parser = parse_impl)]
     pub impls: Vec<Impl>,
     /// Roots, used in turn iteration by iteration: ranks or `last`.

@@ -838,7 +838,11 @@ mod tests {
                     datasets.push((file.clone(), loaded.dataset));
                 }
             }
-            assert!(datasets.len() > before, "{} loads as no collective", file.display());
+            assert!(
+                datasets.len() > before,
+                "{} loads as no collective",
+                file.display()
+            );
         }
         for (file, d) in datasets {
             let fitted = fit_dataset(&d);

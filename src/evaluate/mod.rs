@@ -6,6 +6,7 @@ use crate::analytical::Fitted;
 use crate::data::metrics::{pairwise_accuracy, Pairwise, Tally};
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
 use crate::error::{Error, Result};
+use crate::library::Library;
 use crate::ompi_fixed;
 use crate::select::decision::{DecisionTable, Job};
 use crate::select::{Auto, SelectorKind};
@@ -128,6 +129,7 @@ pub fn evaluate(
     let naive = Naive::new(train);
     let range = trained.manifest.range;
     let collective = test.provenance.collective();
+    let library = Library::detect(&test.provenance.mpis);
     // The comparable test configurations of each job, by message size.
     let mut jobs: BTreeMap<Config, Vec<&[Measurement]>> = BTreeMap::new();
     for group in test.by_config().filter(|g| comparable(g).is_some()) {
@@ -173,8 +175,12 @@ pub fn evaluate(
                 reference("oracle", best.candidate),
                 reference("default", default.candidate),
             ];
-            // Open MPI's fixed decision, where it is known (not allreduce's).
-            if let Some(fixed) = ompi_fixed::decision(collective, config.procs, config.msg_bytes) {
+            // Open MPI's fixed decision, where it is known, on data of Open
+            // MPI (or of no named library).
+            let fixed = (library != Library::Mpich)
+                .then(|| ompi_fixed::decision(collective, config.procs, config.msg_bytes))
+                .flatten();
+            if let Some(fixed) = fixed {
                 picks.push(reference("ompi-fixed", fixed));
             }
             picks.extend(naive.pick(&config).map(|c| reference("naive", c)));
