@@ -184,22 +184,37 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
     let files = std::fs::read_dir("data")
         .unwrap()
         .map(|e| e.unwrap().path());
+    // A file of several collectives (the MPICH campaign) is a model each.
+    let mut models = Vec::new();
     for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
-        let model = dir.path().join(file.file_stem().unwrap());
-        let o = bin()
-            .arg("train")
-            .arg(&file)
-            .args([
-                "--learners",
-                "hybrid-knn,hybrid-gbm,hybrid-gam",
-                "--folds",
-                "2",
-            ])
-            .arg("--out")
-            .arg(&model)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let before = models.len();
+        for collective in ["bcast", "reduce", "allreduce", "allgather", "alltoall"] {
+            let stem = file.file_stem().unwrap().to_string_lossy();
+            let model = dir.path().join(format!("{stem}-{collective}"));
+            let o = bin()
+                .arg("train")
+                .arg(&file)
+                .args([
+                    "--learners",
+                    "hybrid-knn,hybrid-gbm,hybrid-gam",
+                    "--folds",
+                    "2",
+                    "--collective",
+                    collective,
+                ])
+                .arg("--out")
+                .arg(&model)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            match o.status.success() {
+                true => models.push((file.clone(), model)),
+                false => assert!(err.contains("no rows"), "{}: {err}", file.display()),
+            }
+        }
+        assert!(models.len() > before, "{} trains no model", file.display());
+    }
+    for (file, model) in models {
         for learner in ["analytical", "hybrid-knn", "hybrid-gbm", "hybrid-gam"] {
             let o = predict(
                 &model,
@@ -226,7 +241,16 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
             assert_eq!(rows.len(), 12, "{what}");
             for r in &rows {
                 let best: f64 = r["predicted_us"].parse().unwrap();
-                assert!(best.is_finite() && best > 0.0, "{what}: {r:?}");
+                // The analytical model cannot price MPICH's `default` (its
+                // device layer's choice), which it then keeps, unpriced.
+                let unpriced_default = best.is_nan()
+                    && r["algorithm"] == "default"
+                    && learner == "analytical"
+                    && r["mpi"].starts_with("MPICH");
+                assert!(
+                    (best.is_finite() && best > 0.0) || unpriced_default,
+                    "{what}: {r:?}"
+                );
                 // Settling may keep a neighbour's choice predicted up to 5%
                 // slower (within noise).
                 if let Ok(runner) = r["runner_up_predicted_us"].parse::<f64>() {

@@ -187,9 +187,9 @@ fn runner(
         candidate,
     };
     match arm {
-        Arm::Job => Ok(Runner::library(comm.duplicate(), collective)),
+        Arm::Job => Ok(Runner::library(comm.duplicate(), collective, None)),
         Arm::WithoutRules => control::without_rules(comm, |dup| {
-            let runner = Runner::library(dup, collective);
+            let runner = Runner::library(dup, collective, None);
             runner.call_once(collective)?;
             Ok(runner)
         })
@@ -199,11 +199,7 @@ fn runner(
                 Error::Other("MPICH's own choice requested without MPI_T control".into())
             })?;
             let forcing = mpich.own_choice().map_err(Error::Other)?;
-            Ok(Runner::forced_library(
-                comm.duplicate(),
-                collective,
-                forcing,
-            ))
+            Ok(Runner::library(comm.duplicate(), collective, Some(forcing)))
         }
         Arm::Forced(c) => Runner::new(comm, controls, &point(c), &roots, collective),
         Arm::Own(c) => Runner::new(comm, Controls::default(), &point(c), &roots, collective),

@@ -651,11 +651,7 @@ impl Runner {
         collective: Collective,
     ) -> Result<Runner> {
         let c = &point.candidate;
-        let library = |comm, forcing| Runner::Library {
-            comm,
-            collective,
-            forcing,
-        };
+        let library = |comm, forcing| Runner::library(comm, collective, forcing);
         match c.implementation {
             Impl::Own if c.algorithm == crate::data::Algorithm::Arrival => Ok(Runner::Arrival {
                 comm: world.duplicate(),
@@ -700,26 +696,17 @@ impl Runner {
         }
     }
 
-    /// The library's own call of `collective` on `comm`.
-    pub(super) fn library(comm: SimpleCommunicator, collective: Collective) -> Runner {
-        Runner::Library {
-            comm,
-            collective,
-            forcing: None,
-        }
-    }
-
-    /// The library's own call of `collective` on `comm`, MPICH's variables
-    /// set around each call as `forcing` says.
-    pub(super) fn forced_library(
+    /// The library's own call of `collective` on `comm`; with `forcing`,
+    /// MPICH's variables set around each call as it says.
+    pub(super) fn library(
         comm: SimpleCommunicator,
         collective: Collective,
-        forcing: mpich::Forcing,
+        forcing: Option<mpich::Forcing>,
     ) -> Runner {
         Runner::Library {
             comm,
             collective,
-            forcing: Some(forcing),
+            forcing,
         }
     }
 
