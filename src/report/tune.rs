@@ -334,3 +334,73 @@ pub fn mpich_verify_command(
 fn absolute(path: &Path) -> std::path::PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Algorithm, Impl};
+
+    fn validation(msg_bytes: u64, speedup: f64, half: f64) -> Validation {
+        Validation {
+            collective: Collective::Allreduce,
+            procs: 4,
+            msg_bytes,
+            decision: Candidate {
+                algorithm: Algorithm::Ring,
+                segsize: None,
+                fanout: None,
+                implementation: Impl::Mpich,
+            },
+            speedup: Some(Speedup {
+                speedup,
+                low: speedup - half,
+                high: speedup + half,
+                rounds: 5,
+            }),
+            times_us: Some((speedup, 1.0)),
+        }
+    }
+
+    /// MPICH's file takes a collective from the device layer only where
+    /// nothing validated slower and something faster.
+    #[test]
+    fn the_selection_file_takes_a_collective_only_on_evidence() {
+        let faster = validation(1024, 1.5, 0.1);
+        let even = validation(4, 1.01, 0.05);
+        let slower = validation(1 << 20, 0.5, 0.1);
+        let unmeasured = Validation {
+            speedup: None,
+            ..even.clone()
+        };
+        assert!(takes_selection(&[faster.clone(), even.clone()]));
+        assert!(!takes_selection(&[faster.clone(), slower.clone()]));
+        assert!(!takes_selection(&[faster.clone(), unmeasured]));
+        assert!(!takes_selection(std::slice::from_ref(&even)));
+        assert!(!takes_selection(&[]));
+
+        let selection = Path::new("/tuned/mpich.json");
+        let report = |taken, validations: &[Validation]| {
+            markdown(&Tuned {
+                collective: Collective::Allreduce,
+                shipped: Shipped::Mpich { selection, taken },
+                tables: &[],
+                decisions: "",
+                validations,
+                reverted: &[],
+                held_out: None,
+            })
+        };
+        let taken = report(true, &[faster.clone(), even]);
+        assert!(
+            taken.contains("MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE=0"),
+            "{taken}"
+        );
+        assert!(taken.contains("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=/tuned/mpich.json"));
+        assert!(taken.contains("## Validated effect"), "{taken}");
+        assert!(!taken.contains("OMPI_MCA"), "{taken}");
+        let kept = report(false, &[faster, slower]);
+        assert!(kept.contains("stays with MPICH's own choice"), "{kept}");
+        assert!(kept.contains("1 proved faster and 1 slower"), "{kept}");
+        assert!(!kept.contains("DEVICE_COLLECTIVE=0"), "{kept}");
+    }
+}
