@@ -263,6 +263,29 @@ fn mpich_runs_every_one_of_its_algorithms_from_a_model_measured_under_mpich() {
             assert!(ok && out.contains("min_us"), "{function}: {out}");
         }
     }
+    // A radix measured is the file's `k`, which MPICH takes.
+    let csv = dir.path().join("radix.csv");
+    let mut text = String::from("algorithm,procs,msg_bytes,time_us,collective,impl,fanout\n");
+    for (p, m) in [(2, 1024), (4, 1024), (2, BIG), (4, BIG)] {
+        text += &format!("k_brucks,{p},{m},100,allgather,mpich,3\n");
+        text += &format!("k_brucks,{p},{m},101,allgather,mpich,3\n");
+    }
+    std::fs::write(&csv, text).unwrap();
+    let radix = dir.path().join("model-radix");
+    let o = Command::cargo_bin("bcast-select")
+        .unwrap()
+        .args(["train", "--learners", "knn", "--out"])
+        .arg(&radix)
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = export(dir.path(), &[&radix], "radix.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\"k=3\": {}"), "{text}");
+    let (out, ok) = timed(&bin, &exe, &file, 1024, "allgather");
+    assert!(ok && out.contains("min_us"), "{out}");
+
     let slow = trained(dir.path(), "bcast", "pipelined_tree", "", "mpich");
     let fast = trained(dir.path(), "bcast", "tree", "", "mpich");
     let slow = export(dir.path(), &[&slow], "slow.json");

@@ -23,7 +23,8 @@
 //! `FALLBACK=error` those inner calls fail).
 
 use super::control::{check, init_tool_interface, read_string, Cvar};
-use crate::data::{Algorithm, Collective};
+use crate::collective::MpichParam;
+use crate::data::{Algorithm, Candidate, Collective};
 use mpi::ffi;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
@@ -89,8 +90,10 @@ impl MpichControl {
         self.ids.iter().any(|(a, _)| *a == algorithm)
     }
 
-    /// What forces `algorithm` for one call at a time.
-    pub fn forcing(&self, algorithm: Algorithm) -> Result<Forcing, String> {
+    /// What forces `candidate`'s algorithm, with its radix, for one call
+    /// at a time.
+    pub fn forcing(&self, candidate: &Candidate) -> Result<Forcing, String> {
+        let algorithm = candidate.algorithm;
         let (_, id) = self
             .ids
             .iter()
@@ -101,49 +104,55 @@ impl MpichControl {
                     self.collective.function()
                 )
             })?;
+        let mut forcing = Forcing::new(self.collective, true)?;
         let variable = Cvar::open(&algorithm_variable(self.collective))?;
-        Forcing::new(self.collective, Some((variable, *id)), false)
+        forcing.set.push((variable, *id, 0));
+        // The radix is written for every call (MPICH's default where the
+        // candidate has none), whatever the environment set.
+        let m = self.collective.mpich_algorithm(algorithm);
+        if let Some((m, radix)) = m.and_then(|m| Some((m, m.radix()?))) {
+            let variable = Cvar::open(&parameter_variable(self.collective, radix))?;
+            let value = m.value(radix, candidate.fanout);
+            let value = value
+                .parse()
+                .map_err(|_| format!("radix {value} of {algorithm} is not an int"))?;
+            let before = variable.read()?;
+            forcing.set.push((variable, value, before));
+        }
+        Ok(forcing)
     }
 
     /// What leaves one call at a time to MPICH's device layer: MPICH's own
     /// choice where the job takes the collective from it (`verify`).
     pub fn own_choice(&self) -> Result<Forcing, String> {
-        Forcing::new(self.collective, None, true)
+        Forcing::new(self.collective, false)
     }
 }
 
 /// Sets MPICH's variables for single calls ([`Forcing::force`]): the
-/// collective's device variable, and the algorithm where one is forced.
+/// collective's device variable, and the algorithm and its radix where one
+/// is forced.
 pub struct Forcing {
-    algorithm: Option<(Cvar, c_int)>,
-    device: Cvar,
-    /// What the device variable holds during a call, and outside.
-    device_during: c_int,
-    device_before: c_int,
+    /// Each variable, its value during a call and outside.
+    set: Vec<(Cvar, c_int, c_int)>,
 }
 
 impl Forcing {
-    fn new(
-        collective: Collective,
-        algorithm: Option<(Cvar, c_int)>,
-        device: bool,
-    ) -> Result<Forcing, String> {
+    /// `forced`: the calls leave the device layer for MPICH's algorithms;
+    /// else they go to it.
+    fn new(collective: Collective, forced: bool) -> Result<Forcing, String> {
         let name = collective.name().to_ascii_uppercase();
-        let variable = Cvar::open(&format!("MPIR_CVAR_{name}_DEVICE_COLLECTIVE"))?;
-        let device_before = variable.read()?;
+        let device = Cvar::open(&format!("MPIR_CVAR_{name}_DEVICE_COLLECTIVE"))?;
+        let before = device.read()?;
         Ok(Forcing {
-            algorithm,
-            device: variable,
-            device_during: c_int::from(device),
-            device_before,
+            set: vec![(device, c_int::from(!forced), before)],
         })
     }
 
     /// Sets the variables for the next calls until the guard drops.
     pub fn force(&self) -> Result<Forced<'_>, String> {
-        self.device.write(self.device_during)?;
-        if let Some((variable, id)) = &self.algorithm {
-            variable.write(*id)?;
+        for (variable, during, _) in &self.set {
+            variable.write(*during)?;
         }
         Ok(Forced(self))
     }
@@ -154,11 +163,10 @@ pub struct Forced<'a>(&'a Forcing);
 
 impl Drop for Forced<'_> {
     fn drop(&mut self) {
-        // Both variables were written a moment ago: they stay writable.
-        if let Some((variable, _)) = &self.0.algorithm {
-            let _ = variable.write(0);
+        // Each was written a moment ago: it stays writable.
+        for (variable, _, before) in self.0.set.iter().rev() {
+            let _ = variable.write(*before);
         }
-        let _ = self.0.device.write(self.0.device_before);
     }
 }
 
@@ -174,6 +182,15 @@ pub fn device_collectives() -> Result<String, String> {
         .ok_or_else(|| {
             format!("{DEVICE_COLLECTIVES} holds {value}, which its description does not name")
         })
+}
+
+/// The control variable of an algorithm's parameter.
+fn parameter_variable(collective: Collective, param: &MpichParam) -> String {
+    format!(
+        "MPIR_CVAR_{}_{}",
+        collective.name().to_ascii_uppercase(),
+        param.cvar
+    )
 }
 
 fn algorithm_variable(collective: Collective) -> String {
@@ -241,13 +258,13 @@ fn description(name: &str) -> Result<String, String> {
 }
 
 /// Refuses to measure where the user changed a parameter of the
-/// collective's algorithms: rows and selection files assume MPICH's
-/// defaults (`MpichAlgorithm::params`).
+/// collective's algorithms other than the radix (which each forced call
+/// sets): rows and selection files assume MPICH's defaults
+/// (`MpichAlgorithm::params`).
 fn check_parameters(collective: Collective) -> Result<(), String> {
-    let prefix = format!("MPIR_CVAR_{}_", collective.name().to_ascii_uppercase());
     for m in collective.describe().mpich.algorithms {
-        for p in m.params {
-            let name = format!("{prefix}{}", p.cvar);
+        for p in m.params.iter().filter(|p| p.key != "k") {
+            let name = parameter_variable(collective, p);
             let value = match p.default.parse::<c_int>() {
                 Ok(_) => match Cvar::open(&name) {
                     Ok(var) => var.read()?.to_string(),

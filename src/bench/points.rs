@@ -171,17 +171,26 @@ impl Sweep {
                         }
                     }
                 }
-                // MPICH's algorithms run once each, with the parameters of
-                // the description (`MpichAlgorithm::params`).
-                if self.impls.contains(&Impl::Mpich)
-                    && runs(self.collective, algorithm, Impl::Mpich)
-                {
-                    out.push(Candidate {
+                // MPICH's algorithms run with the parameters of the
+                // description (`MpichAlgorithm::params`), the radix swept
+                // over the fan-outs where they have one.
+                let mpich = self.collective.mpich_algorithm(algorithm);
+                if let Some(m) = mpich.filter(|_| self.impls.contains(&Impl::Mpich)) {
+                    let fanouts = match m.radix() {
+                        Some(_) => self.fanouts.clone(),
+                        None => vec![None],
+                    };
+                    if let Some(k) = fanouts.iter().flatten().find(|&&k| k < 2) {
+                        return Err(format!(
+                            "--fanouts {k}: MPICH's {algorithm} takes a radix of 2 or more"
+                        ));
+                    }
+                    out.extend(fanouts.into_iter().map(|fanout| Candidate {
                         algorithm,
                         segsize: None,
-                        fanout: None,
+                        fanout,
                         implementation: Impl::Mpich,
-                    });
+                    }));
                 }
             }
             if !self.collective.knows(algorithm) {
@@ -421,6 +430,25 @@ mod tests {
         // Default alone, under MPICH: the library's own choice.
         let only = sweep(&[Default], &[Impl::Mpich]).points().unwrap();
         assert!(only.iter().all(|p| p.candidate == Candidate::DEFAULT));
+    }
+
+    #[test]
+    fn mpichs_radix_is_swept_as_the_fan_out() {
+        use Algorithm::*;
+        let mut s = sweep(&[KBrucks, Brucks], &[Impl::Mpich]);
+        s.collective = Collective::Allgather;
+        s.fanouts = vec![None, Some(4)];
+        let at_1: Vec<(Algorithm, Option<u32>)> = s
+            .points()
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.msg_bytes == 1)
+            .map(|p| (p.candidate.algorithm, p.candidate.fanout))
+            .collect();
+        // Bruck's exchange of radix 2 has no radix to sweep.
+        assert_eq!(at_1, [(KBrucks, None), (KBrucks, Some(4)), (Brucks, None)]);
+        s.fanouts = vec![Some(1)];
+        assert!(s.points().unwrap_err().contains("radix of 2 or more"));
     }
 
     #[test]

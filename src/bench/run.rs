@@ -690,7 +690,7 @@ impl Runner {
                 let mpich = controls.mpich.ok_or_else(|| {
                     Error::Other("MPICH's algorithms requested without MPI_T control".into())
                 })?;
-                let forcing = mpich.forcing(c.algorithm).map_err(Error::Other)?;
+                let forcing = mpich.forcing(c).map_err(Error::Other)?;
                 Ok(library(world.duplicate(), Some(forcing)))
             }
         }

@@ -179,6 +179,21 @@ pub enum Restriction {
 }
 
 impl MpichAlgorithm {
+    /// Its radix (`k`), where it has one: `bench` sweeps it as the
+    /// candidate's fan-out.
+    pub fn radix(&self) -> Option<&'static MpichParam> {
+        self.params.iter().find(|p| p.key == "k")
+    }
+
+    /// The value it runs `param` with for a candidate of fan-out `fanout`:
+    /// the fan-out for the radix where one is given, else MPICH's default.
+    pub fn value(&self, param: &MpichParam, fanout: Option<u32>) -> String {
+        match fanout {
+            Some(k) if param.key == "k" => k.to_string(),
+            _ => param.default.to_string(),
+        }
+    }
+
     /// Why MPICH cannot run it on `procs` ranks over `nodes` nodes, for a
     /// message of `elements`; `None` where it can.
     pub fn unfit(&self, procs: u32, nodes: u32, elements: u64) -> Option<String> {

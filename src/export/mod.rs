@@ -795,6 +795,17 @@ pub(crate) mod tests {
             "{text}"
         );
         assert!(text.contains("\"k=2\": {}"), "{text}");
+        // A radix measured (the fan-out) is the file's `k`.
+        let radix4 = Candidate {
+            fanout: Some(4),
+            ..mpich(Algorithm::Tree)
+        };
+        let t4 = table(4, [radix4; 3]);
+        let text4 = render(&bcast(&[t4]), Format::MpichJson, &opts(1)).unwrap();
+        assert!(
+            text4.contains("\"k=4\": {}") && !text4.contains("\"k=2\""),
+            "{text4}"
+        );
         let file = mpich_json::Base::parse(std::path::Path::new("x.json"), &text).unwrap();
         let call = |procs, nodes, msg_bytes| Call {
             collective: Collective::Bcast,

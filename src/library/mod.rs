@@ -95,8 +95,15 @@ impl Library {
             Impl::Ompi if self.hierarchical(collective, config) => return None,
             // MPICH's algorithm, where one of our schedules runs as it does.
             Impl::Mpich => {
-                let (algorithm, segsize) =
-                    collective.mpich_algorithm(candidate.algorithm)?.runs_as?;
+                let m = collective.mpich_algorithm(candidate.algorithm)?;
+                // Our schedules run MPICH's default radix only.
+                let default_radix = m
+                    .radix()
+                    .is_none_or(|r| m.value(r, candidate.fanout) == r.default);
+                if !default_radix {
+                    return None;
+                }
+                let (algorithm, segsize) = m.runs_as?;
                 Candidate {
                     algorithm,
                     segsize: Some(segsize),
@@ -363,5 +370,31 @@ mod tests {
         let other = check(&dataset(0.7), Library::OpenMpi(4));
         assert!(other[0].refuted, "{other:?}");
         assert!(other[0].median_log_ratio < -0.3);
+    }
+
+    /// MPICH's algorithms are priced as the schedule that runs as they do,
+    /// at MPICH's default radix only.
+    #[test]
+    fn mpichs_algorithms_run_as_their_schedules() {
+        let one = row(4, 65536, Algorithm::Default, 1.0);
+        let tree = |fanout| Candidate {
+            algorithm: Algorithm::Tree,
+            segsize: None,
+            fanout,
+            implementation: Impl::Mpich,
+        };
+        let runs = |c: Candidate| Library::Mpich.runs(Collective::Bcast, &one.config, &c);
+        let binary = runs(tree(None)).unwrap();
+        assert_eq!(
+            (binary.algorithm, binary.segsize),
+            (Algorithm::Binary, Some(0))
+        );
+        assert_eq!(runs(tree(Some(2))), Some(binary));
+        assert_eq!(runs(tree(Some(4))), None, "no schedule of radix 4");
+        let nb = Candidate {
+            algorithm: Algorithm::Nb,
+            ..tree(None)
+        };
+        assert_eq!(runs(nb), None);
     }
 }

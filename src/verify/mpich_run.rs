@@ -73,8 +73,8 @@ fn selection_file() -> Result<String> {
 }
 
 /// The candidate of MPICH's algorithm a file selects, where it is one of
-/// the collective's with the parameters `bench` forces it with (else the
-/// file's algorithm cannot be timed alone).
+/// the collective's with parameters `bench` can force (MPICH's defaults,
+/// any radix); else the file's algorithm cannot be timed alone.
 fn candidate(collective: Collective, selected: &Selected) -> Option<Candidate> {
     let m = collective
         .describe()
@@ -82,16 +82,28 @@ fn candidate(collective: Collective, selected: &Selected) -> Option<Candidate> {
         .algorithms
         .iter()
         .find(|m| collective.mpich_function(m.algorithm) == selected.function)?;
-    let defaults = m.params.iter().all(|p| {
+    let value = |key: &str| {
         selected
             .params
             .iter()
-            .any(|(k, v)| k == p.key && v == p.default)
-    });
-    defaults.then_some(Candidate {
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+    let fanout = match m.radix() {
+        Some(radix) => match value(radix.key)? {
+            v if v == radix.default => None,
+            v => Some(v.parse().ok()?),
+        },
+        None => None,
+    };
+    let forceable = m
+        .params
+        .iter()
+        .all(|p| value(p.key) == Some(m.value(p, fanout).as_str()));
+    forceable.then_some(Candidate {
         algorithm: m.algorithm,
         segsize: None,
-        fanout: None,
+        fanout,
         implementation: Impl::Mpich,
     })
 }
@@ -229,5 +241,47 @@ fn header(env: &MpichEnvironment, file: &Base, json: bool) {
     }
     if !json {
         println!();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Algorithm;
+
+    fn selected(function: &str, params: &[(&str, &str)]) -> Selected {
+        Selected {
+            function: function.into(),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// The file's algorithm is timed alone where `bench` can force it: its
+    /// parameters MPICH's defaults but for the radix.
+    #[test]
+    fn the_files_algorithm_is_forced_with_its_radix() {
+        let c = Collective::Allgather;
+        let k = |v| selected("MPIR_Allgather_intra_k_brucks", &[("k", v)]);
+        let forced = candidate(c, &k("2")).unwrap();
+        assert_eq!(
+            (forced.algorithm, forced.fanout),
+            (Algorithm::KBrucks, None)
+        );
+        assert_eq!(candidate(c, &k("8")).unwrap().fanout, Some(8));
+        let ring = candidate(c, &selected("MPIR_Allgather_intra_ring", &[])).unwrap();
+        assert_eq!(ring.implementation, Impl::Mpich);
+        // Another parameter than MPICH's default: not forceable alone.
+        let recexch = |single: &str| {
+            selected(
+                "MPIR_Allgather_intra_recexch_doubling",
+                &[("k", "2"), ("single_phase_recv", single)],
+            )
+        };
+        assert!(candidate(c, &recexch("0")).is_some());
+        assert!(candidate(c, &recexch("1")).is_none());
+        assert!(candidate(c, &selected("MPIR_Allgather_intra_unknown", &[])).is_none());
     }
 }
