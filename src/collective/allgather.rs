@@ -1,8 +1,8 @@
 //! MPI_Allgather: every rank's block reaches every rank, in rank order.
 
 use super::{
-    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, MpichParam, Ompi,
-    Restriction::*, Semantics,
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
+    Semantics, RECEXCH,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -69,9 +69,3 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     file_suffix: "-allgather",
 };
-
-/// The parameters of MPICH's recursive-exchange allgathers.
-const RECEXCH: &[MpichParam] = &[
-    param("k", "RECEXCH_KVAL", "2"),
-    param("single_phase_recv", "RECEXCH_SINGLE_PHASE_RECV", "0"),
-];

@@ -2,8 +2,8 @@
 //! `MPI_FLOAT`).
 
 use super::{
-    mpich, named, param, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, MpichParam,
-    Ompi, Restriction::*, Semantics,
+    mpich, named, param, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi,
+    Restriction::*, Semantics, RECEXCH,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -92,9 +92,3 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     file_suffix: "-allreduce",
 };
-
-/// The parameters of MPICH's recursive-exchange allreduces.
-const RECEXCH: &[MpichParam] = &[
-    param("k", "RECEXCH_KVAL", "2"),
-    param("single_phase_recv", "RECEXCH_SINGLE_PHASE_RECV", "0"),
-];

@@ -225,6 +225,13 @@ const fn mpich(algorithm: Algorithm) -> MpichAlgorithm {
     }
 }
 
+/// The parameters of MPICH's recursive-exchange algorithms (allreduce's
+/// and allgather's take the same).
+const RECEXCH: &[MpichParam] = &[
+    param("k", "RECEXCH_KVAL", "2"),
+    param("single_phase_recv", "RECEXCH_SINGLE_PHASE_RECV", "0"),
+];
+
 /// The descriptions' shorthand for an [`MpichParam`].
 const fn param(key: &'static str, cvar: &'static str, default: &'static str) -> MpichParam {
     MpichParam { key, cvar, default }

@@ -4,8 +4,9 @@
 //! layer), the job's call through the file, and the file's algorithm
 //! forced alone.
 
-use super::{Expected, MpichEnvironment, Options, Row};
-use crate::bench::compare::{Arm, Compared, Request, Rounds};
+use super::run::Planned;
+use super::{Expected, MpichEnvironment, Options};
+use crate::bench::compare::{Arm, Request};
 use crate::bench::{self, control, mpich as forcing, Session};
 use crate::data::{Candidate, Collective, Impl, Mapping};
 use crate::error::{Error, Result};
@@ -109,99 +110,43 @@ fn candidate(collective: Collective, selected: &Selected) -> Option<Candidate> {
 }
 
 fn measure(session: &Session, opts: &Options, env: &MpichEnvironment, file: &Base) -> Result<()> {
-    let rank0 = session.rank() == 0;
-    let procs = opts.procs.clone().unwrap_or_else(|| vec![session.size()]);
-    let mut rows = Vec::new();
-    if rank0 {
-        header(env, file, opts.json);
-    }
-    let start = std::time::Instant::now();
-    let total = opts.collectives.len() * procs.len() * opts.sizes.len();
-    let mut done = 0;
+    let mut plans: Vec<(Collective, Vec<Planned>)> = Vec::new();
     for &collective in &opts.collectives {
-        let mut sizes: Vec<(Option<u32>, Mapping, Vec<Request>)> = Vec::new();
-        // Per request: ranks, size, what the file selects (and its name
-        // where it cannot be timed alone), arms.
-        let mut expected: Vec<(u32, u64, Expected, String, usize)> = Vec::new();
-        for &p in &procs {
-            let placed = session.placement(p, opts.mapping).ok_or_else(|| {
-                Error::Usage(format!(
-                    "communicator size {p} exceeds the job's {} ranks (--procs)",
-                    session.size()
+        let mut planned = Vec::new();
+        for (p, placed, m) in super::run::calls(session, opts, collective)? {
+            let call = Call {
+                collective,
+                procs: p,
+                nodes: placed.nodes,
+                node_consecutive: placed.mapping != Mapping::Node,
+                msg_bytes: m,
+            };
+            let selected = file.select(&call).map_err(|why| {
+                Error::NotInEffect(format!(
+                    "{} on {p} ranks at {m} B: {why} in {}",
+                    collective.function(),
+                    env.selection_file
                 ))
             })?;
-            let mut requests = Vec::new();
-            for &m in &opts.sizes {
-                if !m.is_multiple_of(collective.element_bytes()) {
-                    continue;
-                }
-                let call = Call {
-                    collective,
-                    procs: p,
-                    nodes: placed.nodes,
-                    node_consecutive: placed.mapping != Mapping::Node,
-                    msg_bytes: m,
-                };
-                let selected = file.select(&call).map_err(|why| {
-                    Error::NotInEffect(format!(
-                        "{} on {p} ranks at {m} B: {why} in {}",
-                        collective.function(),
-                        env.selection_file
-                    ))
-                })?;
-                let rule = candidate(collective, &selected);
-                let mut arms = vec![Arm::DeviceLayer, Arm::Job];
-                arms.extend(rule.map(Arm::Forced));
-                let decision = rule.map_or(selected.function, |c| c.to_string());
-                let served_by = "selection file".to_string();
-                expected.push((p, m, Expected { served_by, rule }, decision, arms.len()));
-                requests.push(Request { msg_bytes: m, arms });
-            }
-            sizes.push((Some(p), opts.mapping, requests));
+            let rule = candidate(collective, &selected);
+            let mut arms = vec![Arm::DeviceLayer, Arm::Job];
+            arms.extend(rule.map(Arm::Forced));
+            planned.push(Planned {
+                procs: p,
+                expected: Expected {
+                    served_by: "selection file".into(),
+                    rule,
+                },
+                decision: rule.is_none().then_some(selected.function),
+                request: Request { msg_bytes: m, arms },
+            });
         }
-        let count: usize = sizes.iter().map(|s| s.2.len()).sum();
-        let left = (opts.seconds - start.elapsed().as_secs_f64()).max(0.0);
-        let seconds = left * count as f64 / (total - done).max(1) as f64;
-        done += count;
-        if rank0 {
-            eprintln!(
-                "verify: timing {} at {count} sizes (up to {seconds:.0} s)",
-                collective.function()
-            );
-        }
-        let timing = bench::Options {
-            collective,
-            ..super::run::timing_options()
-        };
-        let results = session.compare(collective, &sizes, &timing, &Rounds::default(), seconds)?;
-        if rank0 {
-            let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
-            for ((p, m, expected, decision, arms), compared) in expected.into_iter().zip(results) {
-                let Some(compared) = compared else { continue };
-                if let Some(job) = compared.speedup(1) {
-                    let rule = (arms > 2).then(|| compared.speedup(2)).flatten();
-                    let row = Row::new(collective, p, m, &expected, job, rule);
-                    rows.push(Row { decision, ..row });
-                }
-            }
-        }
+        plans.push((collective, planned));
     }
-    if !rank0 {
-        return Ok(());
+    if session.rank() == 0 {
+        header(env, file, opts.json);
     }
-    if opts.json {
-        let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Other(e.to_string()))?;
-        println!("{text}");
-    } else {
-        print!("{}", super::table(&rows));
-    }
-    match super::timing_verdict(&rows) {
-        Ok(summary) => {
-            eprintln!("verify: {summary}");
-            Ok(())
-        }
-        Err(line) => Err(Error::NotInEffect(line)),
-    }
+    super::run::time_and_report(session, opts, &plans)
 }
 
 /// What is in effect, said before the timings (standard error with JSON).
@@ -232,16 +177,7 @@ fn header(env: &MpichEnvironment, file: &Base, json: bool) {
          through the selection file; above 1: the file is faster"
             .to_string(),
     ];
-    for line in lines {
-        if json {
-            eprintln!("verify: {line}");
-        } else {
-            println!("{line}");
-        }
-    }
-    if !json {
-        println!();
-    }
+    super::run::print_header(&lines, json);
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 use super::{Environment, Expected, Han, Loaded, Options, Row};
 use crate::bench::compare::{Arm, Compared, Request, Rounds};
 use crate::bench::stats::Speedup;
+use crate::bench::topology::Detected;
 use crate::bench::{self, control, Session};
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 use crate::error::{Error, Result};
@@ -75,44 +76,29 @@ fn environment() -> Result<Environment> {
 }
 
 /// One size to time: what the files decide there, and the arms.
-struct Planned {
-    procs: u32,
-    expected: Expected,
-    request: Request,
+pub(super) struct Planned {
+    pub(super) procs: u32,
+    pub(super) expected: Expected,
+    /// What the rules decide, for the table, where it is not
+    /// `expected.rule` (an MPICH algorithm that cannot be forced alone).
+    pub(super) decision: Option<String>,
+    pub(super) request: Request,
 }
 
 fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded) -> Result<()> {
     let rank0 = session.rank() == 0;
-    let procs = opts.procs.clone().unwrap_or_else(|| vec![session.size()]);
     let mut plans: Vec<(Collective, Vec<Planned>)> = Vec::new();
     for &collective in &opts.collectives {
         let mut planned = Vec::new();
-        for &p in &procs {
-            let placed = session.placement(p, opts.mapping).ok_or_else(|| {
-                Error::Usage(format!(
-                    "communicator size {p} exceeds the job's {} ranks (--procs)",
-                    session.size()
-                ))
-            })?;
-            for &m in &opts.sizes {
-                if !m.is_multiple_of(collective.element_bytes()) {
-                    if rank0 && p == procs[0] {
-                        eprintln!(
-                            "verify: {} at {m} B left out: its messages are whole {}-byte elements",
-                            collective.function(),
-                            collective.element_bytes()
-                        );
-                    }
-                    continue;
-                }
-                let expected = loaded.expected(env, collective, p, placed.nodes, m);
-                if let Some(arms) = arms(env, collective, p, m, &expected) {
-                    planned.push(Planned {
-                        procs: p,
-                        expected,
-                        request: Request { msg_bytes: m, arms },
-                    });
-                }
+        for (p, placed, m) in calls(session, opts, collective)? {
+            let expected = loaded.expected(env, collective, p, placed.nodes, m);
+            if let Some(arms) = arms(env, collective, p, m, &expected) {
+                planned.push(Planned {
+                    procs: p,
+                    expected,
+                    decision: None,
+                    request: Request { msg_bytes: m, arms },
+                });
             }
         }
         plans.push((collective, planned));
@@ -120,6 +106,50 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
     if rank0 {
         header(env, loaded, opts.json);
     }
+    time_and_report(session, opts, &plans)
+}
+
+/// The calls of `collective` to check: each communicator size asked (with
+/// where its ranks are) and message size, those that are not whole
+/// elements left out with a note from rank 0.
+pub(super) fn calls(
+    session: &Session,
+    opts: &Options,
+    collective: Collective,
+) -> Result<Vec<(u32, Detected, u64)>> {
+    let procs = opts.procs.clone().unwrap_or_else(|| vec![session.size()]);
+    let element = collective.element_bytes();
+    if session.rank() == 0 {
+        for m in opts.sizes.iter().filter(|m| !m.is_multiple_of(element)) {
+            eprintln!(
+                "verify: {} at {m} B left out: its messages are whole {element}-byte elements",
+                collective.function(),
+            );
+        }
+    }
+    let mut calls = Vec::new();
+    for &p in &procs {
+        let placed = session.placement(p, opts.mapping).ok_or_else(|| {
+            Error::Usage(format!(
+                "communicator size {p} exceeds the job's {} ranks (--procs)",
+                session.size()
+            ))
+        })?;
+        for &m in opts.sizes.iter().filter(|m| m.is_multiple_of(element)) {
+            calls.push((p, placed, m));
+        }
+    }
+    Ok(calls)
+}
+
+/// Times every planned size of every collective in paired rounds within
+/// `opts.seconds`, then (rank 0) prints the rows and the verdict.
+pub(super) fn time_and_report(
+    session: &Session,
+    opts: &Options,
+    plans: &[(Collective, Vec<Planned>)],
+) -> Result<()> {
+    let rank0 = session.rank() == 0;
     let total: usize = plans
         .iter()
         .flat_map(|(_, p)| p)
@@ -129,7 +159,7 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
     let timing = timing_options();
     let mut rows = Vec::new();
     let mut done = 0;
-    for (collective, planned) in &plans {
+    for (collective, planned) in plans {
         // Sizes where nothing differs are not timed (see `arms`).
         let timed: Vec<&Planned> = planned
             .iter()
@@ -271,18 +301,25 @@ fn arms(
 
 /// The row of one size.
 fn row(collective: Collective, p: &Planned, job: Speedup, rule: Option<Speedup>) -> Row {
-    Row::new(
+    let row = Row::new(
         collective,
         p.procs,
         p.request.msg_bytes,
         &p.expected,
         job,
         rule,
-    )
+    );
+    match &p.decision {
+        Some(decision) => Row {
+            decision: decision.clone(),
+            ..row
+        },
+        None => row,
+    }
 }
 
 /// How each call is timed: root 0, a seed for nothing random.
-pub(super) fn timing_options() -> bench::Options {
+fn timing_options() -> bench::Options {
     bench::Options {
         collective: Collective::Bcast,
         parts: Vec::new(),
@@ -344,6 +381,12 @@ fn header(env: &Environment, loaded: &Loaded, json: bool) {
          faster"
             .to_string()
     });
+    print_header(&lines, json);
+}
+
+/// Prints what is in effect before the timings: standard output and a
+/// blank line, or standard error where standard output is JSON.
+pub(super) fn print_header(lines: &[String], json: bool) {
     for line in lines {
         if json {
             eprintln!("verify: {line}");
