@@ -73,7 +73,11 @@ fn trained(
     segsize: &str,
     implementation: &str,
 ) -> PathBuf {
-    let csv = dir.join(format!("{collective}-{algorithm}.csv"));
+    let name = match segsize {
+        "" => format!("{collective}-{algorithm}"),
+        s => format!("{collective}-{algorithm}-{s}"),
+    };
+    let csv = dir.join(format!("{name}.csv"));
     let mut text =
         String::from("algorithm,procs,nodes,ppn,msg_bytes,time_us,segsize_bytes,collective,impl\n");
     for p in [2, 4] {
@@ -87,7 +91,7 @@ fn trained(
     }
     std::fs::write(&csv, text).unwrap();
     let model = match implementation {
-        "mpich" => dir.join(format!("model-{collective}-{algorithm}")),
+        "mpich" => dir.join(format!("model-{name}")),
         _ => dir.join(format!("model-{collective}")),
     };
     let o = Command::cargo_bin("bcast-select")
@@ -300,6 +304,19 @@ fn mpich_runs_every_one_of_its_algorithms_from_a_model_measured_under_mpich() {
     assert!(
         t_slow > 2.0 * t_fast,
         "pipelined_tree {t_slow} us, tree {t_fast} us: the file's algorithm did not run?"
+    );
+    // The chunk measured is the file's: 256 KiB chunks run far faster than
+    // MPICH's default 8 KiB.
+    let chunked = trained(dir.path(), "bcast", "pipelined_tree", "262144", "mpich");
+    let chunked = export(dir.path(), &[&chunked], "chunked.json");
+    let text = std::fs::read_to_string(&chunked).unwrap();
+    assert!(text.contains("chunk_size=262144"), "{text}");
+    let (chunked_out, ok) = mpirun(&bin, &exe, &chunked, BIG);
+    assert!(ok, "{chunked_out}");
+    let t_chunked = common::min_us(&chunked_out);
+    assert!(
+        t_slow > 2.0 * t_chunked,
+        "8 KiB chunks {t_slow} us, 256 KiB chunks {t_chunked} us: the chunk did not apply?"
     );
     // Open MPI cannot take MPICH's algorithms.
     let o = Command::cargo_bin("bcast-select")

@@ -23,7 +23,7 @@
 //! `FALLBACK=error` those inner calls fail).
 
 use super::control::{check, init_tool_interface, read_string, Cvar};
-use crate::collective::MpichParam;
+use crate::collective::{MpichAlgorithm, MpichParam};
 use crate::data::{Algorithm, Candidate, Collective};
 use mpi::ffi;
 use std::ffi::CString;
@@ -107,17 +107,19 @@ impl MpichControl {
         let mut forcing = Forcing::new(self.collective, true)?;
         let variable = Cvar::open(&algorithm_variable(self.collective))?;
         forcing.set.push((variable, *id, 0));
-        // The radix is written for every call (MPICH's default where the
-        // candidate has none), whatever the environment set.
-        let m = self.collective.mpich_algorithm(algorithm);
-        if let Some((m, radix)) = m.and_then(|m| Some((m, m.radix()?))) {
-            let variable = Cvar::open(&parameter_variable(self.collective, radix))?;
-            let value = m.value(radix, candidate.fanout);
-            let value = value
-                .parse()
-                .map_err(|_| format!("radix {value} of {algorithm} is not an int"))?;
-            let before = variable.read()?;
-            forcing.set.push((variable, value, before));
+        // The radix and the chunk are written for every call (MPICH's
+        // default where the candidate has none), whatever the environment
+        // set.
+        if let Some(m) = self.collective.mpich_algorithm(algorithm) {
+            for param in m.params.iter().filter(|p| MpichAlgorithm::swept(p)) {
+                let variable = Cvar::open(&parameter_variable(self.collective, param))?;
+                let value = m.value(param, candidate.segsize, candidate.fanout);
+                let value = value
+                    .parse()
+                    .map_err(|_| format!("{} {value} of {algorithm} is not an int", param.key))?;
+                let before = variable.read()?;
+                forcing.set.push((variable, value, before));
+            }
         }
         Ok(forcing)
     }
@@ -258,12 +260,12 @@ fn description(name: &str) -> Result<String, String> {
 }
 
 /// Refuses to measure where the user changed a parameter of the
-/// collective's algorithms other than the radix (which each forced call
-/// sets): rows and selection files assume MPICH's defaults
+/// collective's algorithms other than the radix and the chunk (which each
+/// forced call sets): rows and selection files assume MPICH's defaults
 /// (`MpichAlgorithm::params`).
 fn check_parameters(collective: Collective) -> Result<(), String> {
     for m in collective.describe().mpich.algorithms {
-        for p in m.params.iter().filter(|p| p.key != "k") {
+        for p in m.params.iter().filter(|p| !MpichAlgorithm::swept(p)) {
             let name = parameter_variable(collective, p);
             let value = match p.default.parse::<c_int>() {
                 Ok(_) => match Cvar::open(&name) {

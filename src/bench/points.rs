@@ -2,6 +2,7 @@
 //! are measured, and which of them an existing CSV already holds.
 
 use super::Part;
+use crate::collective::MpichAlgorithm;
 use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Dataset, Impl, Mapping};
 use crate::schedule::scheduled;
 use std::collections::HashSet;
@@ -116,6 +117,9 @@ fn runs(collective: Collective, algorithm: Algorithm, implementation: Impl) -> b
     }
 }
 
+/// A candidate's (segment size, fan-out).
+type Parameters = (Option<u64>, Option<u32>);
+
 /// One measurement: a message size, an imbalance factor and a candidate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
@@ -176,21 +180,16 @@ impl Sweep {
                 // over the fan-outs where they have one.
                 let mpich = self.collective.mpich_algorithm(algorithm);
                 if let Some(m) = mpich.filter(|_| self.impls.contains(&Impl::Mpich)) {
-                    let fanouts = match m.radix() {
-                        Some(_) => self.fanouts.clone(),
-                        None => vec![None],
-                    };
-                    if let Some(k) = fanouts.iter().flatten().find(|&&k| k < 2) {
-                        return Err(format!(
-                            "--fanouts {k}: MPICH's {algorithm} takes a radix of 2 or more"
-                        ));
-                    }
-                    out.extend(fanouts.into_iter().map(|fanout| Candidate {
-                        algorithm,
-                        segsize: None,
-                        fanout,
-                        implementation: Impl::Mpich,
-                    }));
+                    out.extend(
+                        self.mpich_parameters(m)?
+                            .into_iter()
+                            .map(|(segsize, fanout)| Candidate {
+                                algorithm,
+                                segsize,
+                                fanout,
+                                implementation: Impl::Mpich,
+                            }),
+                    );
                 }
             }
             if !self.collective.knows(algorithm) {
@@ -224,8 +223,47 @@ impl Sweep {
         Ok(out)
     }
 
+    /// (segsize, fanout) combinations of MPICH's algorithm `m`: its chunk
+    /// swept over the segment sizes and its radix over the fan-outs, where
+    /// it has them; `None` for MPICH's default, each combination once.
+    fn mpich_parameters(&self, m: &MpichAlgorithm) -> Result<Vec<Parameters>, String> {
+        let mut chunks: Vec<Option<u64>> = match m.chunk() {
+            Some(chunk) => self
+                .segsizes
+                .iter()
+                .map(|&s| MpichAlgorithm::normalized(chunk, s))
+                .collect(),
+            None => vec![None],
+        };
+        let mut radices: Vec<Option<u32>> = match m.radix() {
+            Some(radix) => self
+                .fanouts
+                .iter()
+                .map(|k| {
+                    let k = k.map(u64::from).unwrap_or(0);
+                    MpichAlgorithm::normalized(radix, k).map(|k| k as u32)
+                })
+                .collect(),
+            None => vec![None],
+        };
+        if let Some(k) = radices.iter().flatten().find(|&&k| k < 2) {
+            return Err(format!(
+                "--fanouts {k}: MPICH's {} takes a radix of 2 or more",
+                m.algorithm
+            ));
+        }
+        chunks.sort_unstable();
+        chunks.dedup();
+        radices.sort_unstable();
+        radices.dedup();
+        Ok(chunks
+            .iter()
+            .flat_map(|&s| radices.iter().map(move |&k| (s, k)))
+            .collect())
+    }
+
     /// (segsize, fanout) combinations that mean something for `algorithm`.
-    fn parameters(&self, algorithm: Algorithm) -> Vec<(Option<u64>, Option<u32>)> {
+    fn parameters(&self, algorithm: Algorithm) -> Vec<Parameters> {
         let segs = || self.segsizes.iter().map(|&s| Some(s));
         match algorithm {
             // Rabenseifner's reduce and allreduce's algorithms other than
@@ -449,6 +487,28 @@ mod tests {
         assert_eq!(at_1, [(KBrucks, None), (KBrucks, Some(4)), (Brucks, None)]);
         s.fanouts = vec![Some(1)];
         assert!(s.points().unwrap_err().contains("radix of 2 or more"));
+        // The chunk swept as the segment size: 0 and MPICH's default (8 KiB
+        // for the broadcast's pipelined tree) are its default, once; a
+        // radix of MPICH's default (2) is the default too.
+        let mut s = sweep(&[PipelinedTree], &[Impl::Mpich]);
+        s.segsizes = vec![0, 8192, 65536];
+        s.fanouts = vec![None, Some(2), Some(4)];
+        let params: Vec<(Option<u64>, Option<u32>)> = s
+            .points()
+            .unwrap()
+            .into_iter()
+            .filter(|p| p.msg_bytes == 1)
+            .map(|p| (p.candidate.segsize, p.candidate.fanout))
+            .collect();
+        assert_eq!(
+            params,
+            [
+                (None, None),
+                (None, Some(4)),
+                (Some(65536), None),
+                (Some(65536), Some(4))
+            ]
+        );
     }
 
     #[test]

@@ -182,16 +182,38 @@ impl MpichAlgorithm {
     /// Its radix (`k`), where it has one: `bench` sweeps it as the
     /// candidate's fan-out.
     pub fn radix(&self) -> Option<&'static MpichParam> {
-        self.params.iter().find(|p| p.key == "k")
+        self.params.iter().find(|p| p.key == RADIX)
     }
 
-    /// The value it runs `param` with for a candidate of fan-out `fanout`:
-    /// the fan-out for the radix where one is given, else MPICH's default.
-    pub fn value(&self, param: &MpichParam, fanout: Option<u32>) -> String {
-        match fanout {
-            Some(k) if param.key == "k" => k.to_string(),
+    /// Its pipeline chunk (`chunk_size`), where it has one: `bench` sweeps
+    /// it as the candidate's segment size.
+    pub fn chunk(&self) -> Option<&'static MpichParam> {
+        self.params.iter().find(|p| p.key == CHUNK)
+    }
+
+    /// Whether `bench` sets `param` for every forced call (the radix and
+    /// the chunk; the others stay as MPICH has them).
+    pub fn swept(param: &MpichParam) -> bool {
+        param.key == RADIX || param.key == CHUNK
+    }
+
+    /// The value it runs `param` with for a candidate of segment size
+    /// `segsize` and fan-out `fanout`: the chunk and the radix where given,
+    /// else MPICH's default.
+    pub fn value(&self, param: &MpichParam, segsize: Option<u64>, fanout: Option<u32>) -> String {
+        match (param.key, segsize, fanout) {
+            (RADIX, _, Some(k)) => k.to_string(),
+            (CHUNK, Some(s), _) => s.to_string(),
             _ => param.default.to_string(),
         }
+    }
+
+    /// A swept value as the candidate holds it: `None` for MPICH's default
+    /// (and for a chunk of 0, which means unpipelined, as in our
+    /// schedules: the algorithm's own default then).
+    pub fn normalized(param: &MpichParam, value: u64) -> Option<u64> {
+        let default: Option<u64> = param.default.parse().ok();
+        (value != 0 && Some(value) != default).then_some(value)
     }
 
     /// Why MPICH cannot run it on `procs` ranks over `nodes` nodes, for a
@@ -224,6 +246,11 @@ const fn mpich(algorithm: Algorithm) -> MpichAlgorithm {
         runs_as: None,
     }
 }
+
+/// The selection file's key of an MPICH algorithm's radix.
+const RADIX: &str = "k";
+/// The selection file's key of an MPICH algorithm's pipeline chunk.
+const CHUNK: &str = "chunk_size";
 
 /// The parameters of MPICH's recursive-exchange algorithms (allreduce's
 /// and allgather's take the same).

@@ -806,6 +806,14 @@ pub(crate) mod tests {
             text4.contains("\"k=4\": {}") && !text4.contains("\"k=2\""),
             "{text4}"
         );
+        // A chunk measured (the segment size) is the file's `chunk_size`.
+        let chunk = Candidate {
+            segsize: Some(65536),
+            ..mpich(Algorithm::PipelinedTree)
+        };
+        let t5 = table(4, [chunk; 3]);
+        let text5 = render(&bcast(&[t5]), Format::MpichJson, &opts(1)).unwrap();
+        assert!(text5.contains("\"chunk_size=65536\": {}"), "{text5}");
         let file = mpich_json::Base::parse(std::path::Path::new("x.json"), &text).unwrap();
         let call = |procs, nodes, msg_bytes| Call {
             collective: Collective::Bcast,

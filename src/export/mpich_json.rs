@@ -538,7 +538,7 @@ fn measured(collective: Collective, c: &Candidate) -> Option<Node> {
     let params: Vec<(&str, String)> = m
         .params
         .iter()
-        .map(|p| (p.key, m.value(p, c.fanout)))
+        .map(|p| (p.key, m.value(p, c.segsize, c.fanout)))
         .collect();
     let node = leaf(&collective.mpich_function(c.algorithm), &params);
     Some(match (collective, c.algorithm) {

@@ -96,14 +96,17 @@ impl Library {
             // MPICH's algorithm, where one of our schedules runs as it does.
             Impl::Mpich => {
                 let m = collective.mpich_algorithm(candidate.algorithm)?;
-                // Our schedules run MPICH's default radix only.
-                let default_radix = m
-                    .radix()
-                    .is_none_or(|r| m.value(r, candidate.fanout) == r.default);
-                if !default_radix {
+                // Our schedules run MPICH's default radix only; a chunk is
+                // the schedule's segment size.
+                let value = |p| m.value(p, candidate.segsize, candidate.fanout);
+                if m.radix().is_some_and(|r| value(r) != r.default) {
                     return None;
                 }
-                let (algorithm, segsize) = m.runs_as?;
+                let (algorithm, default_segsize) = m.runs_as?;
+                let segsize = match m.chunk() {
+                    Some(chunk) => value(chunk).parse().ok()?,
+                    None => default_segsize,
+                };
                 Candidate {
                     algorithm,
                     segsize: Some(segsize),
@@ -391,6 +394,14 @@ mod tests {
         );
         assert_eq!(runs(tree(Some(2))), Some(binary));
         assert_eq!(runs(tree(Some(4))), None, "no schedule of radix 4");
+        // The pipelined tree's chunk is the binary tree's segment.
+        let pipelined = |segsize| Candidate {
+            algorithm: Algorithm::PipelinedTree,
+            segsize,
+            ..tree(None)
+        };
+        assert_eq!(runs(pipelined(None)).unwrap().segsize, Some(8192));
+        assert_eq!(runs(pipelined(Some(65536))).unwrap().segsize, Some(65536));
         let nb = Candidate {
             algorithm: Algorithm::Nb,
             ..tree(None)

@@ -8,6 +8,7 @@ use super::run::Planned;
 use super::{Expected, MpichEnvironment, Options};
 use crate::bench::compare::{Arm, Request};
 use crate::bench::{self, control, mpich as forcing, Session};
+use crate::collective::{MpichAlgorithm, MpichParam};
 use crate::data::{Candidate, Collective, Impl, Mapping};
 use crate::error::{Error, Result};
 use crate::export::mpich_json::{Base, Call, Selected};
@@ -90,20 +91,22 @@ fn candidate(collective: Collective, selected: &Selected) -> Option<Candidate> {
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     };
-    let fanout = match m.radix() {
-        Some(radix) => match value(radix.key)? {
-            v if v == radix.default => None,
-            v => Some(v.parse().ok()?),
-        },
-        None => None,
+    // The radix and the chunk as a candidate holds them.
+    let swept = |param: Option<&MpichParam>| -> Option<Option<u64>> {
+        match param {
+            Some(p) => Some(MpichAlgorithm::normalized(p, value(p.key)?.parse().ok()?)),
+            None => Some(None),
+        }
     };
+    let segsize = swept(m.chunk())?;
+    let fanout = swept(m.radix())?.map(|k| k as u32);
     let forceable = m
         .params
         .iter()
-        .all(|p| value(p.key) == Some(m.value(p, fanout).as_str()));
+        .all(|p| value(p.key) == Some(m.value(p, segsize, fanout).as_str()));
     forceable.then_some(Candidate {
         algorithm: m.algorithm,
-        segsize: None,
+        segsize,
         fanout,
         implementation: Impl::Mpich,
     })
@@ -219,5 +222,25 @@ mod tests {
         assert!(candidate(c, &recexch("0")).is_some());
         assert!(candidate(c, &recexch("1")).is_none());
         assert!(candidate(c, &selected("MPIR_Allgather_intra_unknown", &[])).is_none());
+        // The pipelined tree's chunk is the candidate's segment size.
+        let pipelined = |chunk| {
+            let params = [
+                ("tree_type", "kary"),
+                ("k", "2"),
+                ("is_non_blocking", "1"),
+                ("chunk_size", chunk),
+                ("recv_pre_posted", "0"),
+            ];
+            candidate(
+                Collective::Bcast,
+                &selected("MPIR_Bcast_intra_pipelined_tree", &params),
+            )
+        };
+        assert_eq!(pipelined("8192").unwrap().segsize, None);
+        assert_eq!(pipelined("65536").unwrap().segsize, Some(65536));
+        assert!(
+            pipelined("0").is_none(),
+            "MPICH's chunk 0 is no candidate's"
+        );
     }
 }
