@@ -307,9 +307,10 @@ pub struct BenchArgs {
     /// Who runs each algorithm, comma separated: own (our schedules over
     /// point-to-point), ompi (Open MPI's algorithm forced; for `default`
     /// the library's own choice), mpich (MPICH's algorithm of that name
-    /// forced, built against MPICH).
-    #[arg(long = "impl", value_delimiter = ',', default_value = "own,ompi", value_parser = parse_impl)]
-    pub impls: Vec<Impl>,
+    /// forced) [default: own and the library bench is built against: own,ompi
+    /// or own,mpich].
+    #[arg(long = "impl", value_delimiter = ',', value_parser = parse_impl)]
+    pub impls: Option<Vec<Impl>>,
     /// Roots, used in turn iteration by iteration: ranks or `last`.
     #[arg(long, value_delimiter = ',', default_value = "0")]
     pub roots: Vec<crate::bench::Root>,
@@ -429,15 +430,16 @@ impl BenchArgs {
     /// of `--procs`.
     pub fn parts(&self) -> crate::Result<Vec<Part>> {
         let collective = self.collective.unwrap_or_default();
+        let impls = self.impls.clone().unwrap_or_else(default_impls);
         let sweep = Sweep {
             collective,
             sizes: Sweep::sizes(collective, self.sizes.as_ref().map(|s| &s.0[..]))
                 .map_err(crate::Error::Usage)?,
-            algorithms: Sweep::algorithms(collective, self.algorithms.as_deref(), &self.impls)
+            algorithms: Sweep::algorithms(collective, self.algorithms.as_deref(), &impls)
                 .map_err(crate::Error::Usage)?,
             segsizes: self.segsizes.0.clone(),
             fanouts: self.fanouts.iter().map(|f| f.0).collect(),
-            impls: self.impls.clone(),
+            impls,
             arrival: arrival(self.imbalance.is_some(), self.late_fraction),
             imbalances: self.imbalance.clone().unwrap_or_else(|| vec![0.0]),
         };
@@ -904,6 +906,20 @@ fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
 
 fn parse_mapping(s: &str) -> Result<Mapping, String> {
     s.parse()
+}
+
+/// `bench --impl`'s default: our schedules and the algorithms of the
+/// library bench is built against (MPI_Get_library_version may be called
+/// before MPI is started).
+fn default_impls() -> Vec<Impl> {
+    #[cfg(feature = "mpi")]
+    let library = crate::library::Library::detect(&[crate::bench::library_version()].into());
+    #[cfg(not(feature = "mpi"))]
+    let library = crate::library::Library::Unknown;
+    match library {
+        crate::library::Library::Mpich => vec![Impl::Own, Impl::Mpich],
+        _ => vec![Impl::Own, Impl::Ompi],
+    }
 }
 
 fn parse_impl(s: &str) -> Result<Impl, String> {
