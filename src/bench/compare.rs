@@ -129,7 +129,7 @@ pub fn requests(
         .flat_map(|r| &r.arms)
         .any(|a| matches!(a, Arm::DeviceLayer));
     let mpich = match forces(Impl::Mpich) || device {
-        true => Some(MpichControl::open(collective).map_err(Error::Other)?),
+        true => Some(MpichControl::open_beside_selection(collective).map_err(Error::Other)?),
         false => None,
     };
     let controls = Controls {

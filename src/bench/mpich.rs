@@ -31,6 +31,25 @@ use std::os::raw::{c_char, c_int};
 
 /// MPICH's switch between device-level and MPIR-level selection.
 const DEVICE_COLLECTIVES: &str = "MPIR_CVAR_DEVICE_COLLECTIVES";
+/// MPICH's selection file.
+const SELECTION: &str = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE";
+
+/// The selection file MPICH read: MPI_T's value, or (MPICH 5.0 reads its
+/// string variables back empty through MPI_T) the environment MPICH took
+/// it from, by the prefixes it accepts (`MPIR_CVAR_` outranking the
+/// others, as MPICH reads them in that order).
+pub fn selection_file() -> Result<String, String> {
+    init_tool_interface()?;
+    let through_tool = read_string(SELECTION);
+    if !through_tool.trim().is_empty() {
+        return Ok(through_tool);
+    }
+    let name = SELECTION.trim_start_matches("MPIR_CVAR_");
+    Ok(["MPIR_CVAR_", "MPIR_PARAM_", "MPICH_"]
+        .iter()
+        .find_map(|prefix| std::env::var(format!("{prefix}{name}")).ok())
+        .unwrap_or_default())
+}
 
 /// Sets [`DEVICE_COLLECTIVES`] to `percoll` for this process where the
 /// user chose nothing; must run before `mpi::initialize`. Other libraries
@@ -53,10 +72,32 @@ pub struct MpichControl {
 impl MpichControl {
     /// Reads the algorithm variable's values; fails with an explanation
     /// where the library is not an MPICH that can force them, or where
-    /// the environment would change what they run.
+    /// the environment would change what they or `default` run: an
+    /// algorithm or a selection file chosen for the whole job.
     pub fn open(collective: Collective) -> Result<MpichControl, String> {
         init_tool_interface()?;
+        let file = selection_file()?;
+        if !file.trim().is_empty() {
+            return Err(format!(
+                "a selection file is in effect ({SELECTION}={file}): bench and tune time \
+                 MPICH's own choice as `default` and its algorithms as named, and the file \
+                 would change both; unset it to measure (check it with `verify`)"
+            ));
+        }
+        Self::open_beside_selection(collective)
+    }
+
+    /// [`MpichControl::open`] where a selection file may be in effect
+    /// (`verify`): a forced algorithm takes precedence over it.
+    pub fn open_beside_selection(collective: Collective) -> Result<MpichControl, String> {
+        init_tool_interface()?;
         let variable = algorithm_variable(collective);
+        if Cvar::open(&variable)?.read()? != 0 {
+            return Err(format!(
+                "{variable} is set for the whole job: `default` would time that algorithm, \
+                 not MPICH's own choice; unset it (bench forces each algorithm per call)"
+            ));
+        }
         let names = value_names(&description(&variable)?);
         if names.first().map(String::as_str) != Some("auto") {
             return Err(format!(
@@ -90,8 +131,8 @@ impl MpichControl {
         self.ids.iter().any(|(a, _)| *a == algorithm)
     }
 
-    /// What forces `candidate`'s algorithm, with its radix, for one call
-    /// at a time.
+    /// What forces `candidate`'s algorithm, with its radix and chunk, for
+    /// one call at a time.
     pub fn forcing(&self, candidate: &Candidate) -> Result<Forcing, String> {
         let algorithm = candidate.algorithm;
         let (_, id) = self
@@ -105,6 +146,7 @@ impl MpichControl {
                 )
             })?;
         let mut forcing = Forcing::new(self.collective, true)?;
+        // `open` found it 0 (MPICH's own choice), and it is put back so.
         let variable = Cvar::open(&algorithm_variable(self.collective))?;
         forcing.set.push((variable, *id, 0));
         // The radix and the chunk are written for every call (MPICH's
@@ -132,8 +174,8 @@ impl MpichControl {
 }
 
 /// Sets MPICH's variables for single calls ([`Forcing::force`]): the
-/// collective's device variable, and the algorithm and its radix where one
-/// is forced.
+/// collective's device variable, and the algorithm and its radix and chunk
+/// where one is forced.
 pub struct Forcing {
     /// Each variable, its value during a call and outside.
     set: Vec<(Cvar, c_int, c_int)>,

@@ -14,9 +14,6 @@ use crate::error::{Error, Result};
 use crate::export::mpich_json::{Base, Call, Selected};
 use std::path::Path;
 
-/// The selection file's variable.
-const SELECTION: &str = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE";
-
 pub(super) fn checked(session: &Session, opts: &Options) -> Result<()> {
     let rank0 = session.rank() == 0;
     let env = environment(&opts.collectives)?;
@@ -50,28 +47,10 @@ fn environment(collectives: &[Collective]) -> Result<MpichEnvironment> {
         .collect::<Result<Vec<_>>>()?;
     Ok(MpichEnvironment {
         library: bench::library_version(),
-        selection_file: selection_file()?,
+        selection_file: forcing::selection_file().map_err(Error::Other)?,
         device_collectives: forcing::device_collectives().map_err(Error::Other)?,
         device,
     })
-}
-
-/// The selection file MPICH read: MPI_T's value, or (MPICH 5.0 reads its
-/// string variables back empty through MPI_T) the environment MPICH took
-/// it from, by the prefixes it accepts (`MPIR_CVAR_` outranking the
-/// others).
-fn selection_file() -> Result<String> {
-    let through_tool = control::string_variable(SELECTION)
-        .map_err(Error::Other)?
-        .unwrap_or_default();
-    if !through_tool.trim().is_empty() {
-        return Ok(through_tool);
-    }
-    let name = SELECTION.trim_start_matches("MPIR_CVAR_");
-    Ok(["MPIR_CVAR_", "MPIR_PARAM_", "MPICH_"]
-        .iter()
-        .find_map(|prefix| std::env::var(format!("{prefix}{name}")).ok())
-        .unwrap_or_default())
 }
 
 /// The candidate of MPICH's algorithm a file selects, where it is one of
