@@ -136,6 +136,26 @@ fn bad_requests_are_usage_errors() {
     }
 }
 
+/// MPICH's algorithms have no schedule of their own: the error names the
+/// one that runs as they do, where there is one.
+#[test]
+fn mpichs_algorithms_point_to_the_schedule_they_run_as() {
+    let show = |args: &[&str]| {
+        let out = Command::cargo_bin("bcast-select")
+            .unwrap()
+            .args(["schedule", "show"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let tree = show(&["--algorithm", "pipelined_tree", "--procs", "4"]);
+    assert!(tree.contains("--algorithm binary --segsize 8192"), "{tree}");
+    let nb = show(&["--algorithm", "nb", "--procs", "4"]);
+    assert!(nb.contains("no schedule here runs as it does"), "{nb}");
+}
+
 /// Reduce's trees: the in-order binary tree rooted at p − 1 (whose top
 /// then hands the result to the root), reduce's own binomial tree; a
 /// broadcast-only algorithm is refused for reduce.

@@ -19,6 +19,21 @@ pub fn show(args: &ShowArgs) -> Result<()> {
                 collective.accepted_names()
             ))
         })?;
+    // MPICH's algorithms have no schedule of their own here; some run as
+    // one of ours.
+    let m = collective.mpich_algorithm(algorithm);
+    if let Some(m) = m.filter(|_| !crate::schedule::scheduled(collective).contains(&algorithm)) {
+        return Err(Error::Usage(match m.runs_as {
+            Some((ours, segsize)) => format!(
+                "{algorithm} is MPICH's {collective} algorithm; it runs as this tool's \
+                 `{ours}` with segment size {segsize}: --algorithm {ours} --segsize {segsize}"
+            ),
+            None => format!(
+                "{algorithm} is MPICH's {collective} algorithm, and no schedule here runs as it \
+                 does"
+            ),
+        }));
+    }
     let schedule = Schedule::new(Spec {
         collective,
         algorithm,
