@@ -3,14 +3,19 @@
 use assert_cmd::Command;
 use std::collections::BTreeMap;
 
-/// Runs `schedule show` and returns rank -> children from its tree table.
-fn children(args: &[&str]) -> BTreeMap<u32, Vec<u32>> {
-    let out = Command::cargo_bin("bcast-select")
+/// Runs `schedule show` with `args`.
+fn show(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("bcast-select")
         .unwrap()
         .args(["schedule", "show"])
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `schedule show` and returns rank -> children from its tree table.
+fn children(args: &[&str]) -> BTreeMap<u32, Vec<u32>> {
+    let out = show(args);
     assert!(
         out.status.success(),
         "{}",
@@ -126,12 +131,7 @@ fn bad_requests_are_usage_errors() {
         vec!["--algorithm", "binomial", "--procs", "4", "--nodes", "5"],
         vec!["--algorithm", "binomial", "--procs", "4", "--msg", "lots"],
     ] {
-        let out = Command::cargo_bin("bcast-select")
-            .unwrap()
-            .args(["schedule", "show"])
-            .args(&args)
-            .output()
-            .unwrap();
+        let out = show(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
@@ -140,19 +140,14 @@ fn bad_requests_are_usage_errors() {
 /// one that runs as they do, where there is one.
 #[test]
 fn mpichs_algorithms_point_to_the_schedule_they_run_as() {
-    let show = |args: &[&str]| {
-        let out = Command::cargo_bin("bcast-select")
-            .unwrap()
-            .args(["schedule", "show"])
-            .args(args)
-            .output()
-            .unwrap();
+    let refused = |args: &[&str]| {
+        let out = show(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
-    let tree = show(&["--algorithm", "pipelined_tree", "--procs", "4"]);
+    let tree = refused(&["--algorithm", "pipelined_tree", "--procs", "4"]);
     assert!(tree.contains("--algorithm binary --segsize 8192"), "{tree}");
-    let nb = show(&["--algorithm", "nb", "--procs", "4"]);
+    let nb = refused(&["--algorithm", "nb", "--procs", "4"]);
     assert!(nb.contains("no schedule here runs as it does"), "{nb}");
 }
 

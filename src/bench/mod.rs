@@ -104,11 +104,11 @@ impl Part {
             .any(|p| p.candidate.implementation == crate::data::Impl::Mpich)
     }
 
-    /// Whether no point forces an Open MPI algorithm: its only `ompi` calls
-    /// are `default`s, which need no control of Open MPI's algorithms.
-    pub fn library_default_only(&self) -> bool {
-        self.points.iter().all(|p| {
-            p.candidate.implementation != crate::data::Impl::Ompi || p.candidate.is_default()
+    /// Whether any point forces an Open MPI algorithm (a `default` needs
+    /// no control of the library's algorithms).
+    pub fn forces_ompi(&self) -> bool {
+        self.points.iter().any(|p| {
+            p.candidate.implementation == crate::data::Impl::Ompi && !p.candidate.is_default()
         })
     }
 }

@@ -307,7 +307,7 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             // `default` is the library's own call and needs no control: a
             // library without Open MPI's tuned component (MPICH) still
             // measures it.
-            Err(_) if part.library_default_only() => None,
+            Err(_) if !part.forces_ompi() => None,
             Err(e) => return Err(Error::Other(e)),
         }
     } else {

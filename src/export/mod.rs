@@ -123,12 +123,15 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
         format,
         Format::OmpiRules | Format::OmpiHan | Format::OmpiJson
     );
-    if open_mpi && sections.iter().any(picks_mpich) {
-        return Err(Error::Usage(
-            "these decisions pick MPICH's algorithms (the model was measured under MPICH): \
-             Open MPI has none of them; export with --format mpich-json"
-                .into(),
-        ));
+    // Decisions measured under MPICH name MPICH's algorithms, and its
+    // `default` is MPICH's own choice: none of it is Open MPI's.
+    let library = crate::library::Library::detect(&[opts.system.mpi.clone()].into());
+    if open_mpi && library == crate::library::Library::Mpich {
+        return Err(Error::Usage(format!(
+            "these decisions were measured under MPICH ({}): Open MPI's rules cannot come from \
+             them; export with --format mpich-json, or measure under Open MPI",
+            opts.system
+        )));
     }
     let tables = &sections[0].tables;
     match format {
@@ -144,15 +147,6 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
         Format::OmpiJson => ompi_json::render(sections),
         Format::MpichJson => mpich_json::render(sections, opts.mpich_base.as_ref()),
     }
-}
-
-/// Whether any decision of the section picks an algorithm of MPICH's.
-fn picks_mpich(section: &Section) -> bool {
-    section.tables.iter().any(|t| {
-        t.rules()
-            .iter()
-            .any(|(_, c)| c.implementation == crate::data::Impl::Mpich)
-    })
 }
 
 /// Open MPI's (algorithm id, fan-in/out, segment size) for a candidate of

@@ -808,14 +808,17 @@ fn finish(
     // Under MPICH: whether each collective's part of the selection file is
     // the tune's (see `report::tune::takes_selection`).
     let mut taken = Vec::new();
-    for (grid, d) in grids.iter().zip(&decided) {
-        let mine: Vec<Validation> = rows
-            .iter()
-            .filter(|v| v.collective == grid.collective)
-            .cloned()
-            .collect();
+    // Each collective's validations.
+    let validated: Vec<Vec<Validation>> = grids
+        .iter()
+        .map(|grid| {
+            let mine = rows.iter().filter(|v| v.collective == grid.collective);
+            mine.cloned().collect()
+        })
+        .collect();
+    for ((grid, d), mine) in grids.iter().zip(&decided).zip(&validated) {
         // `predict` from the model then ships what validation kept.
-        store::save_validation(&model_dir(dir, grid.collective), &mine)?;
+        store::save_validation(&model_dir(dir, grid.collective), mine)?;
         let mut tables = d.tables.clone();
         let back = match under_mpich {
             // The file holds an MPICH algorithm at every size, or MPICH's
@@ -827,7 +830,7 @@ fn finish(
             eprintln!("tune: {}: {line}", grid.collective.function());
         }
         reverted.push(back);
-        taken.push(report::tune::takes_selection(&mine));
+        taken.push(report::tune::takes_selection(mine));
         sections.push(export::Section {
             collective: grid.collective,
             tables,
@@ -905,11 +908,6 @@ fn finish(
         if i > 0 {
             text += "\n\n";
         }
-        let mine: Vec<Validation> = rows
-            .iter()
-            .filter(|v| v.collective == grid.collective)
-            .cloned()
-            .collect();
         let shipped = match under_mpich {
             true => report::tune::Shipped::Mpich {
                 selection: &selection,
@@ -922,7 +920,7 @@ fn finish(
             shipped,
             tables: &section.tables,
             decisions: &decisions,
-            validations: &mine,
+            validations: &validated[i],
             reverted: &reverted[i],
             held_out: held_out.as_deref(),
         });
