@@ -65,6 +65,16 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
                 }
                 Some(allowed)
             }
+            // A model of MPICH's algorithms whose decisions keep `default`
+            // is still MPICH's (its rows may not name the library).
+            Format::OmpiRules | Format::OmpiHan | Format::OmpiJson if under_mpich => {
+                return Err(Error::Usage(format!(
+                    "{} was measured under MPICH (its candidates are MPICH's algorithms): \
+                     Open MPI's rules cannot come from it; export with --format mpich-json, \
+                     or measure under Open MPI",
+                    model.display()
+                )));
+            }
             _ => None,
         };
         for w in jobs.iter().flat_map(|j| trained.warnings(j)) {

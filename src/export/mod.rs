@@ -124,9 +124,15 @@ pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<St
         Format::OmpiRules | Format::OmpiHan | Format::OmpiJson
     );
     // Decisions measured under MPICH name MPICH's algorithms, and its
-    // `default` is MPICH's own choice: none of it is Open MPI's.
+    // `default` is MPICH's own choice: none of it is Open MPI's. (Rows
+    // without an `mpi` column say so by their `impl` alone.)
     let library = crate::library::Library::detect(&[opts.system.mpi.clone()].into());
-    if open_mpi && library == crate::library::Library::Mpich {
+    let picks_mpich = sections.iter().flat_map(|s| &s.tables).any(|t| {
+        t.rules()
+            .iter()
+            .any(|(_, c)| c.implementation == crate::data::Impl::Mpich)
+    });
+    if open_mpi && (library == crate::library::Library::Mpich || picks_mpich) {
         return Err(Error::Usage(format!(
             "these decisions were measured under MPICH ({}): Open MPI's rules cannot come from \
              them; export with --format mpich-json, or measure under Open MPI",
@@ -800,6 +806,12 @@ pub(crate) mod tests {
             text4.contains("\"k=4\": {}") && !text4.contains("\"k=2\""),
             "{text4}"
         );
+        // Open MPI's formats take none of MPICH's algorithms.
+        for format in [Format::OmpiRules, Format::OmpiHan, Format::OmpiJson] {
+            let t4 = table(4, [radix4; 3]);
+            let err = render(&bcast(&[t4]), format, &opts(1)).unwrap_err();
+            assert!(err.to_string().contains("measured under MPICH"), "{err}");
+        }
         // A chunk measured (the segment size) is the file's `chunk_size`.
         let chunk = Candidate {
             segsize: Some(65536),
