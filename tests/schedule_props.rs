@@ -185,3 +185,30 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Every gather and scatter algorithm, from or to any root, leaves
+    /// every rank with the blocks it must hold (the gather's root all of
+    /// them), each exactly once.
+    #[test]
+    fn every_gather_and_scatter_algorithm_delivers_each_block_once(
+        procs in 1u32..=150,
+        root_seed in any::<u32>(),
+        block in prop::sample::select(vec![0u64, 1, 7, 100, 4096]),
+        segsize in prop::sample::select(vec![0u64, 1, 64, 5000]),
+        nodes_wanted in 1u32..=4,
+    ) {
+        let nodes = nodes_wanted.min(procs);
+        let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic).unwrap();
+        for collective in [Collective::Gather, Collective::Scatter] {
+            for &algorithm in scheduled(collective) {
+                let spec = Spec { collective, algorithm, procs, root: root_seed % procs, msg_bytes: block, segsize, fanout: None };
+                let schedule = Schedule::new(spec).unwrap();
+                let outcome = simulate(&schedule, &placement, &COST);
+                prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
+            }
+        }
+    }
+}

@@ -236,8 +236,9 @@ fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64
         Collective::Allreduce | Collective::Allgather | Collective::Alltoall => {
             Schedule::new(spec).ok().and_then(|s| s.doubles())
         }
-        // Trees: their depth says it, without building a schedule per row.
-        Collective::Bcast | Collective::Reduce => None,
+        // Trees (a flat one's depth is its ranks): their depth says it,
+        // without building a schedule per row.
+        Collective::Bcast | Collective::Reduce | Collective::Gather | Collective::Scatter => None,
     };
     if let Some(log) = doubles {
         return if log {
@@ -317,8 +318,11 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
         Collective::Reduce | Collective::Allreduce => {
             crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg
         }
-        // Allgathers and alltoalls are not segmented.
-        Collective::Allgather | Collective::Alltoall => return None,
+        // Allgathers, alltoalls, gathers and scatters are not pipelined
+        // (linear_sync's first segment is one message).
+        Collective::Allgather | Collective::Alltoall | Collective::Gather | Collective::Scatter => {
+            return None
+        }
     };
     if seg == 0 {
         return None; // an empty message: nothing to extrapolate

@@ -265,6 +265,19 @@ impl Sweep {
     /// (segsize, fanout) combinations that mean something for `algorithm`.
     fn parameters(&self, algorithm: Algorithm) -> Vec<Parameters> {
         let segs = || self.segsizes.iter().map(|&s| Some(s));
+        match self.collective {
+            // A gather's linear_sync sends its first segment apart; nothing
+            // else of a gather or scatter is segmented or fanned out.
+            Collective::Gather if algorithm == Algorithm::LinearSync => {
+                return segs().map(|s| (s, None)).collect()
+            }
+            Collective::Gather | Collective::Scatter => return vec![(None, None)],
+            Collective::Bcast
+            | Collective::Reduce
+            | Collective::Allreduce
+            | Collective::Allgather
+            | Collective::Alltoall => {}
+        }
         match algorithm {
             // Rabenseifner's reduce and allreduce's algorithms other than
             // the segmented ring do not segment.

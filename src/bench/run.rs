@@ -575,8 +575,9 @@ fn row_meta(opts: &Options) -> RowMeta {
 }
 
 /// A campaign's memory besides the message: the root's result of a
-/// library reduction (an allgather's block to send), and where our
-/// reductions receive partial results.
+/// library reduction (a library allgather's or gather's block to send, a
+/// library scatter's root's block received), and where our reductions
+/// receive partial results.
 pub(super) struct Buffers {
     out: Vec<f32>,
     scratch: Vec<u8>,
@@ -597,9 +598,11 @@ impl Buffers {
                 1f32;
                 match collective {
                     Collective::Bcast | Collective::Alltoall => 0,
-                    Collective::Reduce | Collective::Allreduce | Collective::Allgather => {
-                        floats(largest)
-                    }
+                    Collective::Reduce
+                    | Collective::Allreduce
+                    | Collective::Allgather
+                    | Collective::Gather
+                    | Collective::Scatter => floats(largest),
                 }
             ],
             scratch: Vec::new(),
@@ -788,6 +791,30 @@ impl Runner {
                         let (send, recv) = buf.split_at_mut(region);
                         comm.all_to_all_into(&*send, &mut recv[..region]);
                     }
+                    Collective::Gather => {
+                        let m = buf.len() / comm.size() as usize;
+                        let process = comm.process_at_rank(root as i32);
+                        if comm.rank() as u32 == root {
+                            let send: &[u8] = bytemuck::cast_slice(&buffers.out);
+                            process.gather_into_root(&send[..m], buf);
+                        } else {
+                            let own = comm.rank() as usize * m;
+                            process.gather_into(&buf[own..own + m]);
+                        }
+                    }
+                    Collective::Scatter => {
+                        let m = buf.len() / comm.size() as usize;
+                        let process = comm.process_at_rank(root as i32);
+                        if comm.rank() as u32 == root {
+                            // The root's own block stays where it is; MPI
+                            // copies it into memory apart.
+                            let out: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);
+                            process.scatter_into_root(&*buf, &mut out[..m]);
+                        } else {
+                            let own = comm.rank() as usize * m;
+                            process.scatter_into(&mut buf[own..own + m]);
+                        }
+                    }
                 }
                 Ok(())
             }
@@ -802,7 +829,11 @@ impl Runner {
                 Collective::Reduce | Collective::Allreduce => {
                     &bytemuck::cast_slice(&buffers.out)[..buf.len()]
                 }
-                Collective::Bcast | Collective::Allgather | Collective::Alltoall => buf,
+                Collective::Bcast
+                | Collective::Allgather
+                | Collective::Alltoall
+                | Collective::Gather
+                | Collective::Scatter => buf,
             },
             // Our schedules combine in place.
             Runner::Own { .. } | Runner::Arrival { .. } => buf,
@@ -920,7 +951,8 @@ pub(super) fn measure(
 }
 
 /// What `rank` holds before a call: the root's payload (broadcast), its
-/// contribution (reductions), its block, in place and to send (allgather).
+/// contribution (reductions), its block, in place and to send (allgather,
+/// gather), the root's blocks (scatter).
 fn fill(
     collective: Collective,
     (buf, buffers): (&mut [u8], &mut Buffers),
@@ -933,13 +965,20 @@ fn fill(
         Collective::Bcast if rank == root => payload::fill(buf, seed),
         Collective::Bcast => {}
         Collective::Reduce | Collective::Allreduce => payload::fill_contribution(buf, seed, rank),
-        Collective::Allgather => {
+        Collective::Allgather | Collective::Gather => {
             let m = buf.len() / procs as usize;
             let own = &mut buf[rank as usize * m..(rank as usize + 1) * m];
             payload::fill(own, payload::seed(rank, iteration, m as u64));
             let send: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);
             send[..m].copy_from_slice(own);
         }
+        Collective::Scatter if rank == root => {
+            let m = buf.len() / procs as usize;
+            for (to, block) in buf.chunks_exact_mut(m.max(1)).enumerate() {
+                payload::fill(block, payload::seed(to as u32, iteration, m as u64));
+            }
+        }
+        Collective::Scatter => {}
         Collective::Alltoall => {
             let m = buf.len() / collective.local_bytes(procs, 1) as usize;
             for to in 0..procs {
@@ -954,7 +993,7 @@ fn fill(
 /// library or the schedule left it, the call's seed, root and iteration),
 /// if anything: the root's payload on every other rank; the sum of every
 /// contribution at the root (every rank for allreduce); every rank's block
-/// in its place (allgather).
+/// in its place (allgather, a gather's root); its own block (scatter).
 fn check(
     collective: Collective,
     (result, seed, root, iteration): (&[u8], u64, u32, u64),
@@ -978,7 +1017,15 @@ fn check(
         Collective::Reduce | Collective::Allreduce => {
             payload::first_sum_mismatch(result, seed, procs).map(wrong_sum)
         }
-        Collective::Allgather => {
+        Collective::Scatter if rank == root => None,
+        Collective::Scatter => {
+            let m = result.len() / procs as usize;
+            let block = &result[rank as usize * m..(rank as usize + 1) * m];
+            payload::first_mismatch(block, payload::seed(rank, iteration, m as u64))
+                .map(|w| format!("its block from root {root}: {}", wrong_byte(w)))
+        }
+        Collective::Gather if rank != root => None,
+        Collective::Allgather | Collective::Gather => {
             let m = result.len() / procs as usize;
             (0..procs).find_map(|j| {
                 let block = &result[j as usize * m..(j as usize + 1) * m];

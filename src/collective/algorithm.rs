@@ -68,6 +68,7 @@ pub enum Algorithm {
     ModifiedBruck,
     /// Alltoall: linear with a bound on the requests in flight.
     LinearSync,
+    LinearNb,
     // MPICH's algorithms under MPICH's names, where no name above is
     // MPICH's own (rows of `impl=mpich` name MPICH's algorithms only).
     /// MPICH: the blocking call as its nonblocking one and a wait.
@@ -108,7 +109,7 @@ impl Algorithm {
     /// Every algorithm this tool knows: Open MPI's broadcasts, then our
     /// own, tuned's own decision, those of the other collectives, then
     /// MPICH's (the order of tables and plots).
-    pub const ALL: [Algorithm; 43] = [
+    pub const ALL: [Algorithm; 44] = [
         Algorithm::Default,
         Algorithm::Linear,
         Algorithm::Chain,
@@ -136,6 +137,7 @@ impl Algorithm {
         Algorithm::Pairwise,
         Algorithm::ModifiedBruck,
         Algorithm::LinearSync,
+        Algorithm::LinearNb,
         Algorithm::Nb,
         Algorithm::Smp,
         Algorithm::ScatterRecursiveDoublingAllgather,
@@ -184,6 +186,7 @@ impl Algorithm {
             Algorithm::Pairwise => "pairwise",
             Algorithm::ModifiedBruck => "modified_bruck",
             Algorithm::LinearSync => "linear_sync",
+            Algorithm::LinearNb => "linear_nb",
             Algorithm::Nb => "nb",
             Algorithm::Smp => "smp",
             Algorithm::ScatterRecursiveDoublingAllgather => "scatter_recursive_doubling_allgather",

@@ -1,6 +1,6 @@
 //! The collectives: what each one is, in one description per collective
 //! (`bcast.rs`, `reduce.rs`, `allreduce.rs`, `allgather.rs`,
-//! `alltoall.rs`), and every algorithm by name.
+//! `alltoall.rs`, `gather.rs`, `scatter.rs`), and every algorithm by name.
 //!
 //! A description holds what the product knows of a collective as data: its
 //! semantics, Open MPI's ids, names and variables for it, MPICH's names,
@@ -16,7 +16,9 @@ mod allgather;
 mod allreduce;
 mod alltoall;
 mod bcast;
+mod gather;
 mod reduce;
+mod scatter;
 
 pub use algorithm::Algorithm;
 use serde::{Deserialize, Serialize};
@@ -37,6 +39,8 @@ pub enum Collective {
     Allreduce,
     Allgather,
     Alltoall,
+    Gather,
+    Scatter,
 }
 
 /// What the product knows of one collective, as data.
@@ -265,12 +269,14 @@ const fn param(key: &'static str, cvar: &'static str, default: &'static str) -> 
 }
 
 impl Collective {
-    pub const ALL: [Collective; 5] = [
+    pub const ALL: [Collective; 7] = [
         Collective::Bcast,
         Collective::Reduce,
         Collective::Allreduce,
         Collective::Allgather,
         Collective::Alltoall,
+        Collective::Gather,
+        Collective::Scatter,
     ];
 
     /// What rows of files without a collective column are.
@@ -285,6 +291,8 @@ impl Collective {
             Collective::Allreduce => &allreduce::DESCRIPTION,
             Collective::Allgather => &allgather::DESCRIPTION,
             Collective::Alltoall => &alltoall::DESCRIPTION,
+            Collective::Gather => &gather::DESCRIPTION,
+            Collective::Scatter => &scatter::DESCRIPTION,
         }
     }
 
@@ -312,13 +320,17 @@ impl Collective {
 
     /// The bytes of each rank's own memory in the harness for a message
     /// size of `msg_bytes` on `procs` ranks: the message (the result where
-    /// it is one buffer), an allgather's p blocks, an alltoall's p blocks to
-    /// send, p received and p passing through (`schedule::alltoall::local`).
-    /// (The simulator's buffer is `Schedule::buffer_bytes`.)
+    /// it is one buffer), the p blocks of an allgather, gather or scatter
+    /// (every rank keeps them where the root does, so that a binomial
+    /// tree's subtrees stay in place), an alltoall's p blocks to send, p
+    /// received and p passing through (`schedule::alltoall::local`). (The
+    /// simulator's buffer is `Schedule::buffer_bytes`.)
     pub fn local_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
         match self {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
-            Collective::Allgather => u64::from(procs) * msg_bytes,
+            Collective::Allgather | Collective::Gather | Collective::Scatter => {
+                u64::from(procs) * msg_bytes
+            }
             Collective::Alltoall => 3 * u64::from(procs) * msg_bytes,
         }
     }

@@ -305,9 +305,12 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
         by_comm = by_comm.with(key, by_ppn);
     }
     let intra = match collective {
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Allgather => {
-            by_comm
-        }
+        Collective::Bcast
+        | Collective::Reduce
+        | Collective::Allreduce
+        | Collective::Allgather
+        | Collective::Gather
+        | Collective::Scatter => by_comm,
         // MPICH selects an alltoall whose send buffer is MPI_IN_PLACE
         // apart; no candidate was measured in place: MPICH's choice stays.
         Collective::Alltoall => Node::default()
@@ -325,14 +328,17 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
 
 /// The size MPICH selects `collective` by, and a message size on `p`
 /// ranks in it: the average message (a broadcast's or reduction's
-/// buffer), or an allgather's total (all p blocks, as MPICH's own
-/// `generic.json` bounds it).
+/// buffer), or the total of an allgather, gather or scatter (all p
+/// blocks: MPICH's own `generic.json` bounds allgathers so, and MPICH 5.0
+/// defines no average for a gather or scatter).
 fn size_key(collective: Collective, p: u32, msg_bytes: u64) -> (&'static str, u64) {
     match collective {
         Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Alltoall => {
             ("avg_msg_size", msg_bytes)
         }
-        Collective::Allgather => ("total_msg_size", u64::from(p) * msg_bytes),
+        Collective::Allgather | Collective::Gather | Collective::Scatter => {
+            ("total_msg_size", u64::from(p) * msg_bytes)
+        }
     }
 }
 
@@ -430,6 +436,13 @@ fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
                     pairwise,
                 ],
             }
+        }
+        // MPICH 5.0.1's generic.json: binomial, whatever the size.
+        Collective::Gather | Collective::Scatter => {
+            vec![(
+                None,
+                leaf(&collective.mpich_function(Algorithm::Binomial), &[]),
+            )]
         }
         Collective::Reduce => {
             // MPICH 5.0.1's generic.json: binomial up to 2 KiB, then
@@ -589,6 +602,10 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
             // Both rotate, then at step d send rank + d the blocks whose
             // rotated index has bit d, and rotate back.
             Algorithm::ModifiedBruck => Some(leaf("MPIR_Alltoall_intra_brucks", &[])),
+            _ => None,
+        },
+        Collective::Gather | Collective::Scatter => match c.algorithm {
+            Algorithm::Binomial => Some(leaf(&collective.mpich_function(Algorithm::Binomial), &[])),
             _ => None,
         },
     };

@@ -364,6 +364,39 @@ pub fn alltoall_candidate(procs: u32, block_bytes: u64) -> Candidate {
     ))
 }
 
+/// Open MPI's fixed gather decision
+/// (`ompi_coll_tuned_gather_intra_dec_fixed`, identical in 4.1 and 5.0):
+/// the algorithm id for `procs` ranks and blocks of `block_bytes`.
+fn gather_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
+    const RULES: [SizeRule; 5] = [
+        (4, &[(2, 3), (4, 1), (32768, 2), (65536, 1), (131072, 2)], 3),
+        (8, &[(1024, 2), (8192, 1), (32768, 2), (262144, 1)], 3),
+        (256, &[], 2),
+        (512, &[(2048, 2), (8192, 1)], 2),
+        (u32::MAX, &[], 2),
+    ];
+    look_up(&RULES, procs, block_bytes)
+}
+
+/// Open MPI's fixed scatter decision
+/// (`ompi_coll_tuned_scatter_intra_dec_fixed`, identical in 4.1 and 5.0):
+/// the algorithm id for `procs` ranks and blocks of `block_bytes`.
+fn scatter_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
+    const RULES: [SizeRule; 6] = [
+        (4, &[(2, 3), (131072, 1), (262144, 3)], 1),
+        (
+            8,
+            &[(2048, 2), (4096, 1), (8192, 2), (32768, 1), (1048576, 3)],
+            1,
+        ),
+        (16, &[(16384, 2), (1048576, 3)], 1),
+        (32, &[(16384, 2), (32768, 1)], 3),
+        (64, &[(512, 2), (8192, 3), (16384, 2)], 3),
+        (u32::MAX, &[(512, 2)], 3),
+    ];
+    look_up(&RULES, procs, block_bytes)
+}
+
 /// What `default` runs for `collective` under Open MPI's fixed decision.
 pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Candidate> {
     match collective {
@@ -372,6 +405,15 @@ pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Ca
         Collective::Allreduce => Some(allreduce_candidate(procs, msg_bytes)),
         Collective::Allgather => Some(allgather_candidate(procs, msg_bytes)),
         Collective::Alltoall => Some(alltoall_candidate(procs, msg_bytes)),
+        // linear_sync's first segment is the whole block (segment size 0).
+        Collective::Gather => Some(unsegmented(algorithm_of(
+            collective,
+            gather_algorithm_id(procs, msg_bytes),
+        ))),
+        Collective::Scatter => Some(unsegmented(algorithm_of(
+            collective,
+            scatter_algorithm_id(procs, msg_bytes),
+        ))),
     }
 }
 
@@ -503,5 +545,41 @@ mod tests {
         assert_eq!(a2a(300, 1 << 20), Algorithm::Pairwise);
         assert_eq!(a2a(3000, 5000), Algorithm::Linear);
         assert_eq!(a2a(5000, 100_000), Algorithm::LinearSync);
+    }
+
+    #[test]
+    fn gather_and_scatter_follow_the_fixed_tables() {
+        let gather = |p, m| decision(Collective::Gather, p, m).map(|c| c.algorithm);
+        // Rows of `ompi_coll_tuned_gather_intra_dec_fixed`, each side of a
+        // bound.
+        assert_eq!(gather(2, 1), Some(Algorithm::LinearSync));
+        assert_eq!(gather(3, 2), Some(Algorithm::Linear));
+        assert_eq!(gather(3, 4), Some(Algorithm::Binomial));
+        assert_eq!(gather(3, 32768), Some(Algorithm::Linear));
+        assert_eq!(gather(3, 65536), Some(Algorithm::Binomial));
+        assert_eq!(gather(3, 131072), Some(Algorithm::LinearSync));
+        assert_eq!(gather(4, 1023), Some(Algorithm::Binomial));
+        assert_eq!(gather(7, 8191), Some(Algorithm::Linear));
+        assert_eq!(gather(7, 262144), Some(Algorithm::LinearSync));
+        assert_eq!(gather(8, 1 << 20), Some(Algorithm::Binomial));
+        assert_eq!(gather(300, 4096), Some(Algorithm::Linear));
+        assert_eq!(gather(300, 8192), Some(Algorithm::Binomial));
+        assert_eq!(gather(600, 4096), Some(Algorithm::Binomial));
+        let scatter = |p, m| decision(Collective::Scatter, p, m).map(|c| c.algorithm);
+        assert_eq!(scatter(2, 1), Some(Algorithm::LinearNb));
+        assert_eq!(scatter(2, 2), Some(Algorithm::Linear));
+        assert_eq!(scatter(3, 131072), Some(Algorithm::LinearNb));
+        assert_eq!(scatter(3, 262144), Some(Algorithm::Linear));
+        assert_eq!(scatter(4, 2047), Some(Algorithm::Binomial));
+        assert_eq!(scatter(6, 4096), Some(Algorithm::Binomial));
+        assert_eq!(scatter(6, 32768), Some(Algorithm::LinearNb));
+        assert_eq!(scatter(6, 1 << 20), Some(Algorithm::Linear));
+        assert_eq!(scatter(12, 1 << 20), Some(Algorithm::Linear));
+        assert_eq!(scatter(20, 16384), Some(Algorithm::Linear));
+        assert_eq!(scatter(20, 32768), Some(Algorithm::LinearNb));
+        assert_eq!(scatter(40, 8192), Some(Algorithm::Binomial));
+        assert_eq!(scatter(40, 16384), Some(Algorithm::LinearNb));
+        assert_eq!(scatter(100, 511), Some(Algorithm::Binomial));
+        assert_eq!(scatter(100, 512), Some(Algorithm::LinearNb));
     }
 }

@@ -54,6 +54,7 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         | Algorithm::Pairwise
         | Algorithm::ModifiedBruck
         | Algorithm::LinearSync
+        | Algorithm::LinearNb
         | Algorithm::Nb
         | Algorithm::Smp
         | Algorithm::ScatterRecursiveDoublingAllgather

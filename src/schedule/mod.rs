@@ -10,7 +10,9 @@ pub mod allreduce;
 pub mod alltoall;
 pub mod arrival_aware;
 pub mod bcast;
+pub mod gather;
 pub mod reduce;
+pub mod scatter;
 pub mod tree;
 
 use crate::data::{Algorithm, Collective};
@@ -257,6 +259,10 @@ enum Plan {
     Allgather(allgather::Shape),
     /// An alltoall.
     Alltoall(alltoall::Shape),
+    /// A gather.
+    Gather(gather::Shape),
+    /// A scatter.
+    Scatter(scatter::Shape),
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -286,6 +292,8 @@ impl Schedule {
                 Collective::Allreduce => allreduce::plan(&spec)?,
                 Collective::Allgather => allgather::plan(&spec)?,
                 Collective::Alltoall => alltoall::plan(&spec)?,
+                Collective::Gather => gather::plan(&spec)?,
+                Collective::Scatter => scatter::plan(&spec)?,
             }
         };
         Ok(Schedule { spec, plan })
@@ -298,6 +306,8 @@ impl Schedule {
             | Plan::Blocking { tree }
             | Plan::SplitBinary { tree, .. }
             | Plan::ReduceTree { tree, .. } => Some(tree),
+            Plan::Gather(shape) => shape.tree(),
+            Plan::Scatter(shape) => shape.tree(),
             Plan::Nothing
             | Plan::Linear
             | Plan::ReduceLinear
@@ -309,30 +319,33 @@ impl Schedule {
     }
 
     /// The bytes of the simulator's buffer, in which every rank must end
-    /// with its part: the message, an allgather's p blocks, an alltoall's
-    /// p² (see [`alltoall`]).
+    /// with its part: the message, the p blocks of an allgather, gather or
+    /// scatter, an alltoall's p² (see [`alltoall`]).
     pub fn buffer_bytes(&self) -> u64 {
         let (p, m) = (u64::from(self.spec.procs), self.spec.msg_bytes);
         match self.spec.collective {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => m,
-            Collective::Allgather => p * m,
+            Collective::Allgather | Collective::Gather | Collective::Scatter => p * m,
             Collective::Alltoall => p * p * m,
         }
     }
 
     /// What `rank` holds before anything is sent, where data only moves:
-    /// the root the whole buffer (a broadcast), its block (allgather), the
-    /// blocks it sends (alltoall); nothing in a reduction (its
-    /// contribution is followed apart, see [`crate::sim`]).
+    /// the root the whole buffer (a broadcast, a scatter), its block
+    /// (allgather, gather), the blocks it sends (alltoall); nothing in a
+    /// reduction (its contribution is followed apart, see [`crate::sim`]).
     pub fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
-        let (spec, m) = (&self.spec, self.spec.msg_bytes);
+        let spec = &self.spec;
         match spec.collective {
-            Collective::Bcast if rank == spec.root => hold(Span { start: 0, end: m }),
-            Collective::Bcast | Collective::Reduce | Collective::Allreduce => {}
-            Collective::Allgather => hold(Span {
-                start: u64::from(rank) * m,
-                end: u64::from(rank + 1) * m,
+            Collective::Bcast | Collective::Scatter if rank == spec.root => hold(Span {
+                start: 0,
+                end: self.buffer_bytes(),
             }),
+            Collective::Bcast
+            | Collective::Scatter
+            | Collective::Reduce
+            | Collective::Allreduce => {}
+            Collective::Allgather | Collective::Gather => hold(scatter::block(spec, rank)),
             Collective::Alltoall => {
                 for to in 0..spec.procs {
                     hold(alltoall::block(spec, rank, to));
@@ -342,15 +355,19 @@ impl Schedule {
     }
 
     /// What `rank` must hold at the end, where data only moves: the whole
-    /// buffer, or an alltoall's blocks to it.
+    /// buffer (a gather's root; a gather's other ranks their own block),
+    /// a scatter's block to it, or an alltoall's blocks to it.
     pub fn needs_at_end(&self, rank: u32) -> Span {
         let p = u64::from(self.spec.procs);
         let m = self.spec.msg_bytes;
         match self.spec.collective {
+            Collective::Gather if rank != self.spec.root => scatter::block(&self.spec, rank),
+            Collective::Scatter => scatter::block(&self.spec, rank),
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
-            | Collective::Allgather => Span {
+            | Collective::Allgather
+            | Collective::Gather => Span {
                 start: 0,
                 end: self.buffer_bytes(),
             },
@@ -381,6 +398,11 @@ impl Schedule {
             }
             // No tree: its steps are doublings or grow with the ranks.
             Collective::Allgather | Collective::Alltoall => None,
+            // An in-order binomial tree's deepest rank has the most set bits
+            // below p: ⌊log₂ p⌋ of them.
+            Collective::Gather | Collective::Scatter => {
+                (spec.algorithm == Algorithm::Binomial).then(|| 31 - p.leading_zeros())
+            }
         }
     }
 
@@ -406,7 +428,9 @@ impl Schedule {
             | Plan::ReduceLinear
             | Plan::ReduceScatterGather
             | Plan::Allgather(_)
-            | Plan::Alltoall(_) => {
+            | Plan::Alltoall(_)
+            | Plan::Gather(_)
+            | Plan::Scatter(_) => {
                 vec![Segments::new(0, self.spec.msg_bytes, 0)]
             }
             Plan::Nothing => vec![],
@@ -466,6 +490,8 @@ impl Schedule {
             Plan::Allreduce(shape) => Some(shape.describe()),
             Plan::Allgather(shape) => Some(shape.describe()),
             Plan::Alltoall(shape) => Some(shape.describe()),
+            Plan::Gather(shape) => shape.describe(&self.spec),
+            Plan::Scatter(shape) => shape.describe(&self.spec),
             Plan::Linear => Some(format!("flat: root {root} sends to every other rank")),
             Plan::ReduceLinear => Some(format!(
                 "flat: every other rank sends to root {root}, which combines them in turn"
@@ -485,7 +511,7 @@ impl Schedule {
         let total = self.buffer_bytes();
         match self.spec.collective {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => each(bytes),
-            Collective::Allgather => {
+            Collective::Allgather | Collective::Gather | Collective::Scatter => {
                 let [first, wrapped] = bytes.pieces(total);
                 each(first);
                 if !wrapped.is_empty() {
@@ -509,7 +535,9 @@ impl Schedule {
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
-            | Collective::Allgather => Some(bytes),
+            | Collective::Allgather
+            | Collective::Gather
+            | Collective::Scatter => Some(bytes),
             Collective::Alltoall => alltoall::local(&self.spec, rank, bytes),
         };
         self.ops(rank)
@@ -555,7 +583,9 @@ impl Schedule {
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
-            | Collective::Allgather => None,
+            | Collective::Allgather
+            | Collective::Gather
+            | Collective::Scatter => None,
             Collective::Alltoall => Some(alltoall::own_copy(&self.spec, rank)),
         }
     }
@@ -621,6 +651,8 @@ impl Schedule {
             Plan::Allreduce(shape) => shape.ops(&self.spec, rank, ops),
             Plan::Allgather(shape) => shape.ops(&self.spec, rank, ops),
             Plan::Alltoall(shape) => shape.ops(&self.spec, rank, ops),
+            Plan::Gather(shape) => shape.ops(&self.spec, rank, ops),
+            Plan::Scatter(shape) => shape.ops(&self.spec, rank, ops),
         }
     }
 }
@@ -633,6 +665,8 @@ pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
         Collective::Allreduce => &allreduce::SCHEDULED,
         Collective::Allgather => &allgather::SCHEDULED,
         Collective::Alltoall => &alltoall::SCHEDULED,
+        Collective::Gather => &gather::SCHEDULED,
+        Collective::Scatter => &scatter::SCHEDULED,
     }
 }
 

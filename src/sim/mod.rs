@@ -120,7 +120,10 @@ impl Programs for Schedule {
                 ordered: false,
                 everyone: true,
             }),
-            Collective::Allgather | Collective::Alltoall => None,
+            Collective::Allgather
+            | Collective::Alltoall
+            | Collective::Gather
+            | Collective::Scatter => None,
         }
     }
 }

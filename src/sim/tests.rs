@@ -851,16 +851,25 @@ fn edited_alltoall(
     algorithm: Algorithm,
     edit: &dyn Fn(&mut Vec<Vec<Op>>),
 ) -> Result<crate::sim::Outcome<f64>, SimError> {
-    let s = alltoall_schedule(algorithm, 4, 10).unwrap();
-    let mut ops: Vec<Vec<Op>> = (0..4).map(|r| s.ops(r)).collect();
+    edited_schedule(&alltoall_schedule(algorithm, 4, 10).unwrap(), edit)
+}
+
+/// A schedule of a collective that moves data, its programs edited by
+/// `edit`, simulated on one node.
+fn edited_schedule(
+    s: &Schedule,
+    edit: &dyn Fn(&mut Vec<Vec<Op>>),
+) -> Result<crate::sim::Outcome<f64>, SimError> {
+    let p = s.spec.procs;
+    let mut ops: Vec<Vec<Op>> = (0..p).map(|r| s.ops(r)).collect();
     edit(&mut ops);
     struct Edited<'a>(&'a Schedule, Vec<Vec<Op>>);
     impl Programs for Edited<'_> {
         fn procs(&self) -> u32 {
-            4
+            self.0.spec.procs
         }
         fn root(&self) -> u32 {
-            0
+            self.0.spec.root
         }
         fn msg_bytes(&self) -> u64 {
             self.0.buffer_bytes()
@@ -878,7 +887,7 @@ fn edited_alltoall(
             ops.extend_from_slice(&self.1[rank as usize]);
         }
     }
-    simulate(&Edited(&s, ops), &Placement::single_node(4), &FLAT)
+    simulate(&Edited(s, ops), &Placement::single_node(p), &FLAT)
 }
 
 #[test]
@@ -993,4 +1002,226 @@ fn modified_bruck_packs_the_blocks_open_mpi_packs() {
     );
     // ⌈log₂ 5⌉ = 3 steps of one exchange each.
     assert_eq!(ops.len(), 9);
+}
+
+/// A gather or scatter of `block` bytes per rank from or to `root`, its
+/// first segment (linear_sync) `segsize`.
+fn rooted_schedule(
+    collective: crate::data::Collective,
+    algorithm: Algorithm,
+    (procs, root): (u32, u32),
+    block: u64,
+    segsize: u64,
+) -> Schedule {
+    Schedule::new(Spec {
+        collective,
+        algorithm,
+        procs,
+        root,
+        msg_bytes: block,
+        segsize,
+        fanout: None,
+    })
+    .unwrap()
+}
+
+#[test]
+fn every_gather_and_scatter_algorithm_moves_every_block_once_on_a_grid() {
+    use crate::data::Collective::{Gather, Scatter};
+    for collective in [Gather, Scatter] {
+        for &algorithm in crate::schedule::scheduled(collective) {
+            for procs in 1..=17 {
+                for root in [0, procs / 2, procs - 1] {
+                    for (block, seg) in [(0, 0), (1, 0), (3, 1), (64, 0), (1000, 300)] {
+                        let s = rooted_schedule(collective, algorithm, (procs, root), block, seg);
+                        for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
+                            let placement = Placement::new(
+                                procs,
+                                nodes,
+                                procs.div_ceil(nodes),
+                                NodeOrder::Cyclic,
+                            )
+                            .unwrap();
+                            simulate(&s, &placement, &FLAT).unwrap_or_else(|e| {
+                                panic!("{collective} {algorithm} p={procs} root={root} block={block}: {e}")
+                            });
+                        }
+                        for rank in 0..procs {
+                            s.local_ops(rank).unwrap();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gather_verifier_catches_a_block_lost_or_a_subtree_sent_twice() {
+    use crate::data::Collective::Gather;
+    let binomial = rooted_schedule(Gather, Algorithm::Binomial, (6, 2), 10, 0);
+    let edited = |edit: &dyn Fn(&mut Vec<Vec<Op>>)| edited_schedule(&binomial, edit);
+    assert!(edited(&|_| {}).is_ok());
+    // Rank 3 (virtual 1, a leaf under the root) sends nothing, and the
+    // root does not wait for it: the root ends without its block.
+    assert!(matches!(
+        edited(&|ops| {
+            ops[3].clear();
+            ops[2].retain(|op| !matches!(op, Op::Recv { peer: 3, .. }));
+        }),
+        Err(SimError::Missing { rank: 2, .. })
+    ));
+    // Rank 4 (virtual 2) sends up before it received its child's block:
+    // it sends a block it does not hold.
+    assert!(matches!(
+        edited(&|ops| ops[4].reverse()),
+        Err(SimError::SendsUnheld { rank: 4, .. })
+    ));
+    // The root's first child's subtree received and sent again by hand:
+    // its block arrives twice.
+    assert!(matches!(
+        edited(&|ops| {
+            let twice = ops[3][0];
+            ops[3].push(twice);
+            let again = ops[2][0];
+            ops[2].push(again);
+        }),
+        Err(SimError::Duplicate { .. })
+    ));
+}
+
+#[test]
+fn scatter_verifier_catches_a_forwarded_block_not_held_or_misrouted() {
+    use crate::data::Collective::Scatter;
+    let binomial = rooted_schedule(Scatter, Algorithm::Binomial, (7, 5), 10, 0);
+    let edited = |edit: &dyn Fn(&mut Vec<Vec<Op>>)| edited_schedule(&binomial, edit);
+    assert!(edited(&|_| {}).is_ok());
+    // Rank 0 (virtual 2) passes its child's block on before receiving it.
+    assert!(matches!(
+        edited(&|ops| ops[0].reverse()),
+        Err(SimError::SendsUnheld { rank: 0, .. })
+    ));
+    // The linear root sends rank 1 the block meant for rank 2 (both sides
+    // edited): rank 1 ends without its own.
+    let linear = rooted_schedule(Scatter, Algorithm::Linear, (4, 0), 10, 0);
+    let misrouted = |ops: &mut Vec<Vec<Op>>| {
+        let (right, wrong) = (Span { start: 10, end: 20 }, Span { start: 20, end: 30 });
+        for rank in ops.iter_mut().take(2) {
+            for op in rank.iter_mut() {
+                if let Op::Send { peer: 1, bytes } | Op::Recv { peer: 0, bytes } = op {
+                    if *bytes == right {
+                        *bytes = wrong;
+                    }
+                }
+            }
+        }
+    };
+    assert!(matches!(
+        edited_schedule(&linear, &misrouted),
+        Err(SimError::Missing { rank: 1, .. })
+    ));
+}
+
+#[test]
+fn rooted_subtrees_wrap_past_the_last_block() {
+    use crate::data::Collective::{Gather, Scatter};
+    // 6 ranks, root 4: virtual 2 is rank 0, its subtree virtual 2 and 3
+    // (ranks 0 and 1): blocks [0, 20). The root's first child sent to
+    // (largest subtree, virtual 4: ranks 2 and 3) gets [20, 40); virtual 2's
+    // parent is the root. Rank 5 (virtual 1) is a leaf.
+    let s = rooted_schedule(Scatter, Algorithm::Binomial, (6, 4), 10, 0);
+    assert_eq!(
+        s.ops(4),
+        [
+            Op::Send {
+                peer: 2,
+                bytes: Span { start: 20, end: 40 }
+            },
+            Op::Send {
+                peer: 0,
+                bytes: Span { start: 0, end: 20 }
+            },
+            Op::Send {
+                peer: 5,
+                bytes: Span { start: 50, end: 60 }
+            },
+        ]
+    );
+    // Root 5 of 6: the root's subtree starts at its own block and wraps.
+    let g = rooted_schedule(Gather, Algorithm::Binomial, (6, 5), 10, 0);
+    assert_eq!(
+        g.ops(1),
+        [
+            Op::Recv {
+                peer: 2,
+                bytes: Span { start: 20, end: 30 }
+            },
+            Op::Send {
+                peer: 5,
+                bytes: Span { start: 10, end: 30 }
+            },
+        ]
+    );
+    assert_eq!(
+        g.ops(5)[2],
+        Op::Recv {
+            peer: 3,
+            bytes: Span { start: 30, end: 50 }
+        }
+    );
+}
+
+#[test]
+fn linear_sync_asks_each_rank_then_takes_its_first_segment_and_the_rest() {
+    use crate::data::Collective::Gather;
+    let s = rooted_schedule(Gather, Algorithm::LinearSync, (3, 1), 10, 4);
+    let at = |start, end| Span { start, end };
+    assert_eq!(
+        s.ops(1),
+        [
+            Op::Send {
+                peer: 0,
+                bytes: at(0, 0)
+            },
+            Op::Recv {
+                peer: 0,
+                bytes: at(0, 4)
+            },
+            Op::Irecv {
+                peer: 0,
+                bytes: at(4, 10)
+            },
+            Op::Send {
+                peer: 2,
+                bytes: at(20, 20)
+            },
+            Op::Recv {
+                peer: 2,
+                bytes: at(20, 24)
+            },
+            Op::Irecv {
+                peer: 2,
+                bytes: at(24, 30)
+            },
+            Op::WaitRecv,
+            Op::WaitRecv,
+        ]
+    );
+    assert_eq!(
+        s.ops(2),
+        [
+            Op::Recv {
+                peer: 1,
+                bytes: at(20, 20)
+            },
+            Op::Send {
+                peer: 1,
+                bytes: at(20, 24)
+            },
+            Op::Send {
+                peer: 1,
+                bytes: at(24, 30)
+            },
+        ]
+    );
 }

@@ -1,0 +1,137 @@
+//! Scatter schedules as Open MPI 4.1 and 5.0 run them
+//! (`coll_base_scatter.c`): basic_linear, binomial and linear_nb.
+//!
+//! The buffer is the root's send buffer of p blocks of `msg_bytes`, block
+//! r at `r · msg_bytes`, the block rank r must end with. The root starts
+//! holding all of them; every block reaches its rank once. Binomial works
+//! on virtual ranks v = (rank − root) mod p and keeps its blocks in that
+//! order, so a subtree's blocks are a run that may wrap past the last
+//! block to the first: such a span ends beyond the buffer
+//! ([`super::Span::pieces`]), as an allgather's may.
+//!
+//! `linear_nb` posts every send at once with Open MPI's default
+//! `coll_tuned_scatter_algorithm_max_requests` of 0 (no blocking send
+//! every so many).
+
+use super::{Op, Plan, Span, Spec, Tree};
+use crate::data::Algorithm;
+
+/// Scatter algorithms with a schedule (what `impl=own` can run).
+pub const SCHEDULED: [Algorithm; 3] = [Algorithm::Linear, Algorithm::Binomial, Algorithm::LinearNb];
+
+/// How a scatter runs.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Shape {
+    /// The root sends each rank its block in turn, blocking, in rank
+    /// order.
+    Linear,
+    /// The root posts a non-blocking send to every rank, then waits.
+    LinearNb,
+    /// Down an in-order binomial tree: each rank receives its subtree's
+    /// blocks from its parent, then sends each child its subtree's, the
+    /// largest subtree first.
+    Binomial(Tree),
+}
+
+/// The scatter plan of `spec` (p > 1, a non-empty block).
+pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
+    let shape = match spec.algorithm {
+        Algorithm::Linear => Shape::Linear,
+        Algorithm::LinearNb => Shape::LinearNb,
+        Algorithm::Binomial => Shape::Binomial(Tree::in_order_binomial(spec.procs, spec.root)),
+        other => {
+            return Err(format!(
+                "no scatter schedule for '{other}' (own scatter algorithms: {})",
+                SCHEDULED.map(|a| a.name()).join(", ")
+            ))
+        }
+    };
+    Ok(Plan::Scatter(shape))
+}
+
+/// The blocks of the ranks of `rank`'s subtree in an in-order binomial
+/// tree rooted at `spec.root`: `rank`'s block and those of the virtual
+/// ranks after it up to the next multiple of v's lowest set bit (all of
+/// them for the root), wrapping past the last block.
+pub(super) fn subtree(spec: &Spec, rank: u32) -> Span {
+    let (p, m) = (spec.procs, spec.msg_bytes);
+    let v = (rank + p - spec.root) % p;
+    let size = if v == 0 {
+        p
+    } else {
+        (1u32 << v.trailing_zeros()).min(p - v)
+    };
+    let start = u64::from(rank) * m;
+    Span {
+        start,
+        end: start + u64::from(size) * m,
+    }
+}
+
+/// The block rank `rank` ends with.
+pub(super) fn block(spec: &Spec, rank: u32) -> Span {
+    let start = u64::from(rank) * spec.msg_bytes;
+    Span {
+        start,
+        end: start + spec.msg_bytes,
+    }
+}
+
+impl Shape {
+    pub(super) fn tree(&self) -> Option<&Tree> {
+        match self {
+            Shape::Binomial(tree) => Some(tree),
+            Shape::Linear | Shape::LinearNb => None,
+        }
+    }
+
+    pub(super) fn describe(&self, spec: &Spec) -> Option<String> {
+        let root = spec.root;
+        match self {
+            Shape::Linear => Some(format!(
+                "flat: root {root} sends every other rank its block in turn, blocking"
+            )),
+            Shape::LinearNb => Some(format!(
+                "flat: root {root} posts a send of its block to every other rank, then waits"
+            )),
+            Shape::Binomial(_) => None,
+        }
+    }
+
+    /// Rank `rank`'s operations.
+    pub(super) fn ops(&self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+        let (p, root) = (spec.procs, spec.root);
+        let others = (0..p).filter(|&r| r != root);
+        match self {
+            Shape::Linear | Shape::LinearNb if rank != root => ops.push(Op::Recv {
+                peer: root,
+                bytes: block(spec, rank),
+            }),
+            Shape::Linear => ops.extend(others.map(|peer| Op::Send {
+                peer,
+                bytes: block(spec, peer),
+            })),
+            Shape::LinearNb => {
+                ops.extend(others.map(|peer| Op::Isend {
+                    peer,
+                    bytes: block(spec, peer),
+                }));
+                ops.push(Op::WaitSends);
+            }
+            Shape::Binomial(tree) => {
+                if let Some(parent) = tree.parent[rank as usize] {
+                    ops.push(Op::Recv {
+                        peer: parent,
+                        bytes: subtree(spec, rank),
+                    });
+                }
+                for &child in tree.children(rank).iter().rev() {
+                    ops.push(Op::Send {
+                        peer: child,
+                        bytes: subtree(spec, child),
+                    });
+                }
+            }
+        }
+    }
+}
