@@ -1,13 +1,17 @@
 /* Times MPI_Bcast (or MPI_Reduce, MPI_Allreduce, MPI_Allgather,
- * MPI_Alltoall) of one size and checks the result; used by tests/ompi_rules.rs,
- * tests/mpich_rules.rs and tests/tune_mpi.rs to observe which rules the
- * MPI library applied.
- * Usage: coll_timer BYTES ITERATIONS [bcast|reduce|allreduce|allgather|alltoall]
+ * MPI_Alltoall, MPI_Gather, MPI_Scatter) of one size and checks the result;
+ * used by tests/ompi_rules.rs, tests/mpich_rules.rs and tests/tune_mpi.rs to
+ * observe which rules the MPI library applied.
+ * Usage: coll_timer BYTES ITERATIONS
+ *        [bcast|reduce|allreduce|allgather|alltoall|gather|scatter]
  * bcast: MPI_BYTE from rank 0, payload checked on every rank. reduce:
  * MPI_SUM of BYTES/4 MPI_FLOATs to rank 0, the exact sum checked there;
  * allreduce: the same sum, checked on every rank. allgather: BYTES of
  * MPI_BYTE from every rank, every block checked on every rank; alltoall:
- * BYTES of MPI_BYTE from every rank to every rank, every block checked.
+ * BYTES of MPI_BYTE from every rank to every rank, every block checked;
+ * gather: BYTES of MPI_BYTE from every rank to rank 0, every block checked
+ * there; scatter: BYTES of MPI_BYTE from rank 0 to every rank, checked on
+ * every rank.
  * Prints "min_us <t>" (rank 0), or "<collective>_error <code>" and exits 3
  * when the call fails (e.g. a rule names an invalid algorithm). */
 #include <mpi.h>
@@ -25,13 +29,15 @@ int main(int argc, char **argv) {
     int reduce = all || strcmp(name, "reduce") == 0;
     int gather = strcmp(name, "allgather") == 0;
     int a2a = strcmp(name, "alltoall") == 0;
+    int to_root = strcmp(name, "gather") == 0;
+    int from_root = strcmp(name, "scatter") == 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long floats = bytes / 4;
     unsigned char *buf = malloc(bytes > 0 ? bytes : 1);
-    unsigned char *blocks = malloc((gather || a2a) && bytes > 0 ? bytes * size : 1);
-    unsigned char *out = malloc(a2a && bytes > 0 ? bytes * size : 1);
+    unsigned char *blocks = malloc((gather || a2a || to_root) && bytes > 0 ? bytes * size : 1);
+    unsigned char *out = malloc((a2a || from_root) && bytes > 0 ? bytes * size : 1);
     float *mine = malloc(floats > 0 ? floats * sizeof(float) : 1);
     float *sum = malloc(floats > 0 ? floats * sizeof(float) : 1);
     double best = 1e30;
@@ -55,6 +61,23 @@ int main(int argc, char **argv) {
             t0 = MPI_Wtime();
             rc = MPI_Alltoall(out, (int)bytes, MPI_BYTE, blocks, (int)bytes, MPI_BYTE,
                               MPI_COMM_WORLD);
+            t = MPI_Wtime() - t0;
+        } else if (to_root) {
+            for (long i = 0; i < bytes; i++)
+                buf[i] = (unsigned char)(i * 7 + it + 31 * rank);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            rc = MPI_Gather(buf, (int)bytes, MPI_BYTE, blocks, (int)bytes, MPI_BYTE, 0,
+                            MPI_COMM_WORLD);
+            t = MPI_Wtime() - t0;
+        } else if (from_root) {
+            for (long r = 0; rank == 0 && r < size; r++)
+                for (long i = 0; i < bytes; i++)
+                    out[r * bytes + i] = (unsigned char)(i * 7 + it + 31 * r);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            rc = MPI_Scatter(out, (int)bytes, MPI_BYTE, buf, (int)bytes, MPI_BYTE, 0,
+                             MPI_COMM_WORLD);
             t = MPI_Wtime() - t0;
         } else if (gather) {
             for (long i = 0; i < bytes; i++)
@@ -87,7 +110,7 @@ int main(int argc, char **argv) {
                 }
             }
         }
-        for (long r = 0; gather && r < size; r++) {
+        for (long r = 0; (gather || (to_root && rank == 0)) && r < size; r++) {
             for (long i = 0; i < bytes; i++) {
                 if (blocks[r * bytes + i] != (unsigned char)(i * 7 + it + 31 * r)) {
                     printf("bad_block rank %d block %ld offset %ld\n", rank, r, i);
@@ -105,7 +128,14 @@ int main(int argc, char **argv) {
                 }
             }
         }
-        for (long i = 0; !reduce && !gather && !a2a && i < bytes; i++) {
+        for (long i = 0; from_root && i < bytes; i++) {
+            if (buf[i] != (unsigned char)(i * 7 + it + 31 * rank)) {
+                printf("bad_block rank %d offset %ld\n", rank, i);
+                fflush(stdout);
+                MPI_Abort(MPI_COMM_WORLD, 4);
+            }
+        }
+        for (long i = 0; !reduce && !gather && !a2a && !to_root && !from_root && i < bytes; i++) {
             if (buf[i] != (unsigned char)(i * 7 + it)) {
                 printf("bad_payload rank %d offset %ld\n", rank, i);
                 fflush(stdout);
