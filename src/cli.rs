@@ -93,9 +93,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The collectives to time, comma separated: bcast, reduce, allreduce,
-    /// allgather, alltoall.
-    #[arg(long, value_delimiter = ',', default_value = "bcast,reduce,allreduce", value_parser = parse_collective)]
-    pub collectives: Vec<crate::data::Collective>,
+    /// allgather, alltoall, gather, scatter, or `all`.
+    #[arg(long, value_delimiter = ',', default_value = "bcast,reduce,allreduce", value_parser = parse_collectives)]
+    pub collectives: Vec<Collectives>,
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
     pub sizes: SizeList,
@@ -125,7 +125,7 @@ impl VerifyArgs {
     /// What `verify` does, as the library takes it.
     pub fn options(&self) -> crate::verify::Options {
         crate::verify::Options {
-            collectives: self.collectives.clone(),
+            collectives: Collectives::flatten(&self.collectives),
             sizes: self.sizes.0.clone(),
             procs: self
                 .procs
@@ -179,11 +179,11 @@ pub struct TuneArgs {
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
     pub sizes: SizeList,
     /// The collectives to tune, comma separated: bcast, reduce, allreduce,
-    /// allgather, alltoall. Each gets its model (DIR/model/ for bcast,
-    /// DIR/model-<collective>/ for the others) and its section of
-    /// DIR/rules; their points compete for the budget.
-    #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collective)]
-    pub collectives: Vec<crate::data::Collective>,
+    /// allgather, alltoall, gather, scatter, or `all` of them. Each gets its
+    /// model (DIR/model/ for bcast, DIR/model-<collective>/ for the others)
+    /// and its section of DIR/rules; their points compete for the budget.
+    #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collectives)]
+    pub collectives: Vec<Collectives>,
     /// Algorithms to force, comma separated: Open MPI's, or under MPICH
     /// MPICH's; `default` is always measured. Each collective takes the
     /// names that are its algorithms.
@@ -253,7 +253,10 @@ impl TuneArgs {
                 .map(|list| list.0.iter().map(|&p| p as u32).collect()),
             mapping: self.mapping,
             sizes: self.sizes.0.clone(),
-            collectives: crate::tune::algorithms(&self.collectives, self.algorithms.as_deref())?,
+            collectives: crate::tune::algorithms(
+                &Collectives::flatten(&self.collectives),
+                self.algorithms.as_deref(),
+            )?,
             mpich_base: self
                 .mpich_base
                 .as_deref()
@@ -389,6 +392,30 @@ fn measured(c: crate::data::Collective, with_default: bool) -> String {
 /// A collective by name (`bcast`, `MPI_Reduce`, ...).
 fn parse_collective(s: &str) -> Result<crate::data::Collective, String> {
     s.trim().parse()
+}
+
+/// One item of a `--collectives` list: a collective, or `all` of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collectives(pub Vec<crate::data::Collective>);
+
+impl Collectives {
+    /// The list's collectives, each once, in the order first named.
+    pub fn flatten(items: &[Collectives]) -> Vec<crate::data::Collective> {
+        let mut out = Vec::new();
+        for c in items.iter().flat_map(|i| &i.0) {
+            if !out.contains(c) {
+                out.push(*c);
+            }
+        }
+        out
+    }
+}
+
+fn parse_collectives(s: &str) -> Result<Collectives, String> {
+    match s.trim() {
+        "all" => Ok(Collectives(crate::data::Collective::ALL.to_vec())),
+        one => parse_collective(one).map(|c| Collectives(vec![c])),
+    }
 }
 
 /// A chain count / knomial radix, or the library default.

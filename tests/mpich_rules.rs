@@ -42,6 +42,8 @@ fn timed(bin: &Path, exe: &Path, selection: &Path, bytes: u64, collective: &str)
         .env("MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE", "0")
         .env("MPIR_CVAR_ALLGATHER_DEVICE_COLLECTIVE", "0")
         .env("MPIR_CVAR_ALLTOALL_DEVICE_COLLECTIVE", "0")
+        .env("MPIR_CVAR_GATHER_DEVICE_COLLECTIVE", "0")
+        .env("MPIR_CVAR_SCATTER_DEVICE_COLLECTIVE", "0")
         .arg(exe)
         .args([bytes.to_string(), "3".to_string(), collective.to_string()])
         .output()
@@ -156,12 +158,12 @@ fn mpich_applies_the_exported_selection_and_needs_every_collective() {
     assert!(!ok, "a bcast-only file ran: {out}");
 }
 
-/// One selection file with MPICH's bcast, reduce, allreduce, allgather and
-/// alltoall parts replaced: MPICH 5.0 runs the five collectives from it
-/// (the sums checked exact by the program, on every rank for allreduce,
-/// and every allgather and alltoall block on every rank), and reads the
-/// reduce, allreduce, allgather and alltoall parts (an unknown algorithm
-/// there stops it).
+/// One selection file with MPICH's bcast, reduce, allreduce, allgather,
+/// alltoall, gather and scatter parts replaced: MPICH 5.0 runs the seven
+/// collectives from it (the sums checked exact by the program, on every
+/// rank for allreduce, and every block on every rank that gets it), and
+/// reads the parts of all but bcast (an unknown algorithm there stops
+/// it).
 #[test]
 fn mpich_runs_every_collective_from_one_selection() {
     let bin = mpich_bin();
@@ -172,7 +174,11 @@ fn mpich_runs_every_collective_from_one_selection() {
     let allreduce = train(dir.path(), "allreduce", "ring", "");
     let allgather = train(dir.path(), "allgather", "bruck", "");
     let alltoall = train(dir.path(), "alltoall", "modified_bruck", "");
-    let models: [&Path; 5] = [&bcast, &reduce, &allreduce, &allgather, &alltoall];
+    let gather = train(dir.path(), "gather", "binomial", "");
+    let scatter = train(dir.path(), "scatter", "binomial", "");
+    let models: [&Path; 7] = [
+        &bcast, &reduce, &allreduce, &allgather, &alltoall, &gather, &scatter,
+    ];
     let ours = export(dir.path(), &models, "all.json");
     let text = std::fs::read_to_string(&ours).unwrap();
     for algorithm in [
@@ -183,6 +189,8 @@ fn mpich_runs_every_collective_from_one_selection() {
         "total_msg_size<=",
         "MPIR_Alltoall_intra_brucks",
         "is_sendbuf_inplace=no",
+        "MPIR_Gather_intra_binomial",
+        "MPIR_Scatter_intra_binomial",
     ] {
         assert!(text.contains(algorithm), "{algorithm}: {text}");
     }
@@ -196,6 +204,8 @@ fn mpich_runs_every_collective_from_one_selection() {
         ("allgather", 1024),
         ("alltoall", BIG),
         ("alltoall", 1024),
+        ("gather", 1024),
+        ("scatter", 1024),
     ] {
         let (out, ok) = timed(&bin, &exe, &ours, bytes, collective);
         assert!(
@@ -223,6 +233,16 @@ fn mpich_runs_every_collective_from_one_selection() {
             "alltoall",
             "MPIR_Alltoall_intra_brucks",
             "MPIR_Alltoall_intra_no_such_algorithm",
+        ),
+        (
+            "gather",
+            "MPIR_Gather_intra_binomial",
+            "MPIR_Gather_intra_no_such_algorithm",
+        ),
+        (
+            "scatter",
+            "MPIR_Scatter_intra_binomial",
+            "MPIR_Scatter_intra_no_such_algorithm",
         ),
     ] {
         let broken = dir.path().join(format!("broken-{collective}.json"));

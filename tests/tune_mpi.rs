@@ -61,7 +61,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "--segsizes",
         "0,8K",
         "--collectives",
-        "bcast,reduce,allreduce,allgather,alltoall",
+        "all",
     ];
     let out = tune(&out_dir, &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -75,6 +75,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "model-allreduce/manifest.json",
         "model-allgather/manifest.json",
         "model-alltoall/manifest.json",
+        "model-gather/manifest.json",
+        "model-scatter/manifest.json",
         "rules",
         "han.rules",
         "report.md",
@@ -89,7 +91,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     // The rules' validated effect: one table per collective, a row per
     // tuned size.
     let effects: Vec<&str> = report.split("## Validated effect").skip(1).collect();
-    assert_eq!(effects.len(), 5, "{report}");
+    assert_eq!(effects.len(), 7, "{report}");
     for (effect, procs) in effects.iter().flat_map(|e| [(e, "2"), (e, "4")]) {
         assert!(
             effect
@@ -98,8 +100,9 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             "no row for {procs} ranks: {report}"
         );
     }
-    assert!(report
-        .contains("bcast-select verify --collectives bcast,reduce,allreduce,allgather,alltoall"));
+    assert!(report.contains(
+        "bcast-select verify --collectives bcast,reduce,allreduce,allgather,alltoall,gather,scatter"
+    ));
     // Every switch validated, none kept unless proved faster, and the
     // rules switch only where a kept row says so.
     let validation = std::fs::read_to_string(out_dir.join("validation.csv")).unwrap();
@@ -123,6 +126,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         ("allreduce", 2, &[1024, 65536], false),
         ("allgather", 0, &[1, 1024, 65536], true),
         ("alltoall", 3, &[1, 1024, 65536], true),
+        ("gather", 9, &[1, 1024, 65536], true),
+        ("scatter", 15, &[1, 1024, 65536], true),
     ] {
         for procs in [2u64, 4] {
             for &m in sizes {
@@ -195,6 +200,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
                 "model-allreduce",
                 "model-allgather",
                 "model-alltoall",
+                "model-gather",
+                "model-scatter",
             ]
             .iter()
             .flat_map(|m| {
@@ -217,20 +224,29 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let exe = common::compile_timer(Path::new("mpicc"), dir.path());
     let rules = out_dir.join("rules");
     let text = std::fs::read_to_string(&rules).unwrap();
-    assert!(text.contains("5 # collectives in this file"), "{text}");
+    assert!(text.contains("7 # collectives in this file"), "{text}");
     assert!(text.contains("11 # collective id: reduce"), "{text}");
     assert!(text.contains("2 # collective id: allreduce"), "{text}");
     assert!(text.contains("0 # collective id: allgather"), "{text}");
     assert!(text.contains("3 # collective id: alltoall"), "{text}");
+    assert!(text.contains("9 # collective id: gather"), "{text}");
+    assert!(text.contains("15 # collective id: scatter"), "{text}");
     // HAN's routing (Open MPI 5 across nodes) for each it serves (not
     // alltoall).
     let han = std::fs::read_to_string(out_dir.join("han.rules")).unwrap();
-    assert!(han.contains("4 # collectives in this file"), "{han}");
+    assert!(han.contains("6 # collectives in this file"), "{han}");
     for bytes in [1, 1000, 65536] {
         let (out, ok) = with_rules(&exe, &rules, bytes);
         assert!(ok && out.contains("min_us"), "{bytes} B: {out}");
     }
-    for collective in ["reduce", "allreduce", "allgather", "alltoall"] {
+    for collective in [
+        "reduce",
+        "allreduce",
+        "allgather",
+        "alltoall",
+        "gather",
+        "scatter",
+    ] {
         for bytes in [1000, 65536] {
             let (out, ok) = timed(&exe, &rules, bytes, collective);
             assert!(
@@ -257,16 +273,10 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     assert!(!ok && out.contains("bcast_error"), "{out}");
 
     // Resumed: everything measured is kept, nothing measured twice.
-    let before: std::collections::HashMap<_, usize> = [
-        bcast_select::data::Collective::Bcast,
-        bcast_select::data::Collective::Reduce,
-        bcast_select::data::Collective::Allreduce,
-        bcast_select::data::Collective::Allgather,
-        bcast_select::data::Collective::Alltoall,
-    ]
-    .into_iter()
-    .map(|c| (c, load(c).measurements().len()))
-    .collect();
+    let before: std::collections::HashMap<_, usize> = bcast_select::data::Collective::ALL
+        .into_iter()
+        .map(|c| (c, load(c).measurements().len()))
+        .collect();
     let again = tune(&out_dir, &args);
     assert!(again.status.success());
     for collective in bcast_select::data::Collective::ALL {
