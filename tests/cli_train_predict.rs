@@ -188,7 +188,7 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
     let mut models = Vec::new();
     for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
         let before = models.len();
-        for collective in ["bcast", "reduce", "allreduce", "allgather", "alltoall"] {
+        for collective in bcast_select::data::Collective::ALL.map(|c| c.name()) {
             let stem = file.file_stem().unwrap().to_string_lossy();
             let model = dir.path().join(format!("{stem}-{collective}"));
             let o = bin()
