@@ -575,9 +575,8 @@ fn row_meta(opts: &Options) -> RowMeta {
 }
 
 /// A campaign's memory besides the message: the root's result of a
-/// library reduction (a library allgather's or gather's block to send, a
-/// library scatter's root's block received), and where our reductions
-/// receive partial results.
+/// library reduction (a library allgather's block to send), and where our
+/// reductions receive partial results.
 pub(super) struct Buffers {
     out: Vec<f32>,
     scratch: Vec<u8>,
@@ -597,12 +596,13 @@ impl Buffers {
             out: vec![
                 1f32;
                 match collective {
-                    Collective::Bcast | Collective::Alltoall => 0,
-                    Collective::Reduce
-                    | Collective::Allreduce
-                    | Collective::Allgather
+                    Collective::Bcast
+                    | Collective::Alltoall
                     | Collective::Gather
-                    | Collective::Scatter => floats(largest),
+                    | Collective::Scatter => 0,
+                    Collective::Reduce | Collective::Allreduce | Collective::Allgather => {
+                        floats(largest)
+                    }
                 }
             ],
             scratch: Vec::new(),
@@ -618,9 +618,10 @@ pub(super) enum Runner {
     Own {
         comm: SimpleCommunicator,
         ops: Vec<Vec<LocalOp>>,
-        /// A copy within the rank's memory, made first (an alltoall's
-        /// block to itself).
-        copy: Option<(Span, Span)>,
+        /// A copy within the rank's memory for each root, made first (an
+        /// alltoall's block to itself, a gather's or scatter's root's own
+        /// block between its send and receive buffers).
+        copies: Vec<Option<(Span, Span)>>,
     },
     /// The library's own collective on a communicator configured for the
     /// candidate (Open MPI's), or forced around each call (MPICH's).
@@ -676,7 +677,7 @@ impl Runner {
                 Ok(Runner::Own {
                     comm: world.duplicate(),
                     ops,
-                    copy: schedules.first().and_then(|s| s.local_copy(rank)),
+                    copies: schedules.iter().map(|s| s.local_copy(rank)).collect(),
                 })
             }
             Impl::Ompi => match controls.tuned {
@@ -750,8 +751,8 @@ impl Runner {
         root_index: usize,
     ) -> Result<(), String> {
         match self {
-            Runner::Own { comm, ops, copy } => {
-                if let Some((from, to)) = copy {
+            Runner::Own { comm, ops, copies } => {
+                if let Some((from, to)) = &copies[root_index] {
                     let at = |s: &Span| s.start as usize..s.end as usize;
                     buf.copy_within(at(from), to.start as usize);
                 }
@@ -791,28 +792,22 @@ impl Runner {
                         let (send, recv) = buf.split_at_mut(region);
                         comm.all_to_all_into(&*send, &mut recv[..region]);
                     }
-                    Collective::Gather => {
-                        let m = buf.len() / comm.size() as usize;
+                    // The p blocks, then the rank's own block apart (its send
+                    // or receive buffer).
+                    Collective::Gather | Collective::Scatter => {
                         let process = comm.process_at_rank(root as i32);
-                        if comm.rank() as u32 == root {
-                            let send: &[u8] = bytemuck::cast_slice(&buffers.out);
-                            process.gather_into_root(&send[..m], buf);
-                        } else {
-                            let own = comm.rank() as usize * m;
-                            process.gather_into(&buf[own..own + m]);
-                        }
-                    }
-                    Collective::Scatter => {
-                        let m = buf.len() / comm.size() as usize;
-                        let process = comm.process_at_rank(root as i32);
-                        if comm.rank() as u32 == root {
-                            // The root's own block stays where it is; MPI
-                            // copies it into memory apart.
-                            let out: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);
-                            process.scatter_into_root(&*buf, &mut out[..m]);
-                        } else {
-                            let own = comm.rank() as usize * m;
-                            process.scatter_into(&mut buf[own..own + m]);
+                        let procs = comm.size() as u32;
+                        let m = buf.len() / collective.local_bytes(procs, 1) as usize;
+                        let (blocks, apart) = buf.split_at_mut(procs as usize * m);
+                        let is_root = comm.rank() as u32 == root;
+                        match (collective, is_root) {
+                            (Collective::Gather, true) => process.gather_into_root(&*apart, blocks),
+                            (Collective::Gather, false) => process.gather_into(&*apart),
+                            (_, true) => process.scatter_into_root(&*blocks, apart),
+                            (_, false) => {
+                                let own = comm.rank() as usize * m;
+                                process.scatter_into(&mut blocks[own..own + m])
+                            }
                         }
                     }
                 }
@@ -952,7 +947,7 @@ pub(super) fn measure(
 
 /// What `rank` holds before a call: the root's payload (broadcast), its
 /// contribution (reductions), its block, in place and to send (allgather,
-/// gather), the root's blocks (scatter).
+/// gather: apart), the root's blocks (scatter).
 fn fill(
     collective: Collective,
     (buf, buffers): (&mut [u8], &mut Buffers),
@@ -966,16 +961,22 @@ fn fill(
         Collective::Bcast => {}
         Collective::Reduce | Collective::Allreduce => payload::fill_contribution(buf, seed, rank),
         Collective::Allgather | Collective::Gather => {
-            let m = buf.len() / procs as usize;
-            let own = &mut buf[rank as usize * m..(rank as usize + 1) * m];
+            let m = buf.len() / collective.local_bytes(procs, 1) as usize;
+            let (blocks, apart) = buf.split_at_mut(procs as usize * m);
+            let own = &mut blocks[rank as usize * m..(rank as usize + 1) * m];
             payload::fill(own, payload::seed(rank, iteration, m as u64));
-            let send: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);
+            // A gather's send buffer is block p; an allgather's apart.
+            let send: &mut [u8] = match collective {
+                Collective::Gather => apart,
+                _ => bytemuck::cast_slice_mut(&mut buffers.out),
+            };
             send[..m].copy_from_slice(own);
         }
         Collective::Scatter if rank == root => {
-            let m = buf.len() / procs as usize;
-            for (to, block) in buf.chunks_exact_mut(m.max(1)).enumerate() {
-                payload::fill(block, payload::seed(to as u32, iteration, m as u64));
+            let m = buf.len() / collective.local_bytes(procs, 1) as usize;
+            for to in 0..procs {
+                let block = &mut buf[to as usize * m..(to as usize + 1) * m];
+                payload::fill(block, payload::seed(to, iteration, m as u64));
             }
         }
         Collective::Scatter => {}
@@ -1017,16 +1018,21 @@ fn check(
         Collective::Reduce | Collective::Allreduce => {
             payload::first_sum_mismatch(result, seed, procs).map(wrong_sum)
         }
-        Collective::Scatter if rank == root => None,
         Collective::Scatter => {
-            let m = result.len() / procs as usize;
-            let block = &result[rank as usize * m..(rank as usize + 1) * m];
-            payload::first_mismatch(block, payload::seed(rank, iteration, m as u64))
-                .map(|w| format!("its block from root {root}: {}", wrong_byte(w)))
+            // The root's own block in its receive buffer (block p), each
+            // other rank's where the schedule leaves it (its place, where
+            // the library call receives it too).
+            let m = result.len() / collective.local_bytes(procs, 1) as usize;
+            let at = if rank == root { procs } else { rank } as usize * m;
+            payload::first_mismatch(
+                &result[at..at + m],
+                payload::seed(rank, iteration, m as u64),
+            )
+            .map(|w| format!("its block from root {root}: {}", wrong_byte(w)))
         }
         Collective::Gather if rank != root => None,
         Collective::Allgather | Collective::Gather => {
-            let m = result.len() / procs as usize;
+            let m = result.len() / collective.local_bytes(procs, 1) as usize;
             (0..procs).find_map(|j| {
                 let block = &result[j as usize * m..(j as usize + 1) * m];
                 payload::first_mismatch(block, payload::seed(j, iteration, m as u64))

@@ -320,17 +320,19 @@ impl Collective {
 
     /// The bytes of each rank's own memory in the harness for a message
     /// size of `msg_bytes` on `procs` ranks: the message (the result where
-    /// it is one buffer), the p blocks of an allgather, gather or scatter
-    /// (every rank keeps them where the root does, so that a binomial
-    /// tree's subtrees stay in place), an alltoall's p blocks to send, p
-    /// received and p passing through (`schedule::alltoall::local`). (The
-    /// simulator's buffer is `Schedule::buffer_bytes`.)
+    /// it is one buffer), an allgather's p blocks, a gather's or scatter's
+    /// p blocks (every rank keeps them where the root does, so that a
+    /// binomial tree's subtrees stay in place) and one more, the rank's own
+    /// block apart (its send buffer in a gather, its receive buffer in a
+    /// scatter, which the root copies its block from or into as MPI does),
+    /// an alltoall's p blocks to send, p received and p passing through
+    /// (`schedule::alltoall::local`). (The simulator's buffer is
+    /// `Schedule::buffer_bytes`.)
     pub fn local_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
         match self {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
-            Collective::Allgather | Collective::Gather | Collective::Scatter => {
-                u64::from(procs) * msg_bytes
-            }
+            Collective::Allgather => u64::from(procs) * msg_bytes,
+            Collective::Gather | Collective::Scatter => u64::from(procs + 1) * msg_bytes,
             Collective::Alltoall => 3 * u64::from(procs) * msg_bytes,
         }
     }

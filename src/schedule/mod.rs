@@ -577,15 +577,23 @@ impl Schedule {
     }
 
     /// A copy `rank` makes in its own memory besides the schedule's
-    /// messages, (from, to): an alltoall's block to itself.
+    /// messages, before them, (from, to): an alltoall's block to itself; a
+    /// gather's root's block from its send buffer into place, a scatter's
+    /// root's from its place into its receive buffer (both every algorithm
+    /// of Open MPI's does; the buffer apart is block p of the rank's memory,
+    /// `Collective::local_bytes`).
     pub fn local_copy(&self, rank: u32) -> Option<(Span, Span)> {
+        let (root, p) = (self.spec.root, self.spec.procs);
+        let apart = || scatter::block(&self.spec, p);
+        let own = || scatter::block(&self.spec, rank);
         match self.spec.collective {
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
-            | Collective::Allgather
-            | Collective::Gather
-            | Collective::Scatter => None,
+            | Collective::Allgather => None,
+            Collective::Gather | Collective::Scatter if rank != root => None,
+            Collective::Gather => Some((apart(), own())),
+            Collective::Scatter => Some((own(), apart())),
             Collective::Alltoall => Some(alltoall::own_copy(&self.spec, rank)),
         }
     }
