@@ -681,21 +681,25 @@ fn every_block_algorithm_delivers_on_a_grid(collective: crate::data::Collective)
                     );
                     continue;
                 };
-                for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
-                    for order in [NodeOrder::Block, NodeOrder::Cyclic] {
-                        let placement =
-                            Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
-                        simulate(&s, &placement, &FLAT).unwrap_or_else(|e| {
-                            panic!("{algorithm} p={procs} block={block} {nodes} nodes: {e}")
-                        });
-                    }
-                }
-                // Every message has a place in its ranks' memory.
-                for rank in 0..procs {
-                    s.local_ops(rank).unwrap();
-                }
+                delivers_everywhere(&s);
             }
         }
+    }
+}
+
+/// `s` proved on one node and on three, ranks placed by block and
+/// cyclically, and every message of it has a place in its ranks' memory.
+fn delivers_everywhere(s: &Schedule) {
+    let procs = s.spec.procs;
+    for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
+        for order in [NodeOrder::Block, NodeOrder::Cyclic] {
+            let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), order).unwrap();
+            simulate(s, &placement, &FLAT)
+                .unwrap_or_else(|e| panic!("{:?} on {nodes} nodes: {e}", s.spec));
+        }
+    }
+    for rank in 0..procs {
+        s.local_ops(rank).unwrap();
     }
 }
 
@@ -1034,21 +1038,7 @@ fn every_gather_and_scatter_algorithm_moves_every_block_once_on_a_grid() {
                 for root in [0, procs / 2, procs - 1] {
                     for (block, seg) in [(0, 0), (1, 0), (3, 1), (64, 0), (1000, 300)] {
                         let s = rooted_schedule(collective, algorithm, (procs, root), block, seg);
-                        for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
-                            let placement = Placement::new(
-                                procs,
-                                nodes,
-                                procs.div_ceil(nodes),
-                                NodeOrder::Cyclic,
-                            )
-                            .unwrap();
-                            simulate(&s, &placement, &FLAT).unwrap_or_else(|e| {
-                                panic!("{collective} {algorithm} p={procs} root={root} block={block}: {e}")
-                            });
-                        }
-                        for rank in 0..procs {
-                            s.local_ops(rank).unwrap();
-                        }
+                        delivers_everywhere(&s);
                     }
                 }
             }
