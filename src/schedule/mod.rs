@@ -578,19 +578,26 @@ impl Schedule {
 
     /// A copy `rank` makes in its own memory besides the schedule's
     /// messages, before them, (from, to): an alltoall's block to itself; a
-    /// gather's root's block from its send buffer into place, a scatter's
+    /// gather's root's block from its send buffer into place (and a
+    /// binomial gather's every even rank counted from the root: Open MPI
+    /// gathers its subtree's blocks behind its own there), a scatter's
     /// root's from its place into its receive buffer (both every algorithm
     /// of Open MPI's does; the buffer apart is block p of the rank's memory,
-    /// `Collective::local_bytes`).
+    /// `Collective::local_bytes`). A binomial scatter's inner ranks copy
+    /// their block out after receiving their subtree's: not modelled.
     pub fn local_copy(&self, rank: u32) -> Option<(Span, Span)> {
         let (root, p) = (self.spec.root, self.spec.procs);
         let apart = || scatter::block(&self.spec, p);
         let own = || scatter::block(&self.spec, rank);
+        let inner = (rank + p - root) % p % 2 == 0;
         match self.spec.collective {
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
             | Collective::Allgather => None,
+            Collective::Gather if self.spec.algorithm == Algorithm::Binomial && inner => {
+                Some((apart(), own()))
+            }
             Collective::Gather | Collective::Scatter if rank != root => None,
             Collective::Gather => Some((apart(), own())),
             Collective::Scatter => Some((own(), apart())),

@@ -1215,3 +1215,25 @@ fn linear_sync_asks_each_rank_then_takes_its_first_segment_and_the_rest() {
         ]
     );
 }
+
+#[test]
+fn gather_and_scatter_copy_the_own_block_where_open_mpi_does() {
+    use crate::data::Collective::{Gather, Scatter};
+    let at = |slot: u64| Span {
+        start: slot * 10,
+        end: slot * 10 + 10,
+    };
+    // 6 ranks, root 2: block p = 6 is each rank's own block apart.
+    let linear = rooted_schedule(Gather, Algorithm::Linear, (6, 2), 10, 0);
+    assert_eq!(linear.local_copy(2), Some((at(6), at(2))));
+    assert_eq!(linear.local_copy(3), None);
+    // Binomial: every even rank counted from the root gathers behind its
+    // own block (ranks 4 and 0 here, virtual 2 and 4), odd ones send it.
+    let binomial = rooted_schedule(Gather, Algorithm::Binomial, (6, 2), 10, 0);
+    assert_eq!(binomial.local_copy(4), Some((at(6), at(4))));
+    assert_eq!(binomial.local_copy(0), Some((at(6), at(0))));
+    assert_eq!(binomial.local_copy(3), None);
+    let scatter = rooted_schedule(Scatter, Algorithm::Binomial, (6, 2), 10, 0);
+    assert_eq!(scatter.local_copy(2), Some((at(2), at(6))));
+    assert_eq!(scatter.local_copy(4), None);
+}
