@@ -589,7 +589,7 @@ impl Schedule {
         let (root, p) = (self.spec.root, self.spec.procs);
         let apart = || scatter::block(&self.spec, p);
         let own = || scatter::block(&self.spec, rank);
-        let inner = (rank + p - root) % p % 2 == 0;
+        let inner = ((rank + p - root) % p).is_multiple_of(2);
         match self.spec.collective {
             Collective::Bcast
             | Collective::Reduce
