@@ -161,3 +161,39 @@ fn bench_refuses_to_measure_under_a_rules_file() {
         "{stderr}"
     );
 }
+
+/// A rooted collective's rule is seen at work as a broadcast's is: a file
+/// forcing gather's linear_sync on 2 ranks (the fixed decision runs
+/// binomial at 64 B; the extra round trip timed 0.57-0.60 of it on the
+/// development VM) is in effect, its decision named, the call timed
+/// slower; scatter, which the file leaves alone, keeps the library's choice.
+#[test]
+fn a_slow_gather_rule_is_seen_at_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = rules(dir.path(), "gather.rules", "1\n9\n1\n2\n1\n0 3 0 0\n");
+    let mca = [
+        ("coll_tuned_use_dynamic_rules", "1"),
+        ("coll_tuned_dynamic_rules_filename", file.as_str()),
+    ];
+    let args = [
+        "--collectives",
+        "gather,scatter",
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+        "--time-budget",
+        "20s",
+    ];
+    let out = verify(2, &mca, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    let of = |c: &str| rows.iter().find(|r| r["collective"] == c).unwrap();
+    let gather = of("gather");
+    assert_eq!(gather["decision"], "linear_sync", "{gather}");
+    assert_eq!(gather["rules_seen"], "yes", "{gather}");
+    assert!(gather["high"].as_f64().unwrap() < 0.9, "{gather}");
+    assert_eq!(of("scatter")["decision"], "default");
+}
