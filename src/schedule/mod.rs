@@ -814,6 +814,25 @@ mod tests {
     }
 
     #[test]
+    fn rooted_tree_depth_is_the_built_trees() {
+        for collective in [Collective::Gather, Collective::Scatter] {
+            for &algorithm in scheduled(collective) {
+                for procs in (1..=70).chain([127, 128, 129, 1000, 1024, 1025]) {
+                    let spec = Spec {
+                        collective,
+                        root: procs / 3,
+                        ..spec(algorithm, procs, 100, 0)
+                    };
+                    let built = Schedule::new(spec)
+                        .ok()
+                        .and_then(|s| s.tree().map(Tree::depth));
+                    assert_eq!(Schedule::tree_depth(&spec), built, "{spec:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn split_binary_falls_back_to_pipeline_for_small_messages() {
         let s = Schedule::new(spec(Algorithm::SplitBinary, 5, 1000, 600)).unwrap();
         assert!(s.note().unwrap().contains("pipeline"));
