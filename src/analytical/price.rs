@@ -233,9 +233,11 @@ fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64
     // What runs, fallbacks included (a ring of fewer elements than ranks
     // is recursive doubling): steps that double, or grow with the ranks.
     let doubles = match collective {
-        Collective::Allreduce | Collective::Allgather | Collective::Alltoall => {
-            Schedule::new(spec).ok().and_then(|s| s.doubles())
-        }
+        Collective::Allreduce
+        | Collective::Allgather
+        | Collective::Alltoall
+        | Collective::ReduceScatter
+        | Collective::ReduceScatterBlock => Schedule::new(spec).ok().and_then(|s| s.doubles()),
         // Trees (a flat one's depth is its ranks): their depth says it,
         // without building a schedule per row.
         Collective::Bcast | Collective::Reduce | Collective::Gather | Collective::Scatter => None,
@@ -318,11 +320,14 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
         Collective::Reduce | Collective::Allreduce => {
             crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg
         }
-        // Allgathers, alltoalls, gathers and scatters are not pipelined
-        // (linear_sync's first segment is one message).
-        Collective::Allgather | Collective::Alltoall | Collective::Gather | Collective::Scatter => {
-            return None
-        }
+        // Allgathers, alltoalls, gathers, scatters and reduce-scatters are
+        // not pipelined (linear_sync's first segment is one message).
+        Collective::Allgather
+        | Collective::Alltoall
+        | Collective::Gather
+        | Collective::Scatter
+        | Collective::ReduceScatter
+        | Collective::ReduceScatterBlock => return None,
     };
     if seg == 0 {
         return None; // an empty message: nothing to extrapolate

@@ -29,23 +29,31 @@ pub fn first_mismatch(buf: &[u8], seed: u64) -> Option<(usize, u8, u8)> {
     })
 }
 
-/// Rank `rank`'s contribution to a reduction: float i is
+/// Rank `rank`'s contribution to a reduction, from float `first` of the
+/// vector on (a reduce-scatter's block starts further in): float i is
 /// `pattern(i) mod 16 + rank mod 64`. Small whole numbers: every sum of up
 /// to 200 000 ranks is exact in `f32` whatever the order of additions, so
 /// the root can demand the exact result; the rank term makes a missing or
 /// doubled contribution show.
-pub fn fill_contribution(buf: &mut [u8], seed: u64, rank: u32) {
+pub fn fill_contribution(buf: &mut [u8], seed: u64, rank: u32, first: usize) {
     for (i, chunk) in buf.chunks_exact_mut(4).enumerate() {
-        let v = (pattern_word(seed, i) % 16) as f32 + (rank % 64) as f32;
+        let v = (pattern_word(seed, first + i) % 16) as f32 + (rank % 64) as f32;
         chunk.copy_from_slice(&v.to_ne_bytes());
     }
 }
 
-/// The first float of a reduction's result on the root that is not the
-/// sum of `procs` contributions: (float index, expected, found).
-pub fn first_sum_mismatch(buf: &[u8], seed: u64, procs: u32) -> Option<(usize, f32, f32)> {
+/// The first float of a reduction's result (from float `first` of the
+/// vector on) that is not the sum of `procs` contributions: (float index
+/// in the vector, expected, found).
+pub fn first_sum_mismatch(
+    buf: &[u8],
+    seed: u64,
+    procs: u32,
+    first: usize,
+) -> Option<(usize, f32, f32)> {
     let ranks: u64 = (0..procs).map(|r| u64::from(r % 64)).sum();
     buf.chunks_exact(4).enumerate().find_map(|(i, chunk)| {
+        let i = first + i;
         let expected = (u64::from(procs) * (pattern_word(seed, i) % 16) + ranks) as f32;
         let found = f32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         (found != expected).then_some((i, expected, found))
@@ -93,19 +101,21 @@ mod tests {
         let mut sum = vec![0f32; n / 4];
         for rank in 0..procs {
             let mut mine = vec![0u8; n];
-            fill_contribution(&mut mine, seed, rank);
+            fill_contribution(&mut mine, seed, rank, 0);
             for (s, c) in sum.iter_mut().zip(mine.chunks_exact(4)) {
                 *s += f32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
             }
         }
         let bytes: Vec<u8> = sum.iter().flat_map(|v| v.to_ne_bytes()).collect();
-        assert_eq!(first_sum_mismatch(&bytes, seed, procs), None);
+        assert_eq!(first_sum_mismatch(&bytes, seed, procs, 0), None);
         // One rank short: every float is off by that rank's contribution.
-        assert!(first_sum_mismatch(&bytes, seed, procs + 1).is_some());
+        assert!(first_sum_mismatch(&bytes, seed, procs + 1, 0).is_some());
+        // The same floats read as a later block of the vector.
+        assert!(first_sum_mismatch(&bytes, seed, procs, 4).is_some());
         let mut doubled = bytes.clone();
         doubled[8..12].copy_from_slice(&(sum[2] + 1.0).to_ne_bytes());
         assert_eq!(
-            first_sum_mismatch(&doubled, seed, procs).map(|m| m.0),
+            first_sum_mismatch(&doubled, seed, procs, 0).map(|m| m.0),
             Some(2)
         );
     }

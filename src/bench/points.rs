@@ -267,11 +267,15 @@ impl Sweep {
         let segs = || self.segsizes.iter().map(|&s| Some(s));
         match self.collective {
             // A gather's linear_sync sends its first segment apart; nothing
-            // else of a gather or scatter is segmented or fanned out.
+            // else of a gather, scatter or reduce-scatter is segmented or
+            // fanned out.
             Collective::Gather if algorithm == Algorithm::LinearSync => {
                 return segs().map(|s| (s, None)).collect()
             }
-            Collective::Gather | Collective::Scatter => return vec![(None, None)],
+            Collective::Gather
+            | Collective::Scatter
+            | Collective::ReduceScatter
+            | Collective::ReduceScatterBlock => return vec![(None, None)],
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce

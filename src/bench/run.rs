@@ -6,6 +6,7 @@ use super::points::Point;
 use super::stats::Samples;
 use super::{control, delay, exec, exec_arrival, mpich, payload, points, topology};
 use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
+use crate::collective::Combines;
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement};
 use crate::error::{Error, Result};
@@ -600,9 +601,11 @@ impl Buffers {
                     | Collective::Alltoall
                     | Collective::Gather
                     | Collective::Scatter => 0,
-                    Collective::Reduce | Collective::Allreduce | Collective::Allgather => {
-                        floats(largest)
-                    }
+                    Collective::Reduce
+                    | Collective::Allreduce
+                    | Collective::Allgather
+                    | Collective::ReduceScatter
+                    | Collective::ReduceScatterBlock => floats(largest),
                 }
             ],
             scratch: Vec::new(),
@@ -622,6 +625,10 @@ pub(super) enum Runner {
         /// alltoall's block to itself, a gather's or scatter's root's own
         /// block between its send and receive buffers).
         copies: Vec<Option<(Span, Span)>>,
+        /// Where each block of a reduce-scatter's vector lies in the rank's
+        /// memory, in block order (see [`crate::schedule::reduce_scatter`]);
+        /// empty for the other collectives.
+        places: Vec<Span>,
     },
     /// The library's own collective on a communicator configured for the
     /// candidate (Open MPI's), or forced around each call (MPICH's).
@@ -678,6 +685,12 @@ impl Runner {
                     comm: world.duplicate(),
                     ops,
                     copies: schedules.iter().map(|s| s.local_copy(rank)).collect(),
+                    places: match (collective.describe().semantics.combines, schedules.first()) {
+                        (Some(Combines::BlockAtEachRank), Some(s)) => {
+                            (0..s.spec.procs).map(|i| s.needs_at_end(i)).collect()
+                        }
+                        _ => Vec::new(),
+                    },
                 })
             }
             Impl::Ompi => match controls.tuned {
@@ -751,7 +764,9 @@ impl Runner {
         root_index: usize,
     ) -> Result<(), String> {
         match self {
-            Runner::Own { comm, ops, copies } => {
+            Runner::Own {
+                comm, ops, copies, ..
+            } => {
                 if let Some((from, to)) = &copies[root_index] {
                     let at = |s: &Span| s.start as usize..s.end as usize;
                     buf.copy_within(at(from), to.start as usize);
@@ -779,6 +794,17 @@ impl Runner {
                             bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
                         let out = &mut buffers.out[..send.len()];
                         comm.all_reduce_into(send, out, SystemOperation::sum());
+                    }
+                    Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+                        let send: &[f32] =
+                            bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
+                        let procs = comm.size() as usize;
+                        let out = &mut buffers.out[..send.len() / procs];
+                        if *collective == Collective::ReduceScatterBlock {
+                            comm.reduce_scatter_block_into(send, out, SystemOperation::sum());
+                        } else {
+                            reduce_scatter_equal(comm, send, out)?;
+                        }
                     }
                     Collective::Allgather => {
                         let block = buf.len() / comm.size() as usize;
@@ -817,12 +843,29 @@ impl Runner {
         }
     }
 
-    /// Where a reduction's result is after [`Runner::execute`].
+    /// Where block `block` of a reduce-scatter's vector of `m`-byte blocks
+    /// lies in this rank's memory.
+    fn place(&self, block: u32, m: usize) -> std::ops::Range<usize> {
+        match self {
+            Runner::Own { places, .. } if !places.is_empty() => {
+                let s = places[block as usize];
+                s.start as usize..s.end as usize
+            }
+            _ => block as usize * m..(block as usize + 1) * m,
+        }
+    }
+
+    /// Where a reduction's result is after [`Runner::execute`] (a
+    /// reduce-scatter's: this rank's block).
     fn reduced<'a>(&self, buf: &'a [u8], buffers: &'a Buffers) -> &'a [u8] {
+        let (rank, procs) = (self.comm().rank() as u32, self.comm().size() as usize);
         match self {
             Runner::Library { collective, .. } => match collective {
                 Collective::Reduce | Collective::Allreduce => {
                     &bytemuck::cast_slice(&buffers.out)[..buf.len()]
+                }
+                Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+                    &bytemuck::cast_slice(&buffers.out)[..buf.len() / procs]
                 }
                 Collective::Bcast
                 | Collective::Allgather
@@ -831,6 +874,9 @@ impl Runner {
                 | Collective::Scatter => buf,
             },
             // Our schedules combine in place.
+            Runner::Own { places, .. } if !places.is_empty() => {
+                &buf[self.place(rank, buf.len() / procs)]
+            }
             Runner::Own { .. } | Runner::Arrival { .. } => buf,
         }
     }
@@ -892,7 +938,7 @@ pub(super) fn measure(
         let root = roots[root_index];
         let seed = payload::seed(root, iteration, point.msg_bytes);
         fill(
-            opts.collective,
+            (opts.collective, &|block, m| runner.place(block, m)),
             (buf, buffers),
             seed,
             (rank, procs),
@@ -946,10 +992,11 @@ pub(super) fn measure(
 }
 
 /// What `rank` holds before a call: the root's payload (broadcast), its
-/// contribution (reductions), its block, in place and to send (allgather,
-/// gather: apart), the root's blocks (scatter).
+/// contribution (reductions; a reduce-scatter's blocks where `place` puts
+/// them), its block, in place and to send (allgather, gather: apart), the
+/// root's blocks (scatter).
 fn fill(
-    collective: Collective,
+    (collective, place): (Collective, &dyn Fn(u32, usize) -> std::ops::Range<usize>),
     (buf, buffers): (&mut [u8], &mut Buffers),
     seed: u64,
     (rank, procs): (u32, u32),
@@ -959,7 +1006,16 @@ fn fill(
     match collective {
         Collective::Bcast if rank == root => payload::fill(buf, seed),
         Collective::Bcast => {}
-        Collective::Reduce | Collective::Allreduce => payload::fill_contribution(buf, seed, rank),
+        Collective::Reduce | Collective::Allreduce => {
+            payload::fill_contribution(buf, seed, rank, 0)
+        }
+        Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+            let m = buf.len() / procs as usize;
+            for block in 0..procs {
+                let at = place(block, m);
+                payload::fill_contribution(&mut buf[at], seed, rank, block as usize * m / 4);
+            }
+        }
         Collective::Allgather | Collective::Gather => {
             let m = buf.len() / collective.local_bytes(procs, 1) as usize;
             let (blocks, apart) = buf.split_at_mut(procs as usize * m);
@@ -1016,7 +1072,12 @@ fn check(
             .map(|w| format!("payload mismatch from root {root}: {}", wrong_byte(w))),
         Collective::Reduce if rank != root => None,
         Collective::Reduce | Collective::Allreduce => {
-            payload::first_sum_mismatch(result, seed, procs).map(wrong_sum)
+            payload::first_sum_mismatch(result, seed, procs, 0).map(wrong_sum)
+        }
+        // `result` is the rank's block.
+        Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+            let first = rank as usize * result.len() / 4;
+            payload::first_sum_mismatch(result, seed, procs, first).map(wrong_sum)
         }
         Collective::Scatter => {
             // The root's own block in its receive buffer (block p), each
@@ -1048,6 +1109,43 @@ fn check(
                     .map(|w| format!("the block from rank {from}: {}", wrong_byte(w)))
             })
         }
+    }
+}
+
+/// MPI_Reduce_scatter with every count equal, by hand: the mpi crate
+/// binds only MPI_Reduce_scatter_block.
+fn reduce_scatter_equal(
+    comm: &SimpleCommunicator,
+    send: &[f32],
+    out: &mut [f32],
+) -> Result<(), String> {
+    use mpi::raw::AsRaw;
+    let count = mpi::Count::try_from(out.len()).map_err(|e| e.to_string())?;
+    let counts = vec![count; comm.size() as usize];
+    if send.len() != out.len() * counts.len() {
+        return Err(format!(
+            "{} floats to send for {} blocks of {}",
+            send.len(),
+            counts.len(),
+            out.len()
+        ));
+    }
+    // SAFETY: `send` holds p blocks of `count` floats and `out` one, as the
+    // counts say; both outlive the blocking call.
+    let rc = unsafe {
+        mpi::ffi::MPI_Reduce_scatter(
+            send.as_ptr().cast(),
+            out.as_mut_ptr().cast(),
+            counts.as_ptr(),
+            f32::equivalent_datatype().as_raw(),
+            SystemOperation::sum().as_raw(),
+            comm.as_raw(),
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!("MPI_Reduce_scatter returned {rc}"))
     }
 }
 
@@ -1226,7 +1324,8 @@ mod tests {
         let mut result = vec![0u8; local];
         for from in 0..procs {
             let bufs = (&mut *buf, &mut buffers);
-            fill(Collective::Alltoall, bufs, 0, (from, procs), 0, iteration);
+            let natural = |b: u32, m: usize| b as usize * m..(b as usize + 1) * m;
+            fill((Collective::Alltoall, &natural), bufs, 0, (from, procs), 0, iteration);
             let slot = (procs + from) as usize * m;
             result[slot..slot + m].copy_from_slice(&buf[m..2 * m]);
         }

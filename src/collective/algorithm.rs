@@ -62,6 +62,10 @@ pub enum Algorithm {
     TwoProc,
     /// Allgather: Bruck's steps in reverse, a message per block (Open MPI 5.0).
     Sparbit,
+    /// Reduce-scatter: the vector halved at each of log₂ p steps.
+    RecursiveHalving,
+    /// Reduce-scatter: Träff's butterfly, for any number of ranks.
+    Butterfly,
     /// Alltoall: p − 1 exchanges with the ranks at distance 1, 2, … .
     Pairwise,
     /// Alltoall: Bruck's log-step exchange of packed blocks.
@@ -103,13 +107,15 @@ pub enum Algorithm {
     RecexchHalving,
     /// MPICH's alltoall: nonblocking exchanges, a bounded number in flight.
     Scattered,
+    /// MPICH's reduce-scatter for operations that do not commute.
+    Noncommutative,
 }
 
 impl Algorithm {
     /// Every algorithm this tool knows: Open MPI's broadcasts, then our
     /// own, tuned's own decision, those of the other collectives, then
     /// MPICH's (the order of tables and plots).
-    pub const ALL: [Algorithm; 44] = [
+    pub const ALL: [Algorithm; 47] = [
         Algorithm::Default,
         Algorithm::Linear,
         Algorithm::Chain,
@@ -134,6 +140,8 @@ impl Algorithm {
         Algorithm::Neighbor,
         Algorithm::TwoProc,
         Algorithm::Sparbit,
+        Algorithm::RecursiveHalving,
+        Algorithm::Butterfly,
         Algorithm::Pairwise,
         Algorithm::ModifiedBruck,
         Algorithm::LinearSync,
@@ -154,6 +162,7 @@ impl Algorithm {
         Algorithm::RecexchDoubling,
         Algorithm::RecexchHalving,
         Algorithm::Scattered,
+        Algorithm::Noncommutative,
     ];
 
     /// The canonical name used in CSV files and reports.
@@ -183,6 +192,8 @@ impl Algorithm {
             Algorithm::Neighbor => "neighbor",
             Algorithm::TwoProc => "two_proc",
             Algorithm::Sparbit => "sparbit",
+            Algorithm::RecursiveHalving => "recursive_halving",
+            Algorithm::Butterfly => "butterfly",
             Algorithm::Pairwise => "pairwise",
             Algorithm::ModifiedBruck => "modified_bruck",
             Algorithm::LinearSync => "linear_sync",
@@ -203,6 +214,7 @@ impl Algorithm {
             Algorithm::RecexchDoubling => "recexch_doubling",
             Algorithm::RecexchHalving => "recexch_halving",
             Algorithm::Scattered => "scattered",
+            Algorithm::Noncommutative => "noncommutative",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The collectives: what each one is, in one description per collective
 //! (`bcast.rs`, `reduce.rs`, `allreduce.rs`, `allgather.rs`,
-//! `alltoall.rs`, `gather.rs`, `scatter.rs`), and every algorithm by name.
+//! `alltoall.rs`, `gather.rs`, `scatter.rs`, `reduce_scatter.rs`,
+//! `reduce_scatter_block.rs`), and every algorithm by name.
 //!
 //! A description holds what the product knows of a collective as data: its
 //! semantics, Open MPI's ids, names and variables for it, MPICH's names,
@@ -18,6 +19,8 @@ mod alltoall;
 mod bcast;
 mod gather;
 mod reduce;
+mod reduce_scatter;
+mod reduce_scatter_block;
 mod scatter;
 
 pub use algorithm::Algorithm;
@@ -29,7 +32,7 @@ use std::str::FromStr;
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Collective {
     /// The collective of files written before there was a collective
     /// column (see [`Collective::LEGACY`]).
@@ -41,6 +44,8 @@ pub enum Collective {
     Alltoall,
     Gather,
     Scatter,
+    ReduceScatter,
+    ReduceScatterBlock,
 }
 
 /// What the product knows of one collective, as data.
@@ -91,6 +96,8 @@ pub enum Combines {
     AtRoot,
     /// At every rank (`MPI_Allreduce`).
     AtEveryRank,
+    /// Block i of it at rank i (`MPI_Reduce_scatter`, `_block`).
+    BlockAtEachRank,
 }
 
 /// Open MPI's view of the collective (coll/base, coll/tuned, coll/han).
@@ -269,7 +276,7 @@ const fn param(key: &'static str, cvar: &'static str, default: &'static str) -> 
 }
 
 impl Collective {
-    pub const ALL: [Collective; 7] = [
+    pub const ALL: [Collective; 9] = [
         Collective::Bcast,
         Collective::Reduce,
         Collective::Allreduce,
@@ -277,6 +284,8 @@ impl Collective {
         Collective::Alltoall,
         Collective::Gather,
         Collective::Scatter,
+        Collective::ReduceScatter,
+        Collective::ReduceScatterBlock,
     ];
 
     /// What rows of files without a collective column are.
@@ -293,6 +302,8 @@ impl Collective {
             Collective::Alltoall => &alltoall::DESCRIPTION,
             Collective::Gather => &gather::DESCRIPTION,
             Collective::Scatter => &scatter::DESCRIPTION,
+            Collective::ReduceScatter => &reduce_scatter::DESCRIPTION,
+            Collective::ReduceScatterBlock => &reduce_scatter_block::DESCRIPTION,
         }
     }
 
@@ -325,7 +336,11 @@ impl Collective {
     /// binomial tree's subtrees stay in place) and one more, the rank's own
     /// block apart (its send buffer in a gather, its receive buffer in a
     /// scatter, which the root copies its block from or into as MPI does),
-    /// an alltoall's p blocks to send, p received and p passing through
+    /// a reduce-scatter's vector of p blocks (its block of the result
+    /// stays in place: Open MPI's copy of it to the receive buffer is left
+    /// out, as is every algorithm's copy of the send buffer into working
+    /// memory), an alltoall's p blocks to send, p received and p passing
+    /// through
     /// (`schedule::alltoall::local`). (The simulator's buffer is
     /// `Schedule::buffer_bytes`.)
     pub fn local_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
@@ -333,6 +348,9 @@ impl Collective {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
             Collective::Allgather => u64::from(procs) * msg_bytes,
             Collective::Gather | Collective::Scatter => u64::from(procs + 1) * msg_bytes,
+            Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+                u64::from(procs) * msg_bytes
+            }
             Collective::Alltoall => 3 * u64::from(procs) * msg_bytes,
         }
     }

@@ -311,6 +311,14 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
         | Collective::Allgather
         | Collective::Gather
         | Collective::Scatter => by_comm,
+        // The measured decisions hold for commutative operations (the
+        // harness's MPI_SUM); MPICH's own choice for the others stays.
+        Collective::ReduceScatter | Collective::ReduceScatterBlock => Node::default()
+            .with("is_commutative=yes", by_comm)
+            .with(
+                "is_commutative=no",
+                leaf(&collective.mpich_function(Algorithm::RecursiveDoubling), &[]),
+            ),
         // MPICH selects an alltoall whose send buffer is MPI_IN_PLACE
         // apart; no candidate was measured in place: MPICH's choice stays.
         Collective::Alltoall => Node::default()
@@ -328,17 +336,20 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
 
 /// The size MPICH selects `collective` by, and a message size on `p`
 /// ranks in it: the average message (a broadcast's or reduction's
-/// buffer), or the total of an allgather, gather or scatter (all p
-/// blocks: MPICH's own `generic.json` bounds allgathers so, and MPICH 5.0
-/// defines no average for a gather or scatter).
+/// buffer), or the total of an allgather, gather, scatter or
+/// reduce-scatter (all p blocks: MPICH's own `generic.json` bounds
+/// allgathers and reduce-scatters so, and MPICH 5.0 defines no average for
+/// a gather or scatter).
 fn size_key(collective: Collective, p: u32, msg_bytes: u64) -> (&'static str, u64) {
     match collective {
         Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Alltoall => {
             ("avg_msg_size", msg_bytes)
         }
-        Collective::Allgather | Collective::Gather | Collective::Scatter => {
-            ("total_msg_size", u64::from(p) * msg_bytes)
-        }
+        Collective::Allgather
+        | Collective::Gather
+        | Collective::Scatter
+        | Collective::ReduceScatter
+        | Collective::ReduceScatterBlock => ("total_msg_size", u64::from(p) * msg_bytes),
     }
 }
 
@@ -437,6 +448,18 @@ fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
                 ],
             }
         }
+        // MPICH 5.0.1's generic.json for commutative operations: recursive
+        // halving below 512 KiB in all, then pairwise.
+        Collective::ReduceScatter | Collective::ReduceScatterBlock => vec![
+            (
+                Some(524288 - 1),
+                leaf(&collective.mpich_function(Algorithm::RecursiveHalving), &[]),
+            ),
+            (
+                None,
+                leaf(&collective.mpich_function(Algorithm::Pairwise), &[]),
+            ),
+        ],
         // MPICH 5.0.1's generic.json: binomial, whatever the size.
         Collective::Gather | Collective::Scatter => {
             vec![(
@@ -608,6 +631,9 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
             Algorithm::Binomial => Some(leaf(&collective.mpich_function(Algorithm::Binomial), &[])),
             _ => None,
         },
+        // No Open MPI reduce-scatter runs as one of MPICH's (the
+        // descriptions' `equivalents` are empty).
+        Collective::ReduceScatter | Collective::ReduceScatterBlock => None,
     };
     node.ok_or_else(|| {
         Error::Other(format!(

@@ -113,14 +113,17 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
 /// The message size coll/tuned looks rules up by
 /// (`coll_tuned_decision_dynamic.c`, 4.1 to 6.0) for a message size of
 /// `msg_bytes` on `comm_size` ranks: the type size times the count, and
-/// for allgather, alltoall, gather and scatter times the ranks too (all
-/// the blocks).
+/// for allgather, alltoall, gather, scatter and both reduce-scatters times
+/// the ranks too (all the blocks; reduce_scatter sums the counts).
 pub fn tuned_bytes(collective: Collective, comm_size: u32, msg_bytes: u64) -> u64 {
     match collective {
         Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
-        Collective::Allgather | Collective::Alltoall | Collective::Gather | Collective::Scatter => {
-            u64::from(comm_size) * msg_bytes
-        }
+        Collective::Allgather
+        | Collective::Alltoall
+        | Collective::Gather
+        | Collective::Scatter
+        | Collective::ReduceScatter
+        | Collective::ReduceScatterBlock => u64::from(comm_size) * msg_bytes,
     }
 }
 

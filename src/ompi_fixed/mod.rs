@@ -397,6 +397,70 @@ fn scatter_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
     look_up(&RULES, procs, block_bytes)
 }
 
+/// Open MPI's fixed reduce_scatter decision for a commutative operation
+/// (`ompi_coll_tuned_reduce_scatter_intra_dec_fixed`, identical in 4.1 and
+/// 5.0): the algorithm id for `procs` ranks and `total_bytes`, the sum of
+/// every rank's block.
+fn reduce_scatter_algorithm_id(procs: u32, total_bytes: u64) -> u8 {
+    const RULES: [SizeRule; 11] = [
+        (4, &[(65536, 3), (131072, 4)], 3),
+        (8, &[(8, 1), (262144, 2)], 3),
+        (32, &[(262144, 2)], 3),
+        (64, &[(64, 1), (2048, 2), (524288, 4)], 3),
+        (128, &[(256, 1), (512, 2), (2048, 4), (4096, 2)], 4),
+        (256, &[(256, 1), (512, 2)], 4),
+        (512, &[(256, 1), (1024, 2)], 4),
+        (1024, &[(512, 1), (2048, 2), (8192, 4), (16384, 2)], 4),
+        (2048, &[(512, 1), (4096, 2), (16384, 4), (32768, 2)], 4),
+        (4096, &[(512, 1), (4096, 2)], 4),
+        (u32::MAX, &[(1024, 1), (8192, 2)], 4),
+    ];
+    look_up(&RULES, procs, total_bytes)
+}
+
+/// Open MPI's fixed reduce_scatter_block decision for a commutative
+/// operation (`ompi_coll_tuned_reduce_scatter_block_intra_dec_fixed`,
+/// identical in 4.1 and 5.0): the algorithm id for `procs` ranks and
+/// blocks of `block_bytes` (unlike reduce_scatter's, keyed by one block).
+fn reduce_scatter_block_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
+    const RULES: [SizeRule; 5] = [
+        (
+            4,
+            &[
+                (4, 2),
+                (8, 4),
+                (16, 3),
+                (128, 4),
+                (256, 3),
+                (4096, 4),
+                (8192, 3),
+                (131072, 4),
+            ],
+            1,
+        ),
+        (
+            8,
+            &[
+                (8, 3),
+                (32, 2),
+                (256, 4),
+                (8192, 3),
+                (16384, 4),
+                (1048576, 3),
+            ],
+            1,
+        ),
+        (
+            16,
+            &[(4, 1), (32, 3), (128, 4), (524288, 3), (4194304, 1)],
+            4,
+        ),
+        (32, &[(32, 1), (524288, 3), (2097152, 1), (4194304, 3)], 4),
+        (u32::MAX, &[(4, 3), (16, 1), (65536, 4), (262144, 1)], 4),
+    ];
+    look_up(&RULES, procs, block_bytes)
+}
+
 /// What `default` runs for `collective` under Open MPI's fixed decision.
 pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Candidate> {
     match collective {
@@ -413,6 +477,14 @@ pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Ca
         Collective::Scatter => Some(unsegmented(algorithm_of(
             collective,
             scatter_algorithm_id(procs, msg_bytes),
+        ))),
+        Collective::ReduceScatter => Some(unsegmented(algorithm_of(
+            collective,
+            reduce_scatter_algorithm_id(procs, u64::from(procs) * msg_bytes),
+        ))),
+        Collective::ReduceScatterBlock => Some(unsegmented(algorithm_of(
+            collective,
+            reduce_scatter_block_algorithm_id(procs, msg_bytes),
         ))),
     }
 }

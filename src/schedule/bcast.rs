@@ -51,6 +51,8 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         | Algorithm::Neighbor
         | Algorithm::TwoProc
         | Algorithm::Sparbit
+        | Algorithm::RecursiveHalving
+        | Algorithm::Butterfly
         | Algorithm::Pairwise
         | Algorithm::ModifiedBruck
         | Algorithm::LinearSync
@@ -70,7 +72,8 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         | Algorithm::KBrucks
         | Algorithm::RecexchDoubling
         | Algorithm::RecexchHalving
-        | Algorithm::Scattered) => {
+        | Algorithm::Scattered
+        | Algorithm::Noncommutative) => {
             return Err(format!(
                 "no schedule for '{other}': it is not re-implemented here \
                  (own algorithms: {})",

@@ -12,6 +12,7 @@ pub mod arrival_aware;
 pub mod bcast;
 pub mod gather;
 pub mod reduce;
+pub mod reduce_scatter;
 pub mod scatter;
 pub mod tree;
 
@@ -263,6 +264,8 @@ enum Plan {
     Gather(gather::Shape),
     /// A scatter.
     Scatter(scatter::Shape),
+    /// A reduce-scatter (either kind).
+    ReduceScatter(reduce_scatter::Shape),
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -294,6 +297,9 @@ impl Schedule {
                 Collective::Alltoall => alltoall::plan(&spec)?,
                 Collective::Gather => gather::plan(&spec)?,
                 Collective::Scatter => scatter::plan(&spec)?,
+                Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+                    reduce_scatter::plan(&spec)?
+                }
             }
         };
         Ok(Schedule { spec, plan })
@@ -314,18 +320,24 @@ impl Schedule {
             | Plan::ReduceScatterGather
             | Plan::Allreduce(_)
             | Plan::Allgather(_)
-            | Plan::Alltoall(_) => None,
+            | Plan::Alltoall(_)
+            | Plan::ReduceScatter(_) => None,
         }
     }
 
     /// The bytes of the simulator's buffer, in which every rank must end
     /// with its part: the message, the p blocks of an allgather, gather or
-    /// scatter, an alltoall's p² (see [`alltoall`]).
+    /// scatter, a reduce-scatter's vector of p blocks, an alltoall's p²
+    /// (see [`alltoall`]).
     pub fn buffer_bytes(&self) -> u64 {
         let (p, m) = (u64::from(self.spec.procs), self.spec.msg_bytes);
         match self.spec.collective {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => m,
-            Collective::Allgather | Collective::Gather | Collective::Scatter => p * m,
+            Collective::Allgather
+            | Collective::Gather
+            | Collective::Scatter
+            | Collective::ReduceScatter
+            | Collective::ReduceScatterBlock => p * m,
             Collective::Alltoall => p * p * m,
         }
     }
@@ -344,7 +356,9 @@ impl Schedule {
             Collective::Bcast
             | Collective::Scatter
             | Collective::Reduce
-            | Collective::Allreduce => {}
+            | Collective::Allreduce
+            | Collective::ReduceScatter
+            | Collective::ReduceScatterBlock => {}
             Collective::Allgather | Collective::Gather => hold(scatter::block(spec, rank)),
             Collective::Alltoall => {
                 for to in 0..spec.procs {
@@ -354,15 +368,19 @@ impl Schedule {
         }
     }
 
-    /// What `rank` must hold at the end, where data only moves: the whole
-    /// buffer (a gather's root; a gather's other ranks their own block),
-    /// a scatter's block to it, or an alltoall's blocks to it.
+    /// What `rank` must hold at the end: the whole buffer (a gather's
+    /// root; a gather's other ranks their own block), a scatter's block to
+    /// it, an alltoall's blocks to it; in a reduce-scatter its block, every
+    /// contribution combined.
     pub fn needs_at_end(&self, rank: u32) -> Span {
         let p = u64::from(self.spec.procs);
         let m = self.spec.msg_bytes;
         match self.spec.collective {
             Collective::Gather if rank != self.spec.root => scatter::block(&self.spec, rank),
             Collective::Scatter => scatter::block(&self.spec, rank),
+            Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+                reduce_scatter::position(&self.spec, rank)
+            }
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
@@ -389,10 +407,14 @@ impl Schedule {
         }
         match spec.collective {
             Collective::Bcast => bcast::tree_depth(spec),
-            Collective::Reduce | Collective::Allreduce => {
+            Collective::Reduce
+            | Collective::Allreduce
+            | Collective::ReduceScatter
+            | Collective::ReduceScatterBlock => {
                 let schedule = Schedule::new(*spec).ok()?;
                 match &schedule.plan {
                     Plan::Allreduce(shape) => shape.depth(),
+                    Plan::ReduceScatter(shape) => shape.depth(),
                     _ => Some(schedule.tree()?.depth()),
                 }
             }
@@ -430,7 +452,8 @@ impl Schedule {
             | Plan::Allgather(_)
             | Plan::Alltoall(_)
             | Plan::Gather(_)
-            | Plan::Scatter(_) => {
+            | Plan::Scatter(_)
+            | Plan::ReduceScatter(_) => {
                 vec![Segments::new(0, self.spec.msg_bytes, 0)]
             }
             Plan::Nothing => vec![],
@@ -468,6 +491,7 @@ impl Schedule {
             Plan::Allreduce(shape) => shape.doubles(),
             Plan::Allgather(shape) => Some(shape.doubles()),
             Plan::Alltoall(shape) => Some(*shape == alltoall::Shape::ModifiedBruck),
+            Plan::ReduceScatter(shape) => shape.doubles(),
             _ => None,
         }
     }
@@ -492,6 +516,7 @@ impl Schedule {
             Plan::Alltoall(shape) => Some(shape.describe()),
             Plan::Gather(shape) => shape.describe(&self.spec),
             Plan::Scatter(shape) => shape.describe(&self.spec),
+            Plan::ReduceScatter(shape) => Some(shape.describe(&self.spec)),
             Plan::Linear => Some(format!("flat: root {root} sends to every other rank")),
             Plan::ReduceLinear => Some(format!(
                 "flat: every other rank sends to root {root}, which combines them in turn"
@@ -510,7 +535,11 @@ impl Schedule {
     pub fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
         let total = self.buffer_bytes();
         match self.spec.collective {
-            Collective::Bcast | Collective::Reduce | Collective::Allreduce => each(bytes),
+            Collective::Bcast
+            | Collective::Reduce
+            | Collective::Allreduce
+            | Collective::ReduceScatter
+            | Collective::ReduceScatterBlock => each(bytes),
             Collective::Allgather | Collective::Gather | Collective::Scatter => {
                 let [first, wrapped] = bytes.pieces(total);
                 each(first);
@@ -537,7 +566,9 @@ impl Schedule {
             | Collective::Allreduce
             | Collective::Allgather
             | Collective::Gather
-            | Collective::Scatter => Some(bytes),
+            | Collective::Scatter
+            | Collective::ReduceScatter
+            | Collective::ReduceScatterBlock => Some(bytes),
             Collective::Alltoall => alltoall::local(&self.spec, rank, bytes),
         };
         self.ops(rank)
@@ -594,7 +625,9 @@ impl Schedule {
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce
-            | Collective::Allgather => None,
+            | Collective::Allgather
+            | Collective::ReduceScatter
+            | Collective::ReduceScatterBlock => None,
             Collective::Gather if self.spec.algorithm == Algorithm::Binomial && inner => {
                 Some((apart(), own()))
             }
@@ -668,6 +701,7 @@ impl Schedule {
             Plan::Alltoall(shape) => shape.ops(&self.spec, rank, ops),
             Plan::Gather(shape) => shape.ops(&self.spec, rank, ops),
             Plan::Scatter(shape) => shape.ops(&self.spec, rank, ops),
+            Plan::ReduceScatter(shape) => shape.ops(&self.spec, rank, ops),
         }
     }
 }
@@ -682,6 +716,8 @@ pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
         Collective::Alltoall => &alltoall::SCHEDULED,
         Collective::Gather => &gather::SCHEDULED,
         Collective::Scatter => &scatter::SCHEDULED,
+        Collective::ReduceScatter => &reduce_scatter::SCHEDULED,
+        Collective::ReduceScatterBlock => &reduce_scatter::SCHEDULED_BLOCK,
     }
 }
 

@@ -26,6 +26,7 @@ pub mod campaign;
 pub mod partials;
 mod stages;
 
+use crate::collective::Combines;
 use crate::data::{Algorithm, Collective, Placement};
 use crate::schedule::{Op, Schedule, Span};
 use partials::{Clash, Pieces};
@@ -80,11 +81,21 @@ pub struct Reduction {
     /// Every combination keeps rank order (what a non-commutative operation
     /// needs).
     pub ordered: bool,
-    /// Every rank must end with the result (allreduce): a send copies what
-    /// it passes on, a plain receive overwrites. Otherwise (reduce) a send
-    /// moves the partial result, a plain receive fills empty bytes, and
-    /// only the root ends holding anything.
-    pub everyone: bool,
+    /// Where the result must end. At every rank (allreduce) or its block
+    /// at each (reduce-scatter): a send copies what it passes on, a plain
+    /// receive overwrites, and bytes outside a rank's block may hold
+    /// anything at the end. At the root (reduce): a send moves the partial
+    /// result, a plain receive fills empty bytes, and only the root ends
+    /// holding anything.
+    pub result: Combines,
+}
+
+impl Reduction {
+    /// Whether a send keeps a copy of what it sends (and a plain receive
+    /// overwrites).
+    fn keeps(&self) -> bool {
+        self.result != Combines::AtRoot
+    }
 }
 
 impl Programs for Schedule {
@@ -114,11 +125,15 @@ impl Programs for Schedule {
             Collective::Bcast => None,
             Collective::Reduce => Some(Reduction {
                 ordered: self.spec.algorithm == Algorithm::InOrderBinary,
-                everyone: false,
+                result: Combines::AtRoot,
             }),
             Collective::Allreduce => Some(Reduction {
                 ordered: false,
-                everyone: true,
+                result: Combines::AtEveryRank,
+            }),
+            Collective::ReduceScatter | Collective::ReduceScatterBlock => Some(Reduction {
+                ordered: false,
+                result: Combines::BlockAtEachRank,
             }),
             Collective::Allgather
             | Collective::Alltoall
@@ -783,7 +798,7 @@ impl<'a, C: Cost> Simulator<'a, C> {
         if let Some(reduction) = self.reduction.filter(|_| self.proving) {
             // The partial result moves on with the message (a copy of it
             // where the sender keeps it).
-            let pieces = if reduction.everyone {
+            let pieces = if reduction.keeps() {
                 s.acc.copy(bytes)
             } else {
                 s.acc.take(bytes)
@@ -969,7 +984,7 @@ impl<'a, C: Cost> Simulator<'a, C> {
             s.partials.push((peer, bytes, content));
         } else if self.proving {
             let incoming = std::mem::take(&mut self.contents[content as usize]);
-            if self.reduction.is_some_and(|r| r.everyone) {
+            if self.reduction.is_some_and(|r| r.keeps()) {
                 s.acc.overwrite(incoming);
             } else {
                 s.acc
@@ -1038,20 +1053,30 @@ impl<'a, C: Cost> Simulator<'a, C> {
 
 impl<C: Cost> Simulator<'_, C> {
     /// A reduction's end: the root (every rank, for allreduce) holds every
-    /// contribution in every byte, every other rank passed all it held on,
-    /// nothing was left uncombined.
+    /// contribution in every byte, every other rank passed all it held on
+    /// (a reduce-scatter: each rank holds every contribution in every byte
+    /// of its block, whatever it holds elsewhere), nothing was left
+    /// uncombined.
     fn check_reduced(&self, rank: u32, s: &RankState<C::Time>) -> Result<(), SimError> {
-        let (p, m) = (self.schedule.procs(), self.schedule.msg_bytes());
-        let holds_result =
-            rank == self.schedule.root() || self.reduction.is_some_and(|r| r.everyone);
+        let p = self.schedule.procs();
+        let result = self.reduction.map(|r| r.result);
+        let (holds_result, block) = match result {
+            Some(Combines::BlockAtEachRank) => (true, self.schedule.needs_at_end(rank)),
+            Some(Combines::AtEveryRank) => (true, self.whole()),
+            _ => (rank == self.schedule.root(), self.whole()),
+        };
         if !s.partials.is_empty() {
             return Err(SimError::BadWait {
                 rank,
                 what: "received a partial result it never combined",
             });
         }
-        let mut at = 0;
-        for (span, ranks) in s.acc.iter() {
+        let mut acc = s.acc.clone();
+        if result == Some(Combines::BlockAtEachRank) {
+            acc.keep_only(block);
+        }
+        let (mut at, m) = (block.start, block.end);
+        for (span, ranks) in acc.iter() {
             let complete = holds_result && span.start == at && ranks.is_all(p);
             if !complete {
                 return Err(SimError::Unfinished {
@@ -1070,6 +1095,15 @@ impl<C: Cost> Simulator<'_, C> {
             });
         }
         Ok(())
+    }
+}
+
+impl<C: Cost> Simulator<'_, C> {
+    fn whole(&self) -> Span {
+        Span {
+            start: 0,
+            end: self.schedule.msg_bytes(),
+        }
     }
 }
 

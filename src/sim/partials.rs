@@ -182,6 +182,13 @@ impl Pieces {
         });
     }
 
+    /// Forgets what is held outside `bytes`.
+    pub fn keep_only(&mut self, bytes: Span) {
+        let range = self.within(bytes);
+        self.0.truncate(range.end);
+        self.0.drain(..range.start);
+    }
+
     /// Combines `incoming` into what is held there: every byte must hold
     /// something, no rank may be combined twice, and with `ordered` the
     /// incoming ranks must come right before the held ones.

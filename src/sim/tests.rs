@@ -254,7 +254,7 @@ fn reduce_manual(ops: Vec<Vec<Op>>, ordered: bool) -> Result<Outcome, SimError> 
         ops,
         reduction: Some(Reduction {
             ordered,
-            everyone: false,
+            result: Combines::AtRoot,
         }),
     };
     simulate(&m, &Placement::single_node(procs), &REDUCE)
@@ -471,7 +471,7 @@ fn allreduce_verifier_catches_a_rank_left_short_and_a_contribution_twice() {
         ops: ops.clone(),
         reduction: Some(Reduction {
             ordered: false,
-            everyone: true,
+            result: Combines::AtEveryRank,
         }),
     };
     assert!(matches!(
@@ -497,7 +497,7 @@ fn allreduce_verifier_catches_a_rank_left_short_and_a_contribution_twice() {
         ops,
         reduction: Some(Reduction {
             ordered: false,
-            everyone: true,
+            result: Combines::AtEveryRank,
         }),
     };
     assert!(matches!(
@@ -890,8 +890,11 @@ fn edited_schedule(
         fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
             ops.extend_from_slice(&self.1[rank as usize]);
         }
+        fn reduction(&self) -> Option<Reduction> {
+            self.0.reduction()
+        }
     }
-    simulate(&Edited(s, ops), &Placement::single_node(p), &FLAT)
+    simulate(&Edited(s, ops), &Placement::single_node(p), &REDUCE)
 }
 
 #[test]
@@ -1236,4 +1239,116 @@ fn gather_and_scatter_copy_the_own_block_where_open_mpi_does() {
     let scatter = rooted_schedule(Scatter, Algorithm::Binomial, (6, 2), 10, 0);
     assert_eq!(scatter.local_copy(2), Some((at(2), at(6))));
     assert_eq!(scatter.local_copy(4), None);
+}
+
+/// A reduce-scatter of `block` bytes per rank.
+fn reduce_scatter_schedule(
+    collective: crate::data::Collective,
+    algorithm: Algorithm,
+    procs: u32,
+    block: u64,
+) -> Schedule {
+    Schedule::new(Spec {
+        collective,
+        algorithm,
+        procs,
+        root: 0,
+        msg_bytes: block,
+        segsize: 0,
+        fanout: None,
+    })
+    .unwrap_or_else(|e| panic!("{collective} {algorithm} p={procs} m={block}: {e}"))
+}
+
+#[test]
+fn every_reduce_scatter_algorithm_gives_each_rank_its_block_once_on_a_grid() {
+    use crate::data::Collective::{ReduceScatter, ReduceScatterBlock};
+    for collective in [ReduceScatter, ReduceScatterBlock] {
+        for &algorithm in crate::schedule::scheduled(collective) {
+            for procs in 1..=17 {
+                // One float, a few, and blocks whose whole vector crosses
+                // the fixed decisions' bounds (the reduce and scatter of
+                // non-overlapping and basic_linear change algorithm).
+                for block in [0, 4, 12, 1000, 40_000] {
+                    let s = reduce_scatter_schedule(collective, algorithm, procs, block);
+                    for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
+                        let placement =
+                            Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic)
+                                .unwrap();
+                        simulate(&s, &placement, &REDUCE).unwrap_or_else(|e| {
+                            panic!("{collective} {algorithm} p={procs} m={block}: {e}")
+                        });
+                    }
+                    for rank in 0..procs {
+                        s.local_ops(rank).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn reduce_scatter_verifier_catches_a_block_short_twice_or_undelivered() {
+    use crate::data::Collective::{ReduceScatter, ReduceScatterBlock};
+    let edited = |s: &Schedule, edit: &dyn Fn(&mut Vec<Vec<Op>>)| edited_schedule(s, edit);
+    // Rank 2 of a ring takes the last block it receives, its own, as it
+    // comes instead of combining it: its own contribution is lost.
+    let ring = reduce_scatter_schedule(ReduceScatter, Algorithm::Ring, 4, 8);
+    assert!(edited(&ring, &|_| {}).is_ok());
+    assert!(matches!(
+        edited(&ring, &|ops| {
+            let last = ops[2]
+                .iter()
+                .rposition(|op| matches!(op, Op::IrecvPartial { .. }))
+                .unwrap();
+            let Op::IrecvPartial { peer, bytes } = ops[2][last] else {
+                unreachable!()
+            };
+            ops[2][last] = Op::Irecv { peer, bytes };
+            ops[2].pop();
+        }),
+        Err(SimError::Unfinished {
+            rank: 2,
+            contributions: 3,
+            ..
+        })
+    ));
+    // Recursive halving on 6 ranks: the odd rank of the first pair never
+    // hands the folded rank 0 its block.
+    let halving = reduce_scatter_schedule(ReduceScatterBlock, Algorithm::RecursiveHalving, 6, 8);
+    assert!(edited(&halving, &|_| {}).is_ok());
+    assert!(matches!(
+        edited(&halving, &|ops| {
+            ops[0].pop();
+            ops[1].pop();
+        }),
+        Err(SimError::Unfinished { rank: 0, .. })
+    ));
+    // The butterfly's fold sends and combines the even rank's vector twice.
+    let butterfly = reduce_scatter_schedule(ReduceScatter, Algorithm::Butterfly, 5, 8);
+    assert!(edited(&butterfly, &|_| {}).is_ok());
+    assert!(matches!(
+        edited(&butterfly, &|ops| {
+            let send = ops[0][0];
+            ops[0].insert(0, send);
+            let fold: Vec<Op> = ops[1][..3].to_vec();
+            ops[1].splice(0..0, fold);
+        }),
+        Err(SimError::Combine {
+            clash: Clash::Twice(0),
+            ..
+        })
+    ));
+    // The mirrored butterfly on 4 ranks without its second exchange:
+    // every rank ends with two of the four contributions.
+    let mirrored = reduce_scatter_schedule(ReduceScatterBlock, Algorithm::Butterfly, 4, 8);
+    assert!(edited(&mirrored, &|_| {}).is_ok());
+    assert!(matches!(
+        edited(&mirrored, &|ops| ops.iter_mut().for_each(|r| r.truncate(4))),
+        Err(SimError::Unfinished {
+            contributions: 2,
+            ..
+        })
+    ));
 }

@@ -1,0 +1,53 @@
+//! MPI_Reduce_scatter_block: every rank contributes p blocks; rank i ends
+//! with block i of the sum (`MPI_SUM` over `MPI_FLOAT`).
+
+use super::{
+    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi,
+    Restriction::*, Semantics,
+};
+
+pub(super) const DESCRIPTION: Description = Description {
+    name: "reduce_scatter_block",
+    function: "MPI_Reduce_scatter_block",
+    aliases: &[],
+    semantics: Semantics {
+        rooted: false,
+        combines: Some(Combines::BlockAtEachRank),
+        msg_size: "the bytes of each rank's block of the result (each rank contributes p blocks)",
+        element_bytes: 4,
+    },
+    ompi: Ompi {
+        coll_id: 13,
+        algorithms: &[
+            named(Default, "ignore"),
+            named(Linear, "basic_linear"),
+            named(RecursiveDoubling, "recursive_doubling"),
+            named(RecursiveHalving, "recursive_halving"),
+            named(Butterfly, "butterfly"),
+        ],
+        knomial_radix: false,
+        han: false,
+    },
+    two_ranks: &[],
+    own: &[],
+    measured: &[Linear, RecursiveDoubling, RecursiveHalving, Butterfly],
+    sizes: "4:1M:x4",
+    mpich: Mpich {
+        inter: "MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter",
+        // MPICH's algorithms of the same names are not Open MPI's schedules
+        // (its recursive doubling exchanges whole halves, its halving folds
+        // the extra ranks differently): none is priced as ours.
+        equivalents: &[],
+        algorithms: &[
+            MpichAlgorithm {
+                restrictions: &[PowerOfTwo],
+                ..mpich(Noncommutative)
+            },
+            mpich(RecursiveDoubling),
+            mpich(Pairwise),
+            mpich(RecursiveHalving),
+            mpich(Nb),
+        ],
+    },
+    file_suffix: "-reduce_scatter_block",
+};

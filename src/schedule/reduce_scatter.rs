@@ -1,0 +1,613 @@
+//! Reduce-scatter schedules as Open MPI 4.1 and 5.0 run them, for
+//! MPI_Reduce_scatter with equal counts (`coll_base_reduce_scatter.c`:
+//! non-overlapping, recursive halving, ring, butterfly) and
+//! MPI_Reduce_scatter_block (`coll_base_reduce_scatter_block.c`:
+//! basic_linear, recursive halving, butterfly), on the commutative path
+//! `MPI_SUM` takes. With equal counts both files' recursive halving run the
+//! same messages, and so do both butterflies on a number of ranks that is
+//! not a power of two.
+//!
+//! The buffer is each rank's vector of p blocks of `msg_bytes`, block i at
+//! `i · msg_bytes` (Open MPI's working copy of the send buffer); rank i must
+//! end with every contribution combined once in its block, and may leave
+//! partial results elsewhere (the simulator proves it). Reduce's data
+//! model otherwise, with allreduce's copies: a send keeps what it sends, a
+//! plain receive overwrites.
+//!
+//! reduce_scatter_block's butterfly on a power of two first permutes the
+//! blocks (block i to place mirror(i), its bits reversed) and leaves each
+//! rank's result at its mirrored place: the harness writes the vector in
+//! that order ([`position`]), as it skips every algorithm's copy of the
+//! send buffer into working memory.
+//!
+//! reduce_scatter_block's `recursive_doubling` forwards a partner's raw
+//! partial result to a rank without a partner on a number of ranks that is
+//! not a power of two; the operations lack a send of an uncombined partial,
+//! so it is not scheduled here (Open MPI's forced one is still measured).
+
+use super::reduce::exchange as exchange_partial;
+use super::{Op, Plan, Schedule, Span, Spec};
+use crate::data::{Algorithm, Candidate, Collective};
+
+/// MPI_Reduce_scatter's algorithms with a schedule: all of Open MPI's.
+pub const SCHEDULED: [Algorithm; 4] = [
+    Algorithm::Nonoverlapping,
+    Algorithm::RecursiveHalving,
+    Algorithm::Ring,
+    Algorithm::Butterfly,
+];
+
+/// MPI_Reduce_scatter_block's algorithms with a schedule.
+pub const SCHEDULED_BLOCK: [Algorithm; 3] = [
+    Algorithm::Linear,
+    Algorithm::RecursiveHalving,
+    Algorithm::Butterfly,
+];
+
+/// How a reduce-scatter runs.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Shape {
+    /// A reduce of the whole vector to rank 0, then a scatter of its
+    /// blocks from it.
+    ReduceScatter(Box<[Schedule; 2]>),
+    /// Fold to the power of two p' below p, halve the vector over log₂ p'
+    /// exchanges, hand the folded ranks their blocks.
+    RecursiveHalving,
+    /// p − 1 steps around the ring, each passing on one block combined.
+    Ring,
+    /// Fold to p', log₂ p' exchanges of halves (the lower half first),
+    /// then each rank's block to it along the mirror permutation.
+    Butterfly,
+    /// reduce_scatter_block's butterfly on a power of two: the same
+    /// exchanges over blocks in mirrored order, no final exchange.
+    MirroredButterfly,
+}
+
+/// The reduce-scatter plan of `spec` (p > 1, a non-empty block).
+pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
+    let p = spec.procs;
+    let block = spec.collective == Collective::ReduceScatterBlock;
+    let scheduled: &[Algorithm] = if block { &SCHEDULED_BLOCK } else { &SCHEDULED };
+    let shape = match spec.algorithm {
+        a if !scheduled.contains(&a) => {
+            return Err(format!(
+                "no {} schedule for '{a}' (own algorithms: {})",
+                spec.collective,
+                scheduled
+                    .iter()
+                    .map(|a| a.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+        Algorithm::Nonoverlapping | Algorithm::Linear => reduce_then_scatter(spec)?,
+        Algorithm::RecursiveHalving => Shape::RecursiveHalving,
+        Algorithm::Ring => Shape::Ring,
+        Algorithm::Butterfly if block && p.is_power_of_two() => Shape::MirroredButterfly,
+        _ => Shape::Butterfly,
+    };
+    Ok(Plan::ReduceScatter(shape))
+}
+
+/// Open MPI calls the communicator's reduce of the whole vector to rank 0
+/// (with no rules file, tuned's fixed decision), then MPI_Reduce_scatter
+/// coll/basic's linear scatterv (tuned has none), MPI_Reduce_scatter_block
+/// the communicator's scatter (tuned's fixed decision).
+fn reduce_then_scatter(spec: &Spec) -> Result<Shape, String> {
+    let (p, m) = (spec.procs, spec.msg_bytes);
+    let whole = u64::from(p) * m;
+    let reduce = crate::ompi_fixed::decision(Collective::Reduce, p, whole)
+        .ok_or("no fixed reduce decision")?;
+    let scatter = match spec.collective {
+        Collective::ReduceScatterBlock => crate::ompi_fixed::decision(Collective::Scatter, p, m)
+            .ok_or("no fixed scatter decision")?,
+        _ => Candidate {
+            algorithm: Algorithm::Linear,
+            ..Candidate::DEFAULT
+        },
+    };
+    let phase = |collective, c: Candidate, msg_bytes| {
+        Schedule::new(Spec {
+            collective,
+            algorithm: c.algorithm,
+            procs: p,
+            root: 0,
+            msg_bytes,
+            segsize: c.segsize.unwrap_or(0),
+            fanout: c.fanout,
+        })
+        .map_err(|e| {
+            format!(
+                "{} at {p} ranks and {m} bytes runs a {collective} by {}: {e}",
+                spec.algorithm, c.algorithm
+            )
+        })
+    };
+    Ok(Shape::ReduceScatter(Box::new([
+        phase(Collective::Reduce, reduce, whole)?,
+        phase(Collective::Scatter, scatter, m)?,
+    ])))
+}
+
+/// Where block `block` lies in the vector (see the module docs).
+pub(super) fn position(spec: &Spec, block: u32) -> Span {
+    let m = spec.msg_bytes;
+    let p = spec.procs;
+    let at = if spec.collective == Collective::ReduceScatterBlock
+        && spec.algorithm == Algorithm::Butterfly
+        && p.is_power_of_two()
+        && p > 1
+    {
+        mirror(block, p.ilog2())
+    } else {
+        block
+    };
+    Span {
+        start: u64::from(at) * m,
+        end: u64::from(at + 1) * m,
+    }
+}
+
+/// `v`'s lowest `bits` bits reversed (`ompi_mirror_perm`).
+fn mirror(v: u32, bits: u32) -> u32 {
+    if bits == 0 {
+        v
+    } else {
+        v.reverse_bits() >> (32 - bits)
+    }
+}
+
+/// The fold to a power of two shared by recursive halving and the
+/// butterfly: the first 2·rem ranks pair up, the even one of each pair
+/// sends its vector to the odd one and drops out.
+struct Fold {
+    /// p', the largest power of two not above p.
+    pof2: u32,
+    /// p − p'.
+    rem: u32,
+    /// Bytes per block.
+    m: u64,
+}
+
+impl Fold {
+    fn new(spec: &Spec) -> Fold {
+        let pof2 = 1 << spec.procs.ilog2();
+        Fold {
+            pof2,
+            rem: spec.procs - pof2,
+            m: spec.msg_bytes,
+        }
+    }
+
+    /// The real rank of virtual rank `v`.
+    fn real(&self, v: u32) -> u32 {
+        if v < self.rem {
+            2 * v + 1
+        } else {
+            v + self.rem
+        }
+    }
+
+    /// The first real block of virtual block `v` (a folded pair's two).
+    fn first_block(&self, v: u32) -> u32 {
+        if v < self.rem {
+            2 * v
+        } else {
+            v + self.rem
+        }
+    }
+
+    /// The bytes of virtual blocks `from..to`.
+    fn span(&self, from: u32, to: u32) -> Span {
+        Span {
+            start: u64::from(self.first_block(from)) * self.m,
+            end: u64::from(self.first_block(to)) * self.m,
+        }
+    }
+
+    /// The fold's messages; `rank`'s virtual rank, `None` once it dropped
+    /// out.
+    fn fold(&self, rank: u32, all: Span, ops: &mut Vec<Op>) -> Option<u32> {
+        if rank >= 2 * self.rem {
+            return Some(rank - self.rem);
+        }
+        if rank % 2 == 0 {
+            ops.push(Op::Send {
+                peer: rank + 1,
+                bytes: all,
+            });
+            return None;
+        }
+        ops.extend([
+            Op::IrecvPartial {
+                peer: rank - 1,
+                bytes: all,
+            },
+            Op::WaitRecv,
+            Op::Combine {
+                peer: rank - 1,
+                bytes: all,
+            },
+        ]);
+        Some(rank / 2)
+    }
+}
+
+impl Shape {
+    pub(super) fn ops(&self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+        match self {
+            Shape::ReduceScatter(phases) => {
+                for phase in phases.iter() {
+                    phase.ops_into(rank, ops);
+                }
+            }
+            Shape::RecursiveHalving => recursive_halving_ops(spec, rank, ops),
+            Shape::Ring => ring_ops(spec, rank, ops),
+            Shape::Butterfly => butterfly_ops(spec, rank, ops),
+            Shape::MirroredButterfly => mirrored_butterfly_ops(spec, rank, ops),
+        }
+    }
+
+    /// See [`Schedule::doubles`].
+    pub(super) fn doubles(&self) -> Option<bool> {
+        match self {
+            Shape::RecursiveHalving | Shape::Butterfly | Shape::MirroredButterfly => Some(true),
+            Shape::Ring => Some(false),
+            Shape::ReduceScatter(_) => None,
+        }
+    }
+
+    /// How deep a reduce + scatter runs: its two trees' depths added (a
+    /// flat phase counts its ranks); `None` for the others.
+    pub(super) fn depth(&self) -> Option<u32> {
+        let Shape::ReduceScatter(phases) = self else {
+            return None;
+        };
+        Some(
+            phases
+                .iter()
+                .map(|s| s.tree().map_or(s.spec.procs, |t| t.depth()))
+                .sum(),
+        )
+    }
+
+    pub(super) fn describe(&self, spec: &Spec) -> String {
+        match self {
+            Shape::ReduceScatter(phases) => format!(
+                "a reduce of the p blocks to rank 0 ({}), then a scatter of them from it ({})",
+                phases[0].runs_as(),
+                phases[1].runs_as()
+            ),
+            Shape::RecursiveHalving => "recursive halving: the first 2(p - p') ranks fold in \
+                 pairs, log2 p' exchanges of halves of the vector, the folded ranks get their \
+                 blocks last"
+                .into(),
+            Shape::Ring => format!(
+                "ring: {} steps, each passing one block, combined, to the right",
+                spec.procs - 1
+            ),
+            Shape::Butterfly => "butterfly: the first 2(p - p') ranks fold in pairs, log2 p' \
+                 exchanges of halves, then each block to its rank along the mirror permutation"
+                .into(),
+            Shape::MirroredButterfly => "butterfly over blocks in mirrored order: log2 p \
+                 exchanges of halves, each rank's block ends in place"
+                .into(),
+        }
+    }
+}
+
+/// Recursive halving (`reduce_scatter_intra_basic_recursivehalving`,
+/// `reduce_scatter_block_intra_recursivehalving`).
+fn recursive_halving_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+    let fold = Fold::new(spec);
+    let all = fold.span(0, fold.pof2);
+    if let Some(v) = fold.fold(rank, all, ops) {
+        let (mut send, mut recv, mut last) = (0, 0, fold.pof2);
+        let mut mask = fold.pof2 >> 1;
+        while mask > 0 {
+            let peer = fold.real(v ^ mask);
+            let (sent, received) = if v < v ^ mask {
+                send = recv + mask;
+                (fold.span(send, last), fold.span(recv, send))
+            } else {
+                recv = send + mask;
+                (fold.span(send, recv), fold.span(recv, last))
+            };
+            exchange_partial(ops, peer, sent, received);
+            send = recv;
+            last = recv + mask;
+            mask >>= 1;
+        }
+    }
+    if rank < 2 * fold.rem {
+        let block = |r: u32| position(spec, r);
+        ops.push(if rank % 2 == 0 {
+            Op::Recv {
+                peer: rank + 1,
+                bytes: block(rank),
+            }
+        } else {
+            Op::Send {
+                peer: rank - 1,
+                bytes: block(rank - 1),
+            }
+        });
+    }
+}
+
+/// The ring (`reduce_scatter_intra_ring`): rank r sends block r − 1 to
+/// r + 1, then p − 2 times receives the next block from r − 1, combines it
+/// and passes it on, two receives posted ahead; its own block comes last.
+fn ring_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+    let p = spec.procs;
+    let (to, from) = ((rank + 1) % p, (rank + p - 1) % p);
+    let block = |back: u32| position(spec, (rank + p - back % p) % p);
+    ops.extend([
+        Op::IrecvPartial {
+            peer: from,
+            bytes: block(2),
+        },
+        Op::Send {
+            peer: to,
+            bytes: block(1),
+        },
+    ]);
+    for k in 2..p {
+        ops.extend([
+            Op::IrecvPartial {
+                peer: from,
+                bytes: block(k + 1),
+            },
+            Op::WaitRecv,
+            Op::Combine {
+                peer: from,
+                bytes: block(k),
+            },
+            Op::Send {
+                peer: to,
+                bytes: block(k),
+            },
+        ]);
+    }
+    ops.extend([
+        Op::WaitRecv,
+        Op::Combine {
+            peer: from,
+            bytes: block(0),
+        },
+    ]);
+}
+
+/// The butterfly (`reduce_scatter_intra_butterfly`, and
+/// `reduce_scatter_block_intra_butterfly` off powers of two).
+fn butterfly_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+    let fold = Fold::new(spec);
+    let bits = fold.pof2.ilog2();
+    let block = |r: u32| position(spec, r);
+    let Some(v) = fold.fold(rank, fold.span(0, fold.pof2), ops) else {
+        let from = fold.real(mirror(rank.div_ceil(2), bits));
+        ops.push(Op::Recv {
+            peer: from,
+            bytes: block(rank),
+        });
+        return;
+    };
+    let (mut blocks, mut send, mut recv) = (fold.pof2, 0, 0);
+    let mut mask = 1;
+    while mask < fold.pof2 {
+        blocks /= 2;
+        if v & mask == 0 {
+            send += blocks;
+        } else {
+            recv += blocks;
+        }
+        let peer = fold.real(v ^ mask);
+        exchange_partial(
+            ops,
+            peer,
+            fold.span(send, send + blocks),
+            fold.span(recv, recv + blocks),
+        );
+        send = recv;
+        mask <<= 1;
+    }
+    // The rank holds virtual block `send`, the result of virtual rank
+    // mirror(v): its real ranks' blocks, a folded pair's two.
+    let w = mirror(v, bits);
+    let peer = fold.real(w);
+    let mut held = fold.first_block(send);
+    if w < fold.rem {
+        ops.push(Op::Send {
+            peer: peer - 1,
+            bytes: block(held),
+        });
+        held += 1;
+    }
+    if w != v {
+        ops.extend([
+            Op::Irecv {
+                peer,
+                bytes: block(rank),
+            },
+            Op::Send {
+                peer,
+                bytes: block(held),
+            },
+            Op::WaitRecv,
+        ]);
+    }
+}
+
+/// reduce_scatter_block's butterfly on a power of two
+/// (`reduce_scatter_block_intra_butterfly_pof2`), over mirrored places.
+fn mirrored_butterfly_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+    let p = spec.procs;
+    let m = spec.msg_bytes;
+    let span = |from: u32, len: u32| Span {
+        start: u64::from(from) * m,
+        end: u64::from(from + len) * m,
+    };
+    let (mut blocks, mut send, mut recv) = (p, 0, 0);
+    let mut mask = 1;
+    while mask < p {
+        blocks /= 2;
+        if rank & mask == 0 {
+            send += blocks;
+        } else {
+            recv += blocks;
+        }
+        exchange_partial(ops, rank ^ mask, span(send, blocks), span(recv, blocks));
+        send = recv;
+        mask <<= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(collective: Collective, algorithm: Algorithm, procs: u32) -> Schedule {
+        Schedule::new(Spec {
+            collective,
+            algorithm,
+            procs,
+            root: 0,
+            msg_bytes: 4,
+            segsize: 0,
+            fanout: None,
+        })
+        .unwrap()
+    }
+
+    fn block(i: u64) -> Span {
+        Span {
+            start: 4 * i,
+            end: 4 * i + 4,
+        }
+    }
+
+    /// The example in `coll_base_reduce_scatter.c`: 6 ranks, one float
+    /// each, ranks 0 and 2 fold into 1 and 3; at the end rank 4 sends
+    /// rank 2 its result and swaps with rank 3, rank 5 keeps its own.
+    #[test]
+    fn butterfly_on_six_ranks_is_open_mpis_example() {
+        let s = schedule(Collective::ReduceScatter, Algorithm::Butterfly, 6);
+        let all = Span { start: 0, end: 24 };
+        assert_eq!(
+            s.ops(0),
+            [
+                Op::Send {
+                    peer: 1,
+                    bytes: all
+                },
+                Op::Recv {
+                    peer: 1,
+                    bytes: block(0)
+                }
+            ]
+        );
+        assert_eq!(
+            s.ops(2)[1],
+            Op::Recv {
+                peer: 4,
+                bytes: block(2)
+            }
+        );
+        let four = s.ops(4);
+        assert_eq!(
+            four[four.len() - 4..],
+            [
+                Op::Send {
+                    peer: 2,
+                    bytes: block(2)
+                },
+                Op::Irecv {
+                    peer: 3,
+                    bytes: block(4)
+                },
+                Op::Send {
+                    peer: 3,
+                    bytes: block(3)
+                },
+                Op::WaitRecv,
+            ]
+        );
+        // Two exchanges of four operations, nothing after: 5 keeps block 5.
+        assert_eq!(s.ops(5).len(), 8);
+    }
+
+    #[test]
+    fn ring_passes_the_block_behind_it_and_combines_its_own_last() {
+        let s = schedule(Collective::ReduceScatter, Algorithm::Ring, 3);
+        assert_eq!(
+            s.ops(1),
+            [
+                Op::IrecvPartial {
+                    peer: 0,
+                    bytes: block(2)
+                },
+                Op::Send {
+                    peer: 2,
+                    bytes: block(0)
+                },
+                Op::IrecvPartial {
+                    peer: 0,
+                    bytes: block(1)
+                },
+                Op::WaitRecv,
+                Op::Combine {
+                    peer: 0,
+                    bytes: block(2)
+                },
+                Op::Send {
+                    peer: 2,
+                    bytes: block(2)
+                },
+                Op::WaitRecv,
+                Op::Combine {
+                    peer: 0,
+                    bytes: block(1)
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn only_the_block_butterfly_on_powers_of_two_mirrors_its_blocks() {
+        let place = |c, a, p, b| position(&schedule(c, a, p).spec, b);
+        use Algorithm::{Butterfly, RecursiveHalving};
+        use Collective::{ReduceScatter, ReduceScatterBlock};
+        // 8 ranks: block 1 (001) lies at 4 (100), block 6 (110) at 3 (011).
+        assert_eq!(place(ReduceScatterBlock, Butterfly, 8, 1), block(4));
+        assert_eq!(place(ReduceScatterBlock, Butterfly, 8, 6), block(3));
+        assert_eq!(place(ReduceScatterBlock, Butterfly, 6, 1), block(1));
+        assert_eq!(place(ReduceScatter, Butterfly, 8, 1), block(1));
+        assert_eq!(place(ReduceScatterBlock, RecursiveHalving, 8, 1), block(1));
+    }
+
+    #[test]
+    fn reduce_then_scatter_runs_the_fixed_decisions_and_scatterv_is_linear() {
+        // 4 ranks, one float each: the 16-byte vector reduced as the fixed
+        // reduce decision says, then scattered (scatterv: linear; the
+        // block's: as the fixed scatter decision says).
+        let rs = schedule(Collective::ReduceScatter, Algorithm::Nonoverlapping, 4);
+        let Plan::ReduceScatter(Shape::ReduceScatter(phases)) = &rs.plan else {
+            panic!("{:?}", rs.plan)
+        };
+        assert_eq!(phases[0].spec.collective, Collective::Reduce);
+        assert_eq!(phases[0].spec.msg_bytes, 16);
+        assert_eq!(phases[1].spec.algorithm, Algorithm::Linear);
+        let block = schedule(Collective::ReduceScatterBlock, Algorithm::Linear, 4);
+        let Plan::ReduceScatter(Shape::ReduceScatter(phases)) = &block.plan else {
+            panic!("{:?}", block.plan)
+        };
+        let fixed = crate::ompi_fixed::decision(Collective::Scatter, 4, 4).unwrap();
+        assert_eq!(phases[1].spec.algorithm, fixed.algorithm);
+        assert_eq!(
+            phases[0].spec.algorithm,
+            crate::ompi_fixed::decision(Collective::Reduce, 4, 16)
+                .unwrap()
+                .algorithm
+        );
+    }
+}
