@@ -81,13 +81,17 @@ fn distinctive_model(dir: &Path) -> PathBuf {
 /// own: for allreduce the segmented ring with 1 KiB segments wins instead
 /// of the pipeline, for allgather linear (a gather, then a broadcast), for
 /// alltoall the modified Bruck, for gather linear_sync, for scatter
-/// basic_linear.
+/// basic_linear, for reduce_scatter recursive halving, for
+/// reduce_scatter_block basic_linear.
 fn model_of(dir: &Path, collective: &str) -> PathBuf {
     let csv = dir.join(format!("fake-{collective}.csv"));
     let mut text =
         String::from("algorithm,procs,nodes,msg_bytes,time_us,segsize_bytes,collective\n");
     // Reductions are of whole 4-byte floats.
-    let first = if matches!(collective, "reduce" | "allreduce") {
+    let first = if matches!(
+        collective,
+        "reduce" | "allreduce" | "reduce_scatter" | "reduce_scatter_block"
+    ) {
         2
     } else {
         0
@@ -98,6 +102,8 @@ fn model_of(dir: &Path, collective: &str) -> PathBuf {
         "alltoall" => ("pairwise", "modified_bruck", ""),
         "gather" => ("binomial", "linear_sync", ""),
         "scatter" => ("binomial", "linear", ""),
+        "reduce_scatter" => ("butterfly", "recursive_halving", ""),
+        "reduce_scatter_block" => ("butterfly", "linear", ""),
         _ => ("binomial", "pipeline", "1024"),
     };
     for p in [2, 3, 4, 5, 6] {
@@ -199,8 +205,8 @@ fn open_mpi_5_applies_classic_rules_of_both_versions() {
     }
 }
 
-/// One file with broadcast, reduce, allreduce, allgather, alltoall, gather
-/// and scatter sections: all load, the reduce rule (pipeline with 1 KiB
+/// One file with broadcast, reduce, allreduce, allgather, alltoall, gather,
+/// scatter, reduce_scatter and reduce_scatter_block sections: all load, the reduce rule (pipeline with 1 KiB
 /// segments at 4 MiB) slows `MPI_Reduce`, the allreduce rule (segmented
 /// ring with 1 KiB segments) `MPI_Allreduce`, the allgather rule (linear)
 /// `MPI_Allgather`, the alltoall rule (modified Bruck, 1.55-2.8x at 4 MiB
@@ -214,7 +220,14 @@ fn open_mpi_5_applies_classic_rules_of_both_versions() {
 /// sharing 2 cores every scatter algorithm of Open MPI 5.0 times two ways
 /// from job to job (linear_nb 368 or 658 µs at 512 KiB blocks, the fixed
 /// decision 361 or 682 µs), so no pair is reliably apart there (bench's
-/// test times scatter's slow choice on 8 ranks); MPI_Bcast still runs; a
+/// test times scatter's slow choice on 8 ranks); the reduce_scatter rule
+/// (recursive halving) against the same file with a ring rule, at 256 KiB
+/// blocks on 4 ranks (3.2x in the campaign: Open MPI's recursive
+/// algorithms take fresh memory for two copies of the vector every call,
+/// page faults included), and the reduce_scatter_block rule (basic_linear,
+/// which reduces the whole vector by the file's own reduce rule, the slow
+/// pipeline, then scatters it) against recursive doubling (4.1 ms against
+/// 0.44-0.81 ms there); MPI_Bcast still runs; a
 /// section naming algorithm 99 makes its collective fail, so each is
 /// read.
 fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
@@ -228,12 +241,14 @@ fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
         "alltoall",
         "gather",
         "scatter",
+        "reduce_scatter",
+        "reduce_scatter_block",
     ]
     .map(|c| model_of(dir.path(), c));
     let rules = dir.path().join("rules.txt");
     let args = ["--ppn", RANKS, "--sizes", "4,4M"];
     let text = export_all(&models.each_ref().map(PathBuf::as_path), &args, &rules);
-    assert!(text.contains("7 # collectives in this file"), "{text}");
+    assert!(text.contains("9 # collectives in this file"), "{text}");
     // (collective, id, its rule, message size, how much slower the rule
     // must time than the baseline: Open MPI's own choice, or the same file
     // with the collective's rule replaced by the one given).
@@ -250,6 +265,20 @@ fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
             Some((1.5, Some("\n0 1 0 0 #"))),
         ),
         ("scatter", 15, "\n0 1 0 0 #", 512 << 10, None),
+        (
+            "reduce_scatter",
+            12,
+            "\n0 2 0 0 #",
+            256 << 10,
+            Some((1.5, Some("\n0 3 0 0 #"))),
+        ),
+        (
+            "reduce_scatter_block",
+            13,
+            "\n0 1 0 0 #",
+            256 << 10,
+            Some((1.5, Some("\n0 2 0 0 #"))),
+        ),
     ] {
         let header = format!("{id} # collective id: {collective}");
         let at = text.find(&header).expect(&text);

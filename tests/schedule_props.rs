@@ -212,3 +212,27 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Every reduce_scatter and reduce_scatter_block algorithm leaves each
+    /// rank with its block holding every contribution exactly once.
+    #[test]
+    fn every_reduce_scatter_algorithm_gives_each_rank_its_block_once(
+        procs in 1u32..=150,
+        floats in prop::sample::select(vec![0u64, 1, 3, 256]),
+        nodes_wanted in 1u32..=4,
+    ) {
+        let nodes = nodes_wanted.min(procs);
+        let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic).unwrap();
+        for collective in [Collective::ReduceScatter, Collective::ReduceScatterBlock] {
+            for &algorithm in scheduled(collective) {
+                let spec = Spec { collective, algorithm, procs, root: 0, msg_bytes: 4 * floats, segsize: 0, fanout: None };
+                let schedule = Schedule::new(spec).unwrap();
+                let outcome = simulate(&schedule, &placement, &COST);
+                prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
+            }
+        }
+    }
+}

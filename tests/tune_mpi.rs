@@ -57,7 +57,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "--sizes",
         "1,1K,64K",
         "--algorithms",
-        "binomial,pipeline,binary,recursive_doubling,ring,bruck,pairwise",
+        "binomial,pipeline,binary,recursive_doubling,ring,bruck,pairwise,recursive_halving",
         "--segsizes",
         "0,8K",
         "--collectives",
@@ -77,6 +77,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "model-alltoall/manifest.json",
         "model-gather/manifest.json",
         "model-scatter/manifest.json",
+        "model-reduce_scatter/manifest.json",
+        "model-reduce_scatter_block/manifest.json",
         "rules",
         "han.rules",
         "report.md",
@@ -91,7 +93,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     // The rules' validated effect: one table per collective, a row per
     // tuned size.
     let effects: Vec<&str> = report.split("## Validated effect").skip(1).collect();
-    assert_eq!(effects.len(), 7, "{report}");
+    assert_eq!(effects.len(), 9, "{report}");
     for (effect, procs) in effects.iter().flat_map(|e| [(e, "2"), (e, "4")]) {
         assert!(
             effect
@@ -101,7 +103,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         );
     }
     assert!(report.contains(
-        "bcast-select verify --collectives bcast,reduce,allreduce,allgather,alltoall,gather,scatter"
+        "bcast-select verify --collectives bcast,reduce,allreduce,allgather,alltoall,gather,scatter,\
+         reduce_scatter,reduce_scatter_block"
     ));
     // Every switch validated, none kept unless proved faster, and the
     // rules switch only where a kept row says so.
@@ -128,6 +131,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         ("alltoall", 3, &[1, 1024, 65536], true),
         ("gather", 9, &[1, 1024, 65536], true),
         ("scatter", 15, &[1, 1024, 65536], true),
+        ("reduce_scatter", 12, &[1024, 65536], true),
+        ("reduce_scatter_block", 13, &[1024, 65536], true),
     ] {
         for procs in [2u64, 4] {
             for &m in sizes {
@@ -202,6 +207,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
                 "model-alltoall",
                 "model-gather",
                 "model-scatter",
+                "model-reduce_scatter",
+                "model-reduce_scatter_block",
             ]
             .iter()
             .flat_map(|m| {
@@ -224,13 +231,21 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let exe = common::compile_timer(Path::new("mpicc"), dir.path());
     let rules = out_dir.join("rules");
     let text = std::fs::read_to_string(&rules).unwrap();
-    assert!(text.contains("7 # collectives in this file"), "{text}");
+    assert!(text.contains("9 # collectives in this file"), "{text}");
     assert!(text.contains("11 # collective id: reduce"), "{text}");
     assert!(text.contains("2 # collective id: allreduce"), "{text}");
     assert!(text.contains("0 # collective id: allgather"), "{text}");
     assert!(text.contains("3 # collective id: alltoall"), "{text}");
     assert!(text.contains("9 # collective id: gather"), "{text}");
     assert!(text.contains("15 # collective id: scatter"), "{text}");
+    assert!(
+        text.contains("12 # collective id: reduce_scatter"),
+        "{text}"
+    );
+    assert!(
+        text.contains("13 # collective id: reduce_scatter_block"),
+        "{text}"
+    );
     // HAN's routing (Open MPI 5 across nodes) for each it serves (not
     // alltoall).
     let han = std::fs::read_to_string(out_dir.join("han.rules")).unwrap();
@@ -246,6 +261,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "alltoall",
         "gather",
         "scatter",
+        "reduce_scatter",
+        "reduce_scatter_block",
     ] {
         for bytes in [1000, 65536] {
             let (out, ok) = timed(&exe, &rules, bytes, collective);

@@ -48,7 +48,9 @@ pub struct TunedControl {
     collective: Collective,
     algorithm: Cvar,
     segsize: Cvar,
-    chain_fanout: Cvar,
+    /// Where the collective has a chain (broadcast, reduce; the
+    /// reduce-scatters have no such variable).
+    chain_fanout: Option<Cvar>,
     /// Broadcast's only (reduce's knomial is Open MPI 5's).
     knomial_radix: Option<Cvar>,
     /// How many ids `coll_tuned_<collective>_algorithm` takes in this Open
@@ -108,7 +110,10 @@ impl TunedControl {
             collective,
             algorithm: Cvar::open(&var(""))?,
             segsize: Cvar::open(&var("_segmentsize"))?,
-            chain_fanout: Cvar::open(&var("_chain_fanout"))?,
+            chain_fanout: match collective.knows(Algorithm::Chain) {
+                true => Some(Cvar::open(&var("_chain_fanout"))?),
+                false => None,
+            },
             knomial_radix: match collective.describe().ompi.knomial_radix {
                 true => Some(Cvar::open(&var("_knomial_radix"))?),
                 false => None,
@@ -162,9 +167,9 @@ impl TunedControl {
         let fanout = candidate.fanout.unwrap_or(DEFAULT_FANOUT) as c_int;
         self.algorithm.write(c_int::from(id))?;
         self.segsize.write(segsize)?;
-        match (candidate.algorithm, &self.knomial_radix) {
-            (Algorithm::Chain, _) => self.chain_fanout.write(fanout)?,
-            (Algorithm::Knomial, Some(radix)) => radix.write(fanout)?,
+        match (candidate.algorithm, &self.chain_fanout, &self.knomial_radix) {
+            (Algorithm::Chain, Some(chains), _) => chains.write(fanout)?,
+            (Algorithm::Knomial, _, Some(radix)) => radix.write(fanout)?,
             _ => {}
         }
         let comm = if candidate.is_default() {

@@ -1325,7 +1325,14 @@ mod tests {
         for from in 0..procs {
             let bufs = (&mut *buf, &mut buffers);
             let natural = |b: u32, m: usize| b as usize * m..(b as usize + 1) * m;
-            fill((Collective::Alltoall, &natural), bufs, 0, (from, procs), 0, iteration);
+            fill(
+                (Collective::Alltoall, &natural),
+                bufs,
+                0,
+                (from, procs),
+                0,
+                iteration,
+            );
             let slot = (procs + from) as usize * m;
             result[slot..slot + m].copy_from_slice(&buf[m..2 * m]);
         }

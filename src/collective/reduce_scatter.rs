@@ -2,8 +2,8 @@
 //! rank i ends with block i of the sum (`MPI_SUM` over `MPI_FLOAT`).
 
 use super::{
-    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi,
-    Restriction::*, Semantics,
+    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
+    Semantics,
 };
 
 pub(super) const DESCRIPTION: Description = Description {

@@ -313,12 +313,15 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
         | Collective::Scatter => by_comm,
         // The measured decisions hold for commutative operations (the
         // harness's MPI_SUM); MPICH's own choice for the others stays.
-        Collective::ReduceScatter | Collective::ReduceScatterBlock => Node::default()
-            .with("is_commutative=yes", by_comm)
-            .with(
+        Collective::ReduceScatter | Collective::ReduceScatterBlock => {
+            Node::default().with("is_commutative=yes", by_comm).with(
                 "is_commutative=no",
-                leaf(&collective.mpich_function(Algorithm::RecursiveDoubling), &[]),
-            ),
+                leaf(
+                    &collective.mpich_function(Algorithm::RecursiveDoubling),
+                    &[],
+                ),
+            )
+        }
         // MPICH selects an alltoall whose send buffer is MPI_IN_PLACE
         // apart; no candidate was measured in place: MPICH's choice stays.
         Collective::Alltoall => Node::default()

@@ -1,9 +1,11 @@
 /* Times MPI_Bcast (or MPI_Reduce, MPI_Allreduce, MPI_Allgather,
- * MPI_Alltoall, MPI_Gather, MPI_Scatter) of one size and checks the result;
+ * MPI_Alltoall, MPI_Gather, MPI_Scatter, MPI_Reduce_scatter,
+ * MPI_Reduce_scatter_block) of one size and checks the result;
  * used by tests/ompi_rules.rs, tests/mpich_rules.rs and tests/tune_mpi.rs to
  * observe which rules the MPI library applied.
  * Usage: coll_timer BYTES ITERATIONS
- *        [bcast|reduce|allreduce|allgather|alltoall|gather|scatter]
+ *        [bcast|reduce|allreduce|allgather|alltoall|gather|scatter|
+ *         reduce_scatter|reduce_scatter_block]
  * bcast: MPI_BYTE from rank 0, payload checked on every rank. reduce:
  * MPI_SUM of BYTES/4 MPI_FLOATs to rank 0, the exact sum checked there;
  * allreduce: the same sum, checked on every rank. allgather: BYTES of
@@ -11,7 +13,9 @@
  * BYTES of MPI_BYTE from every rank to every rank, every block checked;
  * gather: BYTES of MPI_BYTE from every rank to rank 0, every block checked
  * there; scatter: BYTES of MPI_BYTE from rank 0 to every rank, checked on
- * every rank.
+ * every rank; reduce_scatter (equal counts) and reduce_scatter_block:
+ * MPI_SUM of size blocks of BYTES/4 MPI_FLOATs, each rank's block of the
+ * exact sum checked on it.
  * Prints "min_us <t>" (rank 0), or "<collective>_error <code>" and exits 3
  * when the call fails (e.g. a rule names an invalid algorithm). */
 #include <mpi.h>
@@ -31,6 +35,8 @@ int main(int argc, char **argv) {
     int a2a = strcmp(name, "alltoall") == 0;
     int to_root = strcmp(name, "gather") == 0;
     int from_root = strcmp(name, "scatter") == 0;
+    int rs_block = strcmp(name, "reduce_scatter_block") == 0;
+    int rs = rs_block || strcmp(name, "reduce_scatter") == 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -38,13 +44,25 @@ int main(int argc, char **argv) {
     unsigned char *buf = malloc(bytes > 0 ? bytes : 1);
     unsigned char *blocks = malloc((gather || a2a || to_root) && bytes > 0 ? bytes * size : 1);
     unsigned char *out = malloc((a2a || from_root) && bytes > 0 ? bytes * size : 1);
-    float *mine = malloc(floats > 0 ? floats * sizeof(float) : 1);
+    float *mine = malloc(floats > 0 ? floats * sizeof(float) * (rs ? size : 1) : 1);
+    int *counts = malloc(size * sizeof(int));
+    for (int r = 0; r < size; r++) counts[r] = (int)floats;
     float *sum = malloc(floats > 0 ? floats * sizeof(float) : 1);
     double best = 1e30;
     for (int it = 0; it <= iters; it++) {
         int rc;
         double t0, t;
-        if (reduce) {
+        if (rs) {
+            for (long i = 0; i < floats * size; i++)
+                mine[i] = (float)((i + it) % 16 + rank);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            rc = rs_block ? MPI_Reduce_scatter_block(mine, sum, (int)floats, MPI_FLOAT, MPI_SUM,
+                                                     MPI_COMM_WORLD)
+                          : MPI_Reduce_scatter(mine, sum, counts, MPI_FLOAT, MPI_SUM,
+                                               MPI_COMM_WORLD);
+            t = MPI_Wtime() - t0;
+        } else if (reduce) {
             /* Small whole numbers: every sum is exact in any order. */
             for (long i = 0; i < floats; i++)
                 mine[i] = (float)((i + it) % 16 + rank);
@@ -110,6 +128,15 @@ int main(int argc, char **argv) {
                 }
             }
         }
+        for (long i = 0; rs && i < floats; i++) {
+            long at = rank * floats + i;
+            float want = (float)(size * ((at + it) % 16) + size * (size - 1) / 2);
+            if (sum[i] != want) {
+                printf("bad_sum rank %d float %ld is %g, expected %g\n", rank, at, sum[i], want);
+                fflush(stdout);
+                MPI_Abort(MPI_COMM_WORLD, 4);
+            }
+        }
         for (long r = 0; (gather || (to_root && rank == 0)) && r < size; r++) {
             for (long i = 0; i < bytes; i++) {
                 if (blocks[r * bytes + i] != (unsigned char)(i * 7 + it + 31 * r)) {
@@ -135,7 +162,7 @@ int main(int argc, char **argv) {
                 MPI_Abort(MPI_COMM_WORLD, 4);
             }
         }
-        for (long i = 0; !reduce && !gather && !a2a && !to_root && !from_root && i < bytes; i++) {
+        for (long i = 0; !reduce && !rs && !gather && !a2a && !to_root && !from_root && i < bytes; i++) {
             if (buf[i] != (unsigned char)(i * 7 + it)) {
                 printf("bad_payload rank %d offset %ld\n", rank, i);
                 fflush(stdout);
@@ -152,6 +179,7 @@ int main(int argc, char **argv) {
     free(out);
     free(mine);
     free(sum);
+    free(counts);
     MPI_Finalize();
     return 0;
 }
