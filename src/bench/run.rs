@@ -625,6 +625,9 @@ pub(super) enum Runner {
         /// alltoall's block to itself, a gather's or scatter's root's own
         /// block between its send and receive buffers).
         copies: Vec<Option<(Span, Span)>>,
+        /// The working memory Open MPI's algorithm allocates and fills every
+        /// call, per root (see [`Schedule::working_memory`]).
+        fresh: Vec<Vec<u64>>,
         /// Where each block of a reduce-scatter's vector lies in the rank's
         /// memory, in block order (see [`crate::schedule::reduce_scatter`]);
         /// empty for the other collectives.
@@ -685,6 +688,7 @@ impl Runner {
                     comm: world.duplicate(),
                     ops,
                     copies: schedules.iter().map(|s| s.local_copy(rank)).collect(),
+                    fresh: schedules.iter().map(|s| s.working_memory(rank)).collect(),
                     places: match (collective.describe().semantics.combines, schedules.first()) {
                         (Some(Combines::BlockAtEachRank), Some(s)) => {
                             (0..s.spec.procs).map(|i| s.needs_at_end(i)).collect()
@@ -765,13 +769,20 @@ impl Runner {
     ) -> Result<(), String> {
         match self {
             Runner::Own {
-                comm, ops, copies, ..
+                comm,
+                ops,
+                copies,
+                fresh,
+                ..
             } => {
                 if let Some((from, to)) = &copies[root_index] {
                     let at = |s: &Span| s.start as usize..s.end as usize;
                     buf.copy_within(at(from), to.start as usize);
                 }
-                exec::run(comm, &ops[root_index], buf, &mut buffers.scratch)
+                let working = working_memory(&fresh[root_index], buf);
+                let done = exec::run(comm, &ops[root_index], buf, &mut buffers.scratch);
+                drop(std::hint::black_box(working));
+                done
             }
             Runner::Library {
                 comm, collective, ..
@@ -1110,6 +1121,26 @@ fn check(
             })
         }
     }
+}
+
+/// Memory allocated as Open MPI's algorithm allocates it (`sizes`, in
+/// order, from the C allocator, as Open MPI's `malloc`), the first a copy
+/// of the start of `buf`, the others written through: the allocations and
+/// page faults it pays on fresh memory. Freed by the caller after the call.
+fn working_memory(sizes: &[u64], buf: &[u8]) -> Vec<Vec<u8>> {
+    sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let n = n as usize;
+            let mut v = Vec::with_capacity(n);
+            match i {
+                0 => v.extend_from_slice(&buf[..n.min(buf.len())]),
+                _ => v.resize(n, 0),
+            }
+            std::hint::black_box(v)
+        })
+        .collect()
 }
 
 /// MPI_Reduce_scatter with every count equal, by hand: the mpi crate

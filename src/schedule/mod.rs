@@ -638,6 +638,17 @@ impl Schedule {
         }
     }
 
+    /// The bytes of each buffer Open MPI's algorithm allocates and fills on
+    /// `rank` every call besides what the operations name (a
+    /// reduce-scatter's copies of the vector, see
+    /// [`reduce_scatter::working_memory`]); empty where not modelled.
+    pub fn working_memory(&self, rank: u32) -> Vec<u64> {
+        match &self.plan {
+            Plan::ReduceScatter(shape) => reduce_scatter::working_memory(shape, &self.spec, rank),
+            _ => Vec::new(),
+        }
+    }
+
     /// The operations `rank` performs, in order.
     pub fn ops(&self, rank: u32) -> Vec<Op> {
         let mut ops = Vec::new();

@@ -387,6 +387,10 @@ impl Row {
 
 /// The rows as a table for people.
 pub fn table(rows: &[Row]) -> String {
+    let named = rows
+        .iter()
+        .map(|r| r.collective.len())
+        .fold("collective".len().max(12), usize::max);
     let served = rows
         .iter()
         .map(|r| r.served_by.len())
@@ -396,9 +400,9 @@ pub fn table(rows: &[Row]) -> String {
         .map(|r| r.decision.len())
         .fold("rules' decision".len().max(25), usize::max);
     let mut t = format!(
-        "collective   ranks  size      {:<served$}  {:<decided$}  speed-up  95% interval    \
+        "{:<named$} ranks  size      {:<served$}  {:<decided$}  speed-up  95% interval    \
          rules seen\n",
-        "served by", "rules' decision"
+        "collective", "served by", "rules' decision"
     );
     for r in rows {
         let seen = match (r.rules_seen, r.rule_speedup) {
@@ -418,7 +422,7 @@ pub fn table(rows: &[Row]) -> String {
         };
         let _ = writeln!(
             t,
-            "{:<12} {:>5}  {:<8}  {:<served$}  {:<decided$}  {speedup:>8}  {interval:<14}  {seen}",
+            "{:<named$} {:>5}  {:<8}  {:<served$}  {:<decided$}  {speedup:>8}  {interval:<14}  {seen}",
             r.collective,
             r.procs,
             format_bytes(r.msg_bytes),
