@@ -234,7 +234,7 @@ impl Fold {
         if rank >= 2 * self.rem {
             return Some(rank - self.rem);
         }
-        if rank % 2 == 0 {
+        if rank.is_multiple_of(2) {
             ops.push(Op::Send {
                 peer: rank + 1,
                 bytes: all,
@@ -344,7 +344,7 @@ fn recursive_halving_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
     }
     if rank < 2 * fold.rem {
         let block = |r: u32| position(spec, r);
-        ops.push(if rank % 2 == 0 {
+        ops.push(if rank.is_multiple_of(2) {
             Op::Recv {
                 peer: rank + 1,
                 bytes: block(rank),
