@@ -1,10 +1,7 @@
 //! MPI_Reduce_scatter with equal counts: every rank contributes p blocks;
 //! rank i ends with block i of the sum (`MPI_SUM` over `MPI_FLOAT`).
 
-use super::{
-    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
-    Semantics,
-};
+use super::{named, Algorithm::*, Combines, Description, Mpich, Ompi, Semantics};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "reduce_scatter",
@@ -37,16 +34,7 @@ pub(super) const DESCRIPTION: Description = Description {
         inter: "MPIR_Reduce_scatter_inter_remote_reduce_local_scatter",
         // As for reduce_scatter_block: none of MPICH's is priced as ours.
         equivalents: &[],
-        algorithms: &[
-            MpichAlgorithm {
-                restrictions: &[PowerOfTwo],
-                ..mpich(Noncommutative)
-            },
-            mpich(RecursiveDoubling),
-            mpich(Pairwise),
-            mpich(RecursiveHalving),
-            mpich(Nb),
-        ],
+        algorithms: super::reduce_scatter_block::MPICH_ALGORITHMS,
     },
     file_suffix: "-reduce_scatter",
 };

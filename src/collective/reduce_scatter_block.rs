@@ -6,6 +6,19 @@ use super::{
     Semantics,
 };
 
+/// MPICH's algorithms of both reduce-scatters (the same names and
+/// restrictions in its `coll_algorithms.txt`).
+pub(super) const MPICH_ALGORITHMS: &[MpichAlgorithm] = &[
+    MpichAlgorithm {
+        restrictions: &[PowerOfTwo],
+        ..mpich(Noncommutative)
+    },
+    mpich(RecursiveDoubling),
+    mpich(Pairwise),
+    mpich(RecursiveHalving),
+    mpich(Nb),
+];
+
 pub(super) const DESCRIPTION: Description = Description {
     name: "reduce_scatter_block",
     function: "MPI_Reduce_scatter_block",
@@ -38,16 +51,7 @@ pub(super) const DESCRIPTION: Description = Description {
         // (its recursive doubling exchanges whole halves, its halving folds
         // the extra ranks differently): none is priced as ours.
         equivalents: &[],
-        algorithms: &[
-            MpichAlgorithm {
-                restrictions: &[PowerOfTwo],
-                ..mpich(Noncommutative)
-            },
-            mpich(RecursiveDoubling),
-            mpich(Pairwise),
-            mpich(RecursiveHalving),
-            mpich(Nb),
-        ],
+        algorithms: MPICH_ALGORITHMS,
     },
     file_suffix: "-reduce_scatter_block",
 };

@@ -143,11 +143,7 @@ fn block(count: u64, blocks: u64, b: u64) -> (u64, u64) {
 impl Shape {
     pub(super) fn ops(&self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
         match self {
-            Shape::ReduceBcast(phases) => {
-                for phase in phases.iter() {
-                    phase.ops_into(rank, ops);
-                }
-            }
+            Shape::ReduceBcast(phases) => super::phased_ops(&phases[..], rank, ops),
             Shape::RecursiveDoubling => recursive_doubling_ops(spec, rank, ops),
             Shape::Ring { phases } => ring_ops(spec, *phases, rank, ops),
             Shape::Rabenseifner => rabenseifner_ops(spec, rank, ops),
@@ -160,12 +156,7 @@ impl Shape {
         let Shape::ReduceBcast(phases) = self else {
             return None;
         };
-        Some(
-            phases
-                .iter()
-                .map(|s| s.tree().map_or(s.spec.procs, |t| t.depth()))
-                .sum(),
-        )
+        Some(super::phased_depth(&phases[..]))
     }
 
     /// The algorithm that runs, fallbacks followed (see [`Shape::note`]).

@@ -134,6 +134,23 @@ impl Op {
     }
 }
 
+/// The operations of whole collectives run one after another on `rank`
+/// (a reduce, then a broadcast or a scatter).
+pub(super) fn phased_ops(phases: &[Schedule], rank: u32, ops: &mut Vec<Op>) {
+    for phase in phases {
+        phase.ops_into(rank, ops);
+    }
+}
+
+/// How deep collectives run one after another: their trees' depths added
+/// (a flat phase counts its ranks).
+pub(super) fn phased_depth(phases: &[Schedule]) -> u32 {
+    phases
+        .iter()
+        .map(|s| s.tree().map_or(s.spec.procs, |t| t.depth()))
+        .sum()
+}
+
 /// Open MPI's sendrecv of data: the receive of `recv` from `from` posted,
 /// a blocking send of `send` to `to`, the wait.
 pub(super) fn sendrecv(ops: &mut Vec<Op>, to: u32, send: Span, from: u32, recv: Span) {

@@ -259,11 +259,7 @@ impl Fold {
 impl Shape {
     pub(super) fn ops(&self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
         match self {
-            Shape::ReduceScatter(phases) => {
-                for phase in phases.iter() {
-                    phase.ops_into(rank, ops);
-                }
-            }
+            Shape::ReduceScatter(phases) => super::phased_ops(&phases[..], rank, ops),
             Shape::RecursiveHalving => recursive_halving_ops(spec, rank, ops),
             Shape::Ring => ring_ops(spec, rank, ops),
             Shape::Butterfly => butterfly_ops(spec, rank, ops),
@@ -286,12 +282,7 @@ impl Shape {
         let Shape::ReduceScatter(phases) = self else {
             return None;
         };
-        Some(
-            phases
-                .iter()
-                .map(|s| s.tree().map_or(s.spec.procs, |t| t.depth()))
-                .sum(),
-        )
+        Some(super::phased_depth(&phases[..]))
     }
 
     pub(super) fn describe(&self, spec: &Spec) -> String {
