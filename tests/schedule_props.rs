@@ -236,3 +236,27 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Every barrier keeps every rank in until it has heard, through some
+    /// chain of messages, from every rank.
+    #[test]
+    fn every_barrier_keeps_every_rank_until_all_entered(
+        procs in 1u32..=300,
+        nodes_wanted in 1u32..=4,
+    ) {
+        let nodes = nodes_wanted.min(procs);
+        let placement = Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic).unwrap();
+        for &algorithm in scheduled(Collective::Barrier) {
+            let spec = Spec { collective: Collective::Barrier, algorithm, procs, root: 0, msg_bytes: 0, segsize: 0, fanout: None };
+            let Ok(schedule) = Schedule::new(spec) else {
+                prop_assert!(algorithm == bcast_select::data::Algorithm::TwoProc && procs > 2);
+                continue;
+            };
+            let outcome = simulate(&schedule, &placement, &COST);
+            prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
+        }
+    }
+}

@@ -150,7 +150,7 @@ fn recipe_up_to(
     candidate: &Candidate,
     most_ranks: u32,
 ) -> Option<Recipe> {
-    if config.procs <= 1 || config.msg_bytes == 0 {
+    if config.procs <= 1 || (config.msg_bytes == 0 && collective != Collective::Barrier) {
         return Some(Recipe::default()); // the collective returns at once
     }
     let Some([a, b]) = fewer_nodes(config, most_ranks) else {
@@ -237,7 +237,8 @@ fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64
         | Collective::Allgather
         | Collective::Alltoall
         | Collective::ReduceScatter
-        | Collective::ReduceScatterBlock => Schedule::new(spec).ok().and_then(|s| s.doubles()),
+        | Collective::ReduceScatterBlock
+        | Collective::Barrier => Schedule::new(spec).ok().and_then(|s| s.doubles()),
         // Trees (a flat one's depth is its ranks): their depth says it,
         // without building a schedule per row.
         Collective::Bcast | Collective::Reduce | Collective::Gather | Collective::Scatter => None,
@@ -327,7 +328,8 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
         | Collective::Gather
         | Collective::Scatter
         | Collective::ReduceScatter
-        | Collective::ReduceScatterBlock => return None,
+        | Collective::ReduceScatterBlock
+        | Collective::Barrier => return None,
     };
     if seg == 0 {
         return None; // an empty message: nothing to extrapolate

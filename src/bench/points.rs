@@ -275,7 +275,8 @@ impl Sweep {
             Collective::Gather
             | Collective::Scatter
             | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock => return vec![(None, None)],
+            | Collective::ReduceScatterBlock
+            | Collective::Barrier => return vec![(None, None)],
             Collective::Bcast
             | Collective::Reduce
             | Collective::Allreduce

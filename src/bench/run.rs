@@ -600,7 +600,8 @@ impl Buffers {
                     Collective::Bcast
                     | Collective::Alltoall
                     | Collective::Gather
-                    | Collective::Scatter => 0,
+                    | Collective::Scatter
+                    | Collective::Barrier => 0,
                     Collective::Reduce
                     | Collective::Allreduce
                     | Collective::Allgather
@@ -789,6 +790,7 @@ impl Runner {
             } => {
                 match collective {
                     Collective::Bcast => comm.process_at_rank(root as i32).broadcast_into(buf),
+                    Collective::Barrier => comm.barrier(),
                     Collective::Reduce => {
                         let send: &[f32] =
                             bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
@@ -882,7 +884,8 @@ impl Runner {
                 | Collective::Allgather
                 | Collective::Alltoall
                 | Collective::Gather
-                | Collective::Scatter => buf,
+                | Collective::Scatter
+                | Collective::Barrier => buf,
             },
             // Our schedules combine in place.
             Runner::Own { places, .. } if !places.is_empty() => {
@@ -943,6 +946,12 @@ pub(super) fn measure(
         worst: delays.map(|_| Samples::default()),
         ..Timing::default()
     };
+    if opts.collective == Collective::Barrier {
+        if let Err(e) = barrier_holds(runner, (buf, buffers)) {
+            eprintln!("error: rank {rank}: {}: {e}", describe(&point.candidate));
+            world.abort(3);
+        }
+    }
     let start = mpi::time();
     for iteration in 0u64.. {
         let root_index = (iteration % roots.len() as u64) as usize;
@@ -1002,6 +1011,41 @@ pub(super) fn measure(
     timing
 }
 
+/// Whether the barrier `runner` runs keeps every rank in until every rank
+/// entered: with the last rank, then rank 0, entering a millisecond after
+/// the others, no rank may leave before it entered (`Err` where one did).
+/// Untimed. Checked where every rank shares a node, and so a clock;
+/// elsewhere the simulator's proof stands alone.
+fn barrier_holds(runner: &Runner, (buf, buffers): (&mut [u8], &mut Buffers)) -> Result<(), String> {
+    let comm = runner.comm();
+    let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
+    let names = topology::node_names(comm);
+    if names.iter().any(|n| *n != names[0]) {
+        return Ok(());
+    }
+    for late in [procs - 1, 0] {
+        comm.barrier();
+        if rank == late {
+            delay::wait_until(mpi::time() + 1e-3);
+        }
+        let entered = mpi::time();
+        runner
+            .force()
+            .and_then(|_forced| runner.execute(buf, buffers, 0, 0))?;
+        let left = mpi::time();
+        // The last entry, and the first exit (negated).
+        let mut last = [0.0f64; 2];
+        comm.all_reduce_into(&[entered, -left][..], &mut last[..], SystemOperation::max());
+        if -last[1] < last[0] {
+            return Err(format!(
+                "a rank left the barrier {:.1} us before rank {late} entered it",
+                (last[0] + last[1]) * 1e6
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What `rank` holds before a call: the root's payload (broadcast), its
 /// contribution (reductions; a reduce-scatter's blocks where `place` puts
 /// them), its block, in place and to send (allgather, gather: apart), the
@@ -1016,7 +1060,7 @@ fn fill(
 ) {
     match collective {
         Collective::Bcast if rank == root => payload::fill(buf, seed),
-        Collective::Bcast => {}
+        Collective::Bcast | Collective::Barrier => {}
         Collective::Reduce | Collective::Allreduce => {
             payload::fill_contribution(buf, seed, rank, 0)
         }
@@ -1079,6 +1123,8 @@ fn check(
     };
     match collective {
         Collective::Bcast if rank == root => None,
+        // Checked apart, with a rank entering late (`barrier_holds`).
+        Collective::Barrier => None,
         Collective::Bcast => payload::first_mismatch(result, seed)
             .map(|w| format!("payload mismatch from root {root}: {}", wrong_byte(w))),
         Collective::Reduce if rank != root => None,

@@ -62,6 +62,8 @@ pub enum Algorithm {
     TwoProc,
     /// Allgather: Bruck's steps in reverse, a message per block (Open MPI 5.0).
     Sparbit,
+    /// Barrier: a token twice around the ring.
+    DoubleRing,
     /// Reduce-scatter: the vector halved at each of log₂ p steps.
     RecursiveHalving,
     /// Reduce-scatter: Träff's butterfly, for any number of ranks.
@@ -109,13 +111,15 @@ pub enum Algorithm {
     Scattered,
     /// MPICH's reduce-scatter for operations that do not commute.
     Noncommutative,
+    /// MPICH's barrier: dissemination of radix k.
+    KDissemination,
 }
 
 impl Algorithm {
     /// Every algorithm this tool knows: Open MPI's broadcasts, then our
     /// own, tuned's own decision, those of the other collectives, then
     /// MPICH's (the order of tables and plots).
-    pub const ALL: [Algorithm; 47] = [
+    pub const ALL: [Algorithm; 49] = [
         Algorithm::Default,
         Algorithm::Linear,
         Algorithm::Chain,
@@ -140,6 +144,7 @@ impl Algorithm {
         Algorithm::Neighbor,
         Algorithm::TwoProc,
         Algorithm::Sparbit,
+        Algorithm::DoubleRing,
         Algorithm::RecursiveHalving,
         Algorithm::Butterfly,
         Algorithm::Pairwise,
@@ -163,6 +168,7 @@ impl Algorithm {
         Algorithm::RecexchHalving,
         Algorithm::Scattered,
         Algorithm::Noncommutative,
+        Algorithm::KDissemination,
     ];
 
     /// The canonical name used in CSV files and reports.
@@ -192,6 +198,7 @@ impl Algorithm {
             Algorithm::Neighbor => "neighbor",
             Algorithm::TwoProc => "two_proc",
             Algorithm::Sparbit => "sparbit",
+            Algorithm::DoubleRing => "double_ring",
             Algorithm::RecursiveHalving => "recursive_halving",
             Algorithm::Butterfly => "butterfly",
             Algorithm::Pairwise => "pairwise",
@@ -215,6 +222,7 @@ impl Algorithm {
             Algorithm::RecexchHalving => "recexch_halving",
             Algorithm::Scattered => "scattered",
             Algorithm::Noncommutative => "noncommutative",
+            Algorithm::KDissemination => "k_dissemination",
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The collectives: what each one is, in one description per collective
 //! (`bcast.rs`, `reduce.rs`, `allreduce.rs`, `allgather.rs`,
 //! `alltoall.rs`, `gather.rs`, `scatter.rs`, `reduce_scatter.rs`,
-//! `reduce_scatter_block.rs`), and every algorithm by name.
+//! `reduce_scatter_block.rs`, `barrier.rs`), and every algorithm by name.
 //!
 //! A description holds what the product knows of a collective as data: its
 //! semantics, Open MPI's ids, names and variables for it, MPICH's names,
@@ -16,6 +16,7 @@ mod algorithm;
 mod allgather;
 mod allreduce;
 mod alltoall;
+mod barrier;
 mod bcast;
 mod gather;
 mod reduce;
@@ -46,6 +47,7 @@ pub enum Collective {
     Scatter,
     ReduceScatter,
     ReduceScatterBlock,
+    Barrier,
 }
 
 /// What the product knows of one collective, as data.
@@ -276,7 +278,7 @@ const fn param(key: &'static str, cvar: &'static str, default: &'static str) -> 
 }
 
 impl Collective {
-    pub const ALL: [Collective; 9] = [
+    pub const ALL: [Collective; 10] = [
         Collective::Bcast,
         Collective::Reduce,
         Collective::Allreduce,
@@ -286,6 +288,7 @@ impl Collective {
         Collective::Scatter,
         Collective::ReduceScatter,
         Collective::ReduceScatterBlock,
+        Collective::Barrier,
     ];
 
     /// What rows of files without a collective column are.
@@ -304,6 +307,7 @@ impl Collective {
             Collective::Scatter => &scatter::DESCRIPTION,
             Collective::ReduceScatter => &reduce_scatter::DESCRIPTION,
             Collective::ReduceScatterBlock => &reduce_scatter_block::DESCRIPTION,
+            Collective::Barrier => &barrier::DESCRIPTION,
         }
     }
 
@@ -346,6 +350,7 @@ impl Collective {
     pub fn local_bytes(self, procs: u32, msg_bytes: u64) -> u64 {
         match self {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
+            Collective::Barrier => 0,
             Collective::Allgather => u64::from(procs) * msg_bytes,
             Collective::Gather | Collective::Scatter => u64::from(procs + 1) * msg_bytes,
             Collective::ReduceScatter | Collective::ReduceScatterBlock => {

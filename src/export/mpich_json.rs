@@ -310,7 +310,8 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
         | Collective::Allreduce
         | Collective::Allgather
         | Collective::Gather
-        | Collective::Scatter => by_comm,
+        | Collective::Scatter
+        | Collective::Barrier => by_comm,
         // The measured decisions hold for commutative operations (the
         // harness's MPI_SUM); MPICH's own choice for the others stays.
         Collective::ReduceScatter | Collective::ReduceScatterBlock => {
@@ -345,9 +346,12 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
 /// a gather or scatter).
 fn size_key(collective: Collective, p: u32, msg_bytes: u64) -> (&'static str, u64) {
     match collective {
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Alltoall => {
-            ("avg_msg_size", msg_bytes)
-        }
+        // A barrier's decision has no size (see `size_tree`).
+        Collective::Bcast
+        | Collective::Reduce
+        | Collective::Allreduce
+        | Collective::Alltoall
+        | Collective::Barrier => ("avg_msg_size", msg_bytes),
         Collective::Allgather
         | Collective::Gather
         | Collective::Scatter
@@ -393,6 +397,14 @@ fn size_tree(collective: Collective, t: &DecisionTable) -> Result<Node> {
                 None => break,
             }
         }
+    }
+    // MPICH selects a barrier by no message size (it defines none for
+    // it): the decision at size 0 is the whole tree.
+    if collective == Collective::Barrier {
+        return Ok(pieces
+            .into_iter()
+            .next()
+            .map_or(Node::default(), |(_, n)| n));
     }
     let last = pieces.len().saturating_sub(1);
     Ok(pieces
@@ -451,6 +463,14 @@ fn mpich_default(collective: Collective, p: u32) -> Vec<(Option<u64>, Node)> {
                 ],
             }
         }
+        // MPICH 5.0.1's generic.json: the SMP barrier on communicators it
+        // splits into nodes, else dissemination of radix 2.
+        Collective::Barrier => vec![(
+            None,
+            Node::default()
+                .with("comm_hierarchy=parent", leaf("MPIR_Barrier_intra_smp", &[]))
+                .with("comm_hierarchy=any", dissemination()),
+        )],
         // MPICH 5.0.1's generic.json for commutative operations: recursive
         // halving below 512 KiB in all, then pairwise.
         Collective::ReduceScatter | Collective::ReduceScatterBlock => vec![
@@ -517,6 +537,14 @@ fn bcast_default(p: u32) -> Vec<(Option<u64>, Node)> {
     } else {
         vec![(Some(12288), binomial()), (None, ring())]
     }
+}
+
+/// MPICH's barrier by dissemination of radix 2: Open MPI's bruck.
+fn dissemination() -> Node {
+    leaf(
+        "MPIR_Barrier_intra_k_dissemination",
+        &[("k", "2".to_string())],
+    )
 }
 
 const REDUCE_BINOMIAL: &str = "MPIR_Reduce_intra_binomial";
@@ -637,6 +665,10 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
         // No Open MPI reduce-scatter runs as one of MPICH's (the
         // descriptions' `equivalents` are empty).
         Collective::ReduceScatter | Collective::ReduceScatterBlock => None,
+        Collective::Barrier => match c.algorithm {
+            Algorithm::Bruck => Some(dissemination()),
+            _ => None,
+        },
     };
     node.ok_or_else(|| {
         Error::Other(format!(

@@ -117,7 +117,9 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
 /// the ranks too (all the blocks; reduce_scatter sums the counts).
 pub fn tuned_bytes(collective: Collective, comm_size: u32, msg_bytes: u64) -> u64 {
     match collective {
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce => msg_bytes,
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Barrier => {
+            msg_bytes
+        }
         Collective::Allgather
         | Collective::Alltoall
         | Collective::Gather

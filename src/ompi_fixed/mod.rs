@@ -397,6 +397,22 @@ fn scatter_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
     look_up(&RULES, procs, block_bytes)
 }
 
+/// Open MPI's fixed barrier decision
+/// (`ompi_coll_tuned_barrier_intra_dec_fixed`, identical in 4.1 and 5.0):
+/// the algorithm id for `procs` ranks (a barrier has no message size).
+fn barrier_algorithm_id(procs: u32) -> u8 {
+    match procs {
+        0..4 => 3,
+        4..8 => 1,
+        8..64 => 3,
+        64..256 => 4,
+        256..512 => 6,
+        512..1024 => 4,
+        1024..4096 => 6,
+        _ => 4,
+    }
+}
+
 /// Open MPI's fixed reduce_scatter decision for a commutative operation
 /// (`ompi_coll_tuned_reduce_scatter_intra_dec_fixed`, identical in 4.1 and
 /// 5.0): the algorithm id for `procs` ranks and `total_bytes`, the sum of
@@ -485,6 +501,10 @@ pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Ca
         Collective::ReduceScatterBlock => Some(unsegmented(algorithm_of(
             collective,
             reduce_scatter_block_algorithm_id(procs, msg_bytes),
+        ))),
+        Collective::Barrier => Some(unsegmented(algorithm_of(
+            collective,
+            barrier_algorithm_id(procs),
         ))),
     }
 }

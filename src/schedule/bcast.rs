@@ -73,7 +73,9 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         | Algorithm::RecexchDoubling
         | Algorithm::RecexchHalving
         | Algorithm::Scattered
-        | Algorithm::Noncommutative) => {
+        | Algorithm::Noncommutative
+        | Algorithm::DoubleRing
+        | Algorithm::KDissemination) => {
             return Err(format!(
                 "no schedule for '{other}': it is not re-implemented here \
                  (own algorithms: {})",

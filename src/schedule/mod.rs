@@ -9,6 +9,7 @@ pub mod allgather;
 pub mod allreduce;
 pub mod alltoall;
 pub mod arrival_aware;
+pub mod barrier;
 pub mod bcast;
 pub mod gather;
 pub mod reduce;
@@ -283,6 +284,8 @@ enum Plan {
     Scatter(scatter::Shape),
     /// A reduce-scatter (either kind).
     ReduceScatter(reduce_scatter::Shape),
+    /// A barrier.
+    Barrier(barrier::Shape),
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -303,7 +306,9 @@ impl Schedule {
                 spec.root, spec.procs
             ));
         }
-        let plan = if spec.procs == 1 || spec.msg_bytes == 0 {
+        // A barrier has no data, and is no less a barrier for it.
+        let empty = spec.msg_bytes == 0 && spec.collective != Collective::Barrier;
+        let plan = if spec.procs == 1 || empty {
             Plan::Nothing
         } else {
             match spec.collective {
@@ -317,6 +322,7 @@ impl Schedule {
                 Collective::ReduceScatter | Collective::ReduceScatterBlock => {
                     reduce_scatter::plan(&spec)?
                 }
+                Collective::Barrier => barrier::plan(&spec)?,
             }
         };
         Ok(Schedule { spec, plan })
@@ -338,7 +344,8 @@ impl Schedule {
             | Plan::Allreduce(_)
             | Plan::Allgather(_)
             | Plan::Alltoall(_)
-            | Plan::ReduceScatter(_) => None,
+            | Plan::ReduceScatter(_)
+            | Plan::Barrier(_) => None,
         }
     }
 
@@ -350,6 +357,7 @@ impl Schedule {
         let (p, m) = (u64::from(self.spec.procs), self.spec.msg_bytes);
         match self.spec.collective {
             Collective::Bcast | Collective::Reduce | Collective::Allreduce => m,
+            Collective::Barrier => 0,
             Collective::Allgather
             | Collective::Gather
             | Collective::Scatter
@@ -375,7 +383,8 @@ impl Schedule {
             | Collective::Reduce
             | Collective::Allreduce
             | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock => {}
+            | Collective::ReduceScatterBlock
+            | Collective::Barrier => {}
             Collective::Allgather | Collective::Gather => hold(scatter::block(spec, rank)),
             Collective::Alltoall => {
                 for to in 0..spec.procs {
@@ -402,7 +411,8 @@ impl Schedule {
             | Collective::Reduce
             | Collective::Allreduce
             | Collective::Allgather
-            | Collective::Gather => Span {
+            | Collective::Gather
+            | Collective::Barrier => Span {
                 start: 0,
                 end: self.buffer_bytes(),
             },
@@ -419,7 +429,8 @@ impl Schedule {
     /// `tree_depth_is_the_built_trees` holds it to the builders.
     pub fn tree_depth(spec: &Spec) -> Option<u32> {
         let p = spec.procs;
-        if p == 0 || spec.root >= p || p == 1 || spec.msg_bytes == 0 {
+        let empty = spec.msg_bytes == 0 && spec.collective != Collective::Barrier;
+        if p == 0 || spec.root >= p || p == 1 || empty {
             return None;
         }
         match spec.collective {
@@ -436,7 +447,7 @@ impl Schedule {
                 }
             }
             // No tree: its steps are doublings or grow with the ranks.
-            Collective::Allgather | Collective::Alltoall => None,
+            Collective::Allgather | Collective::Alltoall | Collective::Barrier => None,
             // An in-order binomial tree's deepest rank has the most set bits
             // below p: ⌊log₂ p⌋ of them.
             Collective::Gather | Collective::Scatter => {
@@ -470,7 +481,8 @@ impl Schedule {
             | Plan::Alltoall(_)
             | Plan::Gather(_)
             | Plan::Scatter(_)
-            | Plan::ReduceScatter(_) => {
+            | Plan::ReduceScatter(_)
+            | Plan::Barrier(_) => {
                 vec![Segments::new(0, self.spec.msg_bytes, 0)]
             }
             Plan::Nothing => vec![],
@@ -509,6 +521,7 @@ impl Schedule {
             Plan::Allgather(shape) => Some(shape.doubles()),
             Plan::Alltoall(shape) => Some(*shape == alltoall::Shape::ModifiedBruck),
             Plan::ReduceScatter(shape) => shape.doubles(),
+            Plan::Barrier(shape) => Some(shape.doubles()),
             _ => None,
         }
     }
@@ -534,6 +547,7 @@ impl Schedule {
             Plan::Gather(shape) => shape.describe(&self.spec),
             Plan::Scatter(shape) => shape.describe(&self.spec),
             Plan::ReduceScatter(shape) => Some(shape.describe(&self.spec)),
+            Plan::Barrier(shape) => Some(shape.describe()),
             Plan::Linear => Some(format!("flat: root {root} sends to every other rank")),
             Plan::ReduceLinear => Some(format!(
                 "flat: every other rank sends to root {root}, which combines them in turn"
@@ -556,7 +570,8 @@ impl Schedule {
             | Collective::Reduce
             | Collective::Allreduce
             | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock => each(bytes),
+            | Collective::ReduceScatterBlock
+            | Collective::Barrier => each(bytes),
             Collective::Allgather | Collective::Gather | Collective::Scatter => {
                 let [first, wrapped] = bytes.pieces(total);
                 each(first);
@@ -585,7 +600,8 @@ impl Schedule {
             | Collective::Gather
             | Collective::Scatter
             | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock => Some(bytes),
+            | Collective::ReduceScatterBlock
+            | Collective::Barrier => Some(bytes),
             Collective::Alltoall => alltoall::local(&self.spec, rank, bytes),
         };
         self.ops(rank)
@@ -644,7 +660,8 @@ impl Schedule {
             | Collective::Allreduce
             | Collective::Allgather
             | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock => None,
+            | Collective::ReduceScatterBlock
+            | Collective::Barrier => None,
             Collective::Gather if self.spec.algorithm == Algorithm::Binomial && inner => {
                 Some((apart(), own()))
             }
@@ -730,6 +747,7 @@ impl Schedule {
             Plan::Gather(shape) => shape.ops(&self.spec, rank, ops),
             Plan::Scatter(shape) => shape.ops(&self.spec, rank, ops),
             Plan::ReduceScatter(shape) => shape.ops(&self.spec, rank, ops),
+            Plan::Barrier(shape) => shape.ops(&self.spec, rank, ops),
         }
     }
 }
@@ -746,6 +764,7 @@ pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
         Collective::Scatter => &scatter::SCHEDULED,
         Collective::ReduceScatter => &reduce_scatter::SCHEDULED,
         Collective::ReduceScatterBlock => &reduce_scatter::SCHEDULED_BLOCK,
+        Collective::Barrier => &barrier::SCHEDULED,
     }
 }
 

@@ -73,6 +73,11 @@ pub trait Programs {
     fn reduction(&self) -> Option<Reduction> {
         None
     }
+    /// Whether it is a barrier: every rank starts, and must end having
+    /// heard, through a chain of messages, from every rank.
+    fn synchronizes(&self) -> bool {
+        false
+    }
 }
 
 /// How a reduction must combine.
@@ -120,9 +125,12 @@ impl Programs for Schedule {
     fn ops_into(&self, rank: u32, ops: &mut Vec<Op>) {
         Schedule::ops_into(self, rank, ops)
     }
+    fn synchronizes(&self) -> bool {
+        self.spec.collective == Collective::Barrier
+    }
     fn reduction(&self) -> Option<Reduction> {
         match self.spec.collective {
-            Collective::Bcast => None,
+            Collective::Bcast | Collective::Barrier => None,
             Collective::Reduce => Some(Reduction {
                 ordered: self.spec.algorithm == Algorithm::InOrderBinary,
                 result: Combines::AtRoot,
@@ -334,6 +342,9 @@ pub enum SimError {
         bytes: Span,
         clash: Clash,
     },
+    /// A barrier's rank ends without having heard (through any chain of
+    /// messages) from a rank: it could leave before that rank entered.
+    LeftEarly { rank: u32, unheard: u32 },
     /// A reduction's root ends without every contribution, or another rank
     /// ends holding a partial result it never passed on.
     Unfinished {
@@ -399,6 +410,11 @@ impl fmt::Display for SimError {
             } => write!(
                 f,
                 "rank {rank} ends with {contributions} contributions combined in {bytes}"
+            ),
+            SimError::LeftEarly { rank, unheard } => write!(
+                f,
+                "rank {rank} leaves without having heard from rank {unheard}: it could leave \
+                 before rank {unheard} entered"
             ),
         }
     }
@@ -576,6 +592,8 @@ struct RankState<T> {
     /// Partial results received and not combined yet: (peer, bytes,
     /// content).
     partials: Vec<(u32, Span, u32)>,
+    /// In a barrier, the ranks this rank has heard from, a bit each.
+    heard: Vec<u64>,
     /// Whether the rank is in the run queue.
     queued: bool,
 }
@@ -597,6 +615,7 @@ impl<T: Time> RankState<T> {
             blocked_on: None,
             acc: Pieces::default(),
             partials: Vec::new(),
+            heard: Vec::new(),
             queued: false,
         }
     }
@@ -659,6 +678,11 @@ struct Simulator<'a, C: Cost> {
     proving: bool,
     /// What the messages of a reduction carry.
     contents: Vec<Pieces>,
+    /// Whether it is a barrier whose ranks' hearing is followed.
+    synchronizing: bool,
+    /// What the messages of a barrier carry: the ranks the sender had
+    /// heard from.
+    hearsay: Vec<Vec<u64>>,
 }
 
 impl<'a, C: Cost> Simulator<'a, C> {
@@ -679,8 +703,17 @@ impl<'a, C: Cost> Simulator<'a, C> {
             end: schedule.msg_bytes(),
         };
         let reduction = schedule.reduction();
-        let runnable = if reduction.is_some() {
-            // Everyone starts with its contribution, and leaves send first.
+        let synchronizing = schedule.synchronizes() && proving;
+        if synchronizing {
+            let words = (schedule.procs() as usize).div_ceil(64);
+            for (rank, s) in ranks.iter_mut().enumerate() {
+                s.heard = vec![0; words];
+                s.heard[rank / 64] |= 1 << (rank % 64);
+            }
+        }
+        let runnable = if reduction.is_some() || schedule.synchronizes() {
+            // Everyone starts with its contribution (in a barrier, its
+            // entry), and leaves send first.
             for (rank, s) in ranks.iter_mut().enumerate() {
                 s.acc = Pieces::own(rank as u32, all);
                 s.queued = true;
@@ -712,6 +745,8 @@ impl<'a, C: Cost> Simulator<'a, C> {
             reduction,
             proving,
             contents: Vec::new(),
+            synchronizing,
+            hearsay: Vec::new(),
         }
     }
 
@@ -806,6 +841,9 @@ impl<'a, C: Cost> Simulator<'a, C> {
             .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
             content = self.contents.len() as u32;
             self.contents.push(pieces);
+        } else if self.synchronizing {
+            content = self.hearsay.len() as u32;
+            self.hearsay.push(s.heard.clone());
         } else if self.reduction.is_none() {
             let mut held = true;
             self.schedule
@@ -973,7 +1011,10 @@ impl<'a, C: Cost> Simulator<'a, C> {
         s.clock = s.clock.later(*done);
         self.close_group(rank);
         let s = &mut self.ranks[rank as usize];
-        if self.reduction.is_none() {
+        if self.synchronizing {
+            let told = &self.hearsay[content as usize];
+            s.heard.iter_mut().zip(told).for_each(|(h, t)| *h |= t);
+        } else if self.reduction.is_none() {
             let mut fresh = true;
             self.schedule
                 .pieces(bytes, &mut |piece| fresh &= s.held.insert(piece));
@@ -1030,7 +1071,18 @@ impl<'a, C: Cost> Simulator<'a, C> {
                     });
                 }
             }
-            if self.reduction.is_some() {
+            if self.synchronizing {
+                let p = self.schedule.procs();
+                let heard: u32 = s.heard.iter().map(|w| w.count_ones()).sum();
+                if heard < p {
+                    return Err(SimError::LeftEarly {
+                        rank: rank as u32,
+                        unheard: (0..p)
+                            .find(|r| s.heard[*r as usize / 64] & (1 << (r % 64)) == 0)
+                            .unwrap_or(0),
+                    });
+                }
+            } else if self.reduction.is_some() {
                 if self.proving {
                     self.check_reduced(rank as u32, s)?;
                 }

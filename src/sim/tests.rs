@@ -893,6 +893,9 @@ fn edited_schedule(
         fn reduction(&self) -> Option<Reduction> {
             self.0.reduction()
         }
+        fn synchronizes(&self) -> bool {
+            self.0.synchronizes()
+        }
     }
     simulate(&Edited(s, ops), &Placement::single_node(p), &REDUCE)
 }
@@ -1349,6 +1352,78 @@ fn reduce_scatter_verifier_catches_a_block_short_twice_or_undelivered() {
         Err(SimError::Unfinished {
             contributions: 2,
             ..
+        })
+    ));
+}
+
+fn barrier_schedule(algorithm: Algorithm, procs: u32) -> Result<Schedule, String> {
+    Schedule::new(Spec {
+        collective: crate::data::Collective::Barrier,
+        algorithm,
+        procs,
+        root: 0,
+        msg_bytes: 0,
+        segsize: 0,
+        fanout: None,
+    })
+}
+
+#[test]
+fn every_barrier_keeps_every_rank_until_every_rank_entered_on_a_grid() {
+    for &algorithm in crate::schedule::scheduled(crate::data::Collective::Barrier) {
+        for procs in 1..=40 {
+            let Ok(s) = barrier_schedule(algorithm, procs) else {
+                assert!(algorithm == Algorithm::TwoProc && procs > 2);
+                continue;
+            };
+            for nodes in [1, 3].into_iter().filter(|&n| n <= procs) {
+                let placement =
+                    Placement::new(procs, nodes, procs.div_ceil(nodes), NodeOrder::Cyclic).unwrap();
+                simulate(&s, &placement, &FLAT)
+                    .unwrap_or_else(|e| panic!("{algorithm} p={procs}: {e}"));
+            }
+            for rank in 0..procs {
+                s.local_ops(rank).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn barrier_verifier_catches_a_rank_leaving_before_another_entered() {
+    let edited = |s: &Schedule, edit: &dyn Fn(&mut Vec<Vec<Op>>)| edited_schedule(s, edit);
+    // Linear's root lets rank 1 out before hearing from rank 3: rank 1
+    // never heard of 3.
+    let linear = barrier_schedule(Algorithm::Linear, 4).unwrap();
+    assert!(edited(&linear, &|_| {}).is_ok());
+    assert!(matches!(
+        edited(&linear, &|ops| {
+            let out = ops[0]
+                .iter()
+                .position(|op| matches!(op, Op::Send { peer: 1, .. }))
+                .unwrap();
+            let first = ops[0].remove(out);
+            ops[0].insert(1, first);
+        }),
+        Err(SimError::LeftEarly { rank: 1, .. })
+    ));
+    // Bruck on 5 ranks without its last round (distance 4): rank 0 has
+    // heard from 4, 3, 2 but not 1.
+    let bruck = barrier_schedule(Algorithm::Bruck, 5).unwrap();
+    assert!(edited(&bruck, &|_| {}).is_ok());
+    assert!(matches!(
+        edited(&bruck, &|ops| ops.iter_mut().for_each(|r| r.truncate(6))),
+        Err(SimError::LeftEarly { .. })
+    ));
+    // The double ring's second round dropped: rank 1 leaves having heard
+    // only from rank 0.
+    let ring = barrier_schedule(Algorithm::DoubleRing, 4).unwrap();
+    assert!(edited(&ring, &|_| {}).is_ok());
+    assert!(matches!(
+        edited(&ring, &|ops| ops.iter_mut().for_each(|r| r.truncate(2))),
+        Err(SimError::LeftEarly {
+            rank: 1,
+            unheard: 2
         })
     ));
 }
