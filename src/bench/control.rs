@@ -47,7 +47,8 @@ pub const TUNED_FIRST: &str = "tuned,^han";
 pub struct TunedControl {
     collective: Collective,
     algorithm: Cvar,
-    segsize: Cvar,
+    /// Every collective's but the barrier's (it has no data to segment).
+    segsize: Option<Cvar>,
     /// Where the collective has a chain (broadcast, reduce; the
     /// reduce-scatters have no such variable).
     chain_fanout: Option<Cvar>,
@@ -109,7 +110,10 @@ impl TunedControl {
         Ok(TunedControl {
             collective,
             algorithm: Cvar::open(&var(""))?,
-            segsize: Cvar::open(&var("_segmentsize"))?,
+            segsize: match collective {
+                Collective::Barrier => None,
+                _ => Some(Cvar::open(&var("_segmentsize"))?),
+            },
             chain_fanout: match collective.knows(Algorithm::Chain) {
                 true => Some(Cvar::open(&var("_chain_fanout"))?),
                 false => None,
@@ -166,7 +170,9 @@ impl TunedControl {
             .map_err(|_| format!("segment size {segsize} does not fit Open MPI's int"))?;
         let fanout = candidate.fanout.unwrap_or(DEFAULT_FANOUT) as c_int;
         self.algorithm.write(c_int::from(id))?;
-        self.segsize.write(segsize)?;
+        if let Some(variable) = &self.segsize {
+            variable.write(segsize)?;
+        }
         match (candidate.algorithm, &self.chain_fanout, &self.knomial_radix) {
             (Algorithm::Chain, Some(chains), _) => chains.write(fanout)?,
             (Algorithm::Knomial, _, Some(radix)) => radix.write(fanout)?,
