@@ -79,6 +79,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "model-scatter/manifest.json",
         "model-reduce_scatter/manifest.json",
         "model-reduce_scatter_block/manifest.json",
+        "model-barrier/manifest.json",
         "rules",
         "han.rules",
         "report.md",
@@ -93,7 +94,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     // The rules' validated effect: one table per collective, a row per
     // tuned size.
     let effects: Vec<&str> = report.split("## Validated effect").skip(1).collect();
-    assert_eq!(effects.len(), 9, "{report}");
+    assert_eq!(effects.len(), 10, "{report}");
     for (effect, procs) in effects.iter().flat_map(|e| [(e, "2"), (e, "4")]) {
         assert!(
             effect
@@ -104,7 +105,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     }
     assert!(report.contains(
         "bcast-select verify --collectives bcast,reduce,allreduce,allgather,alltoall,gather,scatter,\
-         reduce_scatter,reduce_scatter_block"
+         reduce_scatter,reduce_scatter_block,barrier"
     ));
     // Every switch validated, none kept unless proved faster, and the
     // rules switch only where a kept row says so.
@@ -133,6 +134,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         ("scatter", 15, &[1, 1024, 65536], true),
         ("reduce_scatter", 12, &[1024, 65536], true),
         ("reduce_scatter_block", 13, &[1024, 65536], true),
+        ("barrier", 6, &[0], false),
     ] {
         for procs in [2u64, 4] {
             for &m in sizes {
@@ -209,6 +211,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
                 "model-scatter",
                 "model-reduce_scatter",
                 "model-reduce_scatter_block",
+                "model-barrier",
             ]
             .iter()
             .flat_map(|m| {
@@ -231,7 +234,8 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let exe = common::compile_timer(Path::new("mpicc"), dir.path());
     let rules = out_dir.join("rules");
     let text = std::fs::read_to_string(&rules).unwrap();
-    assert!(text.contains("9 # collectives in this file"), "{text}");
+    assert!(text.contains("10 # collectives in this file"), "{text}");
+    assert!(text.contains("6 # collective id: barrier"), "{text}");
     assert!(text.contains("11 # collective id: reduce"), "{text}");
     assert!(text.contains("2 # collective id: allreduce"), "{text}");
     assert!(text.contains("0 # collective id: allgather"), "{text}");
@@ -249,7 +253,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     // HAN's routing (Open MPI 5 across nodes) for each it serves (not
     // alltoall).
     let han = std::fs::read_to_string(out_dir.join("han.rules")).unwrap();
-    assert!(han.contains("6 # collectives in this file"), "{han}");
+    assert!(han.contains("7 # collectives in this file"), "{han}");
     for bytes in [1, 1000, 65536] {
         let (out, ok) = with_rules(&exe, &rules, bytes);
         assert!(ok && out.contains("min_us"), "{bytes} B: {out}");
@@ -263,6 +267,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "scatter",
         "reduce_scatter",
         "reduce_scatter_block",
+        "barrier",
     ] {
         for bytes in [1000, 65536] {
             let (out, ok) = timed(&exe, &rules, bytes, collective);

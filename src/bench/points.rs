@@ -28,8 +28,9 @@ impl Sweep {
     /// `bench`'s message sizes: those asked, or the collective's default.
     pub fn sizes(collective: Collective, asked: Option<&[u64]>) -> Result<Vec<u64>, String> {
         match asked {
-            Some(sizes) => Ok(sizes.to_vec()),
-            None => crate::units::parse_size_list(collective.describe().sizes),
+            // A barrier's only size is 0, whatever was asked.
+            Some(sizes) if collective.describe().semantics.sized => Ok(sizes.to_vec()),
+            _ => crate::units::parse_size_list(collective.describe().sizes),
         }
     }
 

@@ -376,7 +376,11 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
     if status != 0 {
         return Err(Error::Other("rank 0 could not open the output file".into()));
     }
-    world.process_at_rank(0).broadcast_into(&mut done[..]);
+    // MPI refuses a broadcast of nothing from an empty buffer (a round of
+    // `tune` may plan no point for a size).
+    if !done.is_empty() {
+        world.process_at_rank(0).broadcast_into(&mut done[..]);
+    }
 
     let todo: Vec<usize> = (0..points.len()).filter(|&i| done[i] == 0).collect();
     let meta = row_meta(opts);

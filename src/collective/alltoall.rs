@@ -13,6 +13,7 @@ pub(super) const DESCRIPTION: Description = Description {
         combines: None,
         msg_size: "the bytes of each block one rank sends another (p blocks out, p in)",
         element_bytes: 1,
+        sized: true,
     },
     ompi: Ompi {
         coll_id: 3,

@@ -15,6 +15,7 @@ pub(super) const DESCRIPTION: Description = Description {
         combines: None,
         msg_size: "none: a barrier carries no data (0 in every row)",
         element_bytes: 1,
+        sized: false,
     },
     ompi: Ompi {
         coll_id: 6,

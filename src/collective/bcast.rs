@@ -14,6 +14,7 @@ pub(super) const DESCRIPTION: Description = Description {
         combines: None,
         msg_size: "the bytes the root sends, which every rank ends with",
         element_bytes: 1,
+        sized: true,
     },
     ompi: Ompi {
         coll_id: 7,

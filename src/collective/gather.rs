@@ -11,6 +11,7 @@ pub(super) const DESCRIPTION: Description = Description {
         combines: None,
         msg_size: "the bytes of each rank's block (the root ends with p of them)",
         element_bytes: 1,
+        sized: true,
     },
     ompi: Ompi {
         coll_id: 9,

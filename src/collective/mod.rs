@@ -89,6 +89,9 @@ pub struct Semantics {
     /// The harness's element: message sizes are whole elements
     /// (`MPI_FLOAT` for the reductions, as the OSU benchmarks use).
     pub element_bytes: u64,
+    /// Whether calls carry data: a barrier's have none, its only message
+    /// size is 0 (rows, decisions and rules say 0).
+    pub sized: bool,
 }
 
 /// Where a reduction's result ends.
@@ -326,6 +329,20 @@ impl Collective {
     /// a root).
     pub fn rooted(self) -> bool {
         self.describe().semantics.rooted
+    }
+
+    /// The message sizes among `asked` this collective takes: whole
+    /// elements; a barrier's only size, 0, whatever was asked.
+    pub fn message_sizes(self, asked: &[u64]) -> Vec<u64> {
+        let semantics = &self.describe().semantics;
+        if !semantics.sized {
+            return vec![0];
+        }
+        asked
+            .iter()
+            .copied()
+            .filter(|m| m.is_multiple_of(semantics.element_bytes))
+            .collect()
     }
 
     /// The bytes message sizes come in (4 for reductions of floats).

@@ -15,6 +15,7 @@ pub(super) const DESCRIPTION: Description = Description {
         combines: Some(Combines::AtRoot),
         msg_size: "the bytes of each rank's vector, and of the root's result",
         element_bytes: 4,
+        sized: true,
     },
     ompi: Ompi {
         coll_id: 11,

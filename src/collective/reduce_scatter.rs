@@ -13,6 +13,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes of each rank's block of the result (every count equal; each rank \
                    contributes p blocks)",
         element_bytes: 4,
+        sized: true,
     },
     ompi: Ompi {
         coll_id: 12,

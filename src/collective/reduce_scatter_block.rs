@@ -28,6 +28,7 @@ pub(super) const DESCRIPTION: Description = Description {
         combines: Some(Combines::BlockAtEachRank),
         msg_size: "the bytes of each rank's block of the result (each rank contributes p blocks)",
         element_bytes: 4,
+        sized: true,
     },
     ompi: Ompi {
         coll_id: 13,

@@ -277,7 +277,7 @@ fn seed(
                 "tune: {}: {} communicator sizes x {} message sizes, {} points; seed {} points",
                 grid.collective.function(),
                 sizes_of(&grid.points),
-                args.sizes.len(),
+                grid.collective.message_sizes(&args.sizes).len(),
                 grid.points.len(),
                 seed[0].len() + seed[1].len()
             );
@@ -449,12 +449,7 @@ fn grid(
     let mut algorithms = vec![Algorithm::Default];
     algorithms.extend(forced.iter().filter(|a| **a != Algorithm::Default));
     let element = collective.element_bytes();
-    let sizes: Vec<u64> = args
-        .sizes
-        .iter()
-        .copied()
-        .filter(|m| m.is_multiple_of(element))
-        .collect();
+    let sizes = collective.message_sizes(&args.sizes);
     if sizes.is_empty() {
         return Err(Error::Usage(format!(
             "no message size for {}: its sizes are whole 4-byte floats",
@@ -475,6 +470,10 @@ fn grid(
     let world = session.size();
     let procs: Vec<u32> = match &args.procs {
         Some(list) => list.clone(),
+        // A barrier has one configuration per communicator size: every
+        // size up to 8 ranks, so that a small job still gives its models
+        // three or more.
+        None if !collective.describe().semantics.sized && world <= 8 => (2..=world).collect(),
         None => {
             let mut p: Vec<u32> = (1..)
                 .map(|e| 1u32 << e)
@@ -622,12 +621,14 @@ fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
         trained.manifest.training_files = vec![data_path.display().to_string()];
         store::save(&model_dir(dir, grid.collective), &trained)?;
         let mut jobs: Vec<Job> = grid.points.iter().map(|(c, _)| Job::of(c)).collect();
+        jobs.sort_by_key(|j| j.procs);
         jobs.dedup_by_key(|j| j.procs);
         let sizes: Vec<u64> = grid
             .points
             .iter()
             .map(|(c, _)| c.msg_bytes)
-            .filter(|&m| m > 0)
+            // A barrier's decisions are at size 0, its only one.
+            .filter(|&m| m > 0 || !grid.collective.describe().semantics.sized)
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
@@ -891,15 +892,29 @@ fn finish(
                     seed: 1,
                 },
             )?;
-            let evaluated = evaluate(&train, &test, options, || {})?;
-            let plots_dir = dir.join(format!("plots{}", grid.collective.describe().file_suffix));
-            let plots = report::plots::write(&evaluated, &plots_dir)?;
-            eprintln!(
-                "tune: wrote {} plots into {}",
-                plots.len(),
-                plots_dir.display()
-            );
-            Some(report::render(&evaluated, report::Format::Markdown)?)
+            // Too few rows on the held-out split (a barrier's one per
+            // communicator size) leave the report without it, not the job
+            // without rules.
+            match evaluate(&train, &test, options, || {}) {
+                Ok(evaluated) => {
+                    let suffix = grid.collective.describe().file_suffix;
+                    let plots_dir = dir.join(format!("plots{suffix}"));
+                    let plots = report::plots::write(&evaluated, &plots_dir)?;
+                    eprintln!(
+                        "tune: wrote {} plots into {}",
+                        plots.len(),
+                        plots_dir.display()
+                    );
+                    Some(report::render(&evaluated, report::Format::Markdown)?)
+                }
+                Err(e) => {
+                    eprintln!(
+                        "tune: no held-out evaluation of {}: {e}",
+                        grid.collective.function()
+                    );
+                    None
+                }
+            }
         } else {
             None
         };

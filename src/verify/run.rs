@@ -119,7 +119,8 @@ pub(super) fn calls(
 ) -> Result<Vec<(u32, Detected, u64)>> {
     let procs = opts.procs.clone().unwrap_or_else(|| vec![session.size()]);
     let element = collective.element_bytes();
-    if session.rank() == 0 {
+    let sizes = collective.message_sizes(&opts.sizes);
+    if session.rank() == 0 && collective.describe().semantics.sized {
         for m in opts.sizes.iter().filter(|m| !m.is_multiple_of(element)) {
             eprintln!(
                 "verify: {} at {m} B left out: its messages are whole {element}-byte elements",
@@ -135,7 +136,7 @@ pub(super) fn calls(
                 session.size()
             ))
         })?;
-        for &m in opts.sizes.iter().filter(|m| m.is_multiple_of(element)) {
+        for &m in &sizes {
             calls.push((p, placed, m));
         }
     }

@@ -1,11 +1,11 @@
 /* Times MPI_Bcast (or MPI_Reduce, MPI_Allreduce, MPI_Allgather,
  * MPI_Alltoall, MPI_Gather, MPI_Scatter, MPI_Reduce_scatter,
- * MPI_Reduce_scatter_block) of one size and checks the result;
+ * MPI_Reduce_scatter_block, MPI_Barrier) of one size and checks the result;
  * used by tests/ompi_rules.rs, tests/mpich_rules.rs and tests/tune_mpi.rs to
  * observe which rules the MPI library applied.
  * Usage: coll_timer BYTES ITERATIONS
  *        [bcast|reduce|allreduce|allgather|alltoall|gather|scatter|
- *         reduce_scatter|reduce_scatter_block]
+ *         reduce_scatter|reduce_scatter_block|barrier]
  * bcast: MPI_BYTE from rank 0, payload checked on every rank. reduce:
  * MPI_SUM of BYTES/4 MPI_FLOATs to rank 0, the exact sum checked there;
  * allreduce: the same sum, checked on every rank. allgather: BYTES of
@@ -15,7 +15,8 @@
  * there; scatter: BYTES of MPI_BYTE from rank 0 to every rank, checked on
  * every rank; reduce_scatter (equal counts) and reduce_scatter_block:
  * MPI_SUM of size blocks of BYTES/4 MPI_FLOATs, each rank's block of the
- * exact sum checked on it.
+ * exact sum checked on it; barrier: BYTES ignored, the call's return code
+ * checked.
  * Prints "min_us <t>" (rank 0), or "<collective>_error <code>" and exits 3
  * when the call fails (e.g. a rule names an invalid algorithm). */
 #include <mpi.h>
@@ -37,6 +38,7 @@ int main(int argc, char **argv) {
     int from_root = strcmp(name, "scatter") == 0;
     int rs_block = strcmp(name, "reduce_scatter_block") == 0;
     int rs = rs_block || strcmp(name, "reduce_scatter") == 0;
+    int barrier = strcmp(name, "barrier") == 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -52,7 +54,12 @@ int main(int argc, char **argv) {
     for (int it = 0; it <= iters; it++) {
         int rc;
         double t0, t;
-        if (rs) {
+        if (barrier) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            rc = MPI_Barrier(MPI_COMM_WORLD);
+            t = MPI_Wtime() - t0;
+        } else if (rs) {
             for (long i = 0; i < floats * size; i++)
                 mine[i] = (float)((i + it) % 16 + rank);
             MPI_Barrier(MPI_COMM_WORLD);
@@ -162,7 +169,7 @@ int main(int argc, char **argv) {
                 MPI_Abort(MPI_COMM_WORLD, 4);
             }
         }
-        for (long i = 0; !reduce && !rs && !gather && !a2a && !to_root && !from_root && i < bytes; i++) {
+        for (long i = 0; !reduce && !rs && !barrier && !gather && !a2a && !to_root && !from_root && i < bytes; i++) {
             if (buf[i] != (unsigned char)(i * 7 + it)) {
                 printf("bad_payload rank %d offset %ld\n", rank, i);
                 fflush(stdout);
