@@ -592,6 +592,39 @@ fn every_reduce_scatter_algorithm_leaves_each_rank_its_block_of_the_sum() {
     slower_by(&dir, "reduce_scatter_block", pair, "1K", 1.3, &[Impl::Ompi]);
 }
 
+/// Every barrier algorithm, ours and Open MPI's forced ones, holds every
+/// rank until the last entered (bench lets the last rank, then rank 0,
+/// enter a millisecond late before timing each point and aborts if any
+/// rank left before), on 2, 3, 5 and 8 ranks, with `--sizes` ignored: a
+/// barrier's rows say 0. The double ring's 2p sequential messages are
+/// slower than Bruck's ⌈log₂ p⌉ rounds on 8 ranks, ours and Open MPI's
+/// (66/62 µs against 21/20 in a first job).
+#[test]
+fn every_barrier_algorithm_holds_every_rank_until_the_last_entered() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("barrier.csv");
+    on_2_3_5_8_ranks(
+        &csv,
+        &[
+            "--collective",
+            "barrier",
+            "--impl",
+            "own,ompi",
+            "--sizes",
+            "1K",
+        ],
+    );
+    let data = load_files_of(&csv, bcast_select::data::Collective::Barrier);
+    // default; linear, double_ring, recursive_doubling, bruck, tree ours
+    // and Open MPI's; two_proc both on 2 ranks.
+    let per_job = |ranks: usize| 1 + 5 * 2 + if ranks == 2 { 2 } else { 0 };
+    let expected: usize = [2, 3, 5, 8].iter().map(|&r| per_job(r)).sum();
+    assert_eq!(data.measurements().len(), expected);
+    assert!(data.measurements().iter().all(|m| m.config.msg_bytes == 0));
+    let pair = (Algorithm::DoubleRing, Algorithm::Bruck);
+    slow_is_slower(&dir, "barrier", pair, "0", 1.5);
+}
+
 /// Two jobs of `ranks` timing `algorithms` of `collective` run by `imp`
 /// at `size`, each into a file of its own (a file is resumed, not
 /// measured again).

@@ -53,7 +53,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "--time-budget",
         "60s",
         "--procs",
-        "2,4",
+        "2,3,4",
         "--sizes",
         "1,1K,64K",
         "--algorithms",
@@ -173,14 +173,16 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             .unwrap()
             .dataset
     };
-    // Every default point is in the seed: 2 sizes x 3 message sizes,
-    // x 2 for the reductions (1 byte is no whole float).
+    // Every default point is in the seed: 3 communicator sizes x 3
+    // message sizes, x 2 for the reductions (1 byte is no whole float),
+    // x 1 for the barrier (no message size).
     for (collective, expected) in [
-        (bcast_select::data::Collective::Bcast, 6),
-        (bcast_select::data::Collective::Reduce, 4),
-        (bcast_select::data::Collective::Allreduce, 4),
-        (bcast_select::data::Collective::Allgather, 6),
-        (bcast_select::data::Collective::Alltoall, 6),
+        (bcast_select::data::Collective::Bcast, 9),
+        (bcast_select::data::Collective::Reduce, 6),
+        (bcast_select::data::Collective::Allreduce, 6),
+        (bcast_select::data::Collective::Allgather, 9),
+        (bcast_select::data::Collective::Alltoall, 9),
+        (bcast_select::data::Collective::Barrier, 3),
     ] {
         let data = load(collective);
         let defaults = data
@@ -221,7 +223,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
                 ]
             }),
         )
-        .args(["--nodes", "1", "--procs", "2,4", "--format", "ompi-rules"])
+        .args(["--nodes", "1", "--procs", "2,3,4", "--format", "ompi-rules"])
         .output()
         .unwrap();
     assert!(predicted.status.success(), "{predicted:?}");

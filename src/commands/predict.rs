@@ -27,7 +27,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         let system = trained.manifest.training.system();
         let collective = system.collective;
         let asked = args.sizes.as_ref().map(|s| &s.0[..]);
-        let sizes = decision::sizes(asked, &trained.manifest.training.msg_bytes)?;
+        let sizes = decision::sizes(collective, asked, &trained.manifest.training.msg_bytes)?;
         let under_mpich = trained
             .manifest
             .candidates

@@ -58,7 +58,7 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
             let _ = writeln!(
                 s,
                 "# {name}: decided for communicators of exactly {} ranks (each as two identical \
-                 blocks, so that",
+                 blocks, itself and the size above where that is not decided too, so that",
                 procs.join(", ")
             );
             let _ = writeln!(
@@ -85,19 +85,19 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
             coll_id(section.collective),
             section.collective.name()
         );
-        let blocks = if tables.len() == 1 {
-            1
-        } else {
-            2 * tables.len()
+        // Each size as itself and the size above, unless that one is
+        // decided too (consecutive sizes: one block each).
+        let keys = |p: u32| -> Vec<u32> {
+            let taken = tables.iter().any(|t| t.job.procs == p + 1);
+            match tables.len() == 1 || taken {
+                true => vec![p],
+                false => vec![p, p + 1],
+            }
         };
+        let blocks: usize = tables.iter().map(|t| keys(t.job.procs).len()).sum();
         let _ = writeln!(s, "{blocks} # comm-size blocks");
         for t in tables {
-            let keys: &[u32] = if tables.len() == 1 {
-                &[t.job.procs]
-            } else {
-                &[t.job.procs, t.job.procs + 1]
-            };
-            for &key in keys {
+            for key in keys(t.job.procs) {
                 let rules = rule_lines(section.collective, t, key)?;
                 let _ = writeln!(s, "{key} # comm size");
                 let _ = writeln!(s, "{} # message-size rules", rules.len());

@@ -2,7 +2,7 @@
 //! the smallest predicted time, the runner-up and the margin between them.
 
 use crate::data::metrics::NEAR;
-use crate::data::{Arrival, Candidate, Config, Mapping};
+use crate::data::{Arrival, Candidate, Collective, Config, Mapping};
 use crate::error::{Error, Result};
 use crate::select::{Decider, Ranked};
 use serde::Serialize;
@@ -84,10 +84,14 @@ impl Shapes<'_> {
     }
 }
 
-/// The message sizes to decide for: those `asked`, or those `trained` on;
-/// a collective of no data returns at once in Open MPI and MPICH, so
-/// there is nothing to decide at 0 B.
-pub fn sizes(asked: Option<&[u64]>, trained: &[u64]) -> Result<Vec<u64>> {
+/// The message sizes to decide `collective` for: those `asked`, or those
+/// `trained` on; a collective of no data returns at once in Open MPI and
+/// MPICH, so there is nothing to decide at 0 B, except a barrier's, whose
+/// only size is 0.
+pub fn sizes(collective: Collective, asked: Option<&[u64]>, trained: &[u64]) -> Result<Vec<u64>> {
+    if !collective.describe().semantics.sized {
+        return Ok(vec![0]);
+    }
     match asked {
         Some(list) if list.contains(&0) => Err(Error::Usage(
             "--sizes has 0 B: a collective of no data returns without communicating, so there \

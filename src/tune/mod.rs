@@ -174,6 +174,27 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    // A barrier has one configuration per communicator size: its models
+    // need three sizes or more.
+    let grids: Vec<Grid> = grids
+        .into_iter()
+        .filter(|g| {
+            let enough = g.collective.describe().semantics.sized || sizes_of(&g.points) >= 3;
+            if !enough && rank0 {
+                eprintln!(
+                    "tune: {} left out: it has one configuration per communicator size, and \
+                     {} size(s) are fewer than the 3 its models need (--procs, or a job of 3 \
+                     ranks or more)",
+                    g.collective.function(),
+                    sizes_of(&g.points)
+                );
+            }
+            enough
+        })
+        .collect();
+    if grids.is_empty() {
+        return Err(Error::Usage("nothing left to tune (see above)".into()));
+    }
     let data = args.out_dir.join("data.csv");
     if rank0 {
         std::fs::create_dir_all(&args.out_dir)
