@@ -150,7 +150,7 @@ fn recipe_up_to(
     candidate: &Candidate,
     most_ranks: u32,
 ) -> Option<Recipe> {
-    if config.procs <= 1 || (config.msg_bytes == 0 && collective != Collective::Barrier) {
+    if config.procs <= 1 || collective.returns_at_once(config.msg_bytes) {
         return Some(Recipe::default()); // the collective returns at once
     }
     let Some([a, b]) = fewer_nodes(config, most_ranks) else {

@@ -331,6 +331,13 @@ impl Collective {
         self.describe().semantics.rooted
     }
 
+    /// Whether a call of `msg_bytes` returns at once without a message (an
+    /// empty one of a collective that carries data; a barrier, which
+    /// carries none, still synchronizes).
+    pub fn returns_at_once(self, msg_bytes: u64) -> bool {
+        msg_bytes == 0 && self.describe().semantics.sized
+    }
+
     /// The message sizes among `asked` this collective takes: whole
     /// elements; a barrier's only size, 0, whatever was asked.
     pub fn message_sizes(self, asked: &[u64]) -> Vec<u64> {

@@ -306,9 +306,7 @@ impl Schedule {
                 spec.root, spec.procs
             ));
         }
-        // A barrier has no data, and is no less a barrier for it.
-        let empty = spec.msg_bytes == 0 && spec.collective != Collective::Barrier;
-        let plan = if spec.procs == 1 || empty {
+        let plan = if spec.procs == 1 || spec.collective.returns_at_once(spec.msg_bytes) {
             Plan::Nothing
         } else {
             match spec.collective {
@@ -429,8 +427,7 @@ impl Schedule {
     /// `tree_depth_is_the_built_trees` holds it to the builders.
     pub fn tree_depth(spec: &Spec) -> Option<u32> {
         let p = spec.procs;
-        let empty = spec.msg_bytes == 0 && spec.collective != Collective::Barrier;
-        if p == 0 || spec.root >= p || p == 1 || empty {
+        if p == 0 || spec.root >= p || p == 1 || spec.collective.returns_at_once(spec.msg_bytes) {
             return None;
         }
         match spec.collective {

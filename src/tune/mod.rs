@@ -649,7 +649,7 @@ fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
             .iter()
             .map(|(c, _)| c.msg_bytes)
             // A barrier's decisions are at size 0, its only one.
-            .filter(|&m| m > 0 || !grid.collective.describe().semantics.sized)
+            .filter(|&m| !grid.collective.returns_at_once(m))
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
