@@ -310,3 +310,50 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         assert!(rerun.measurements().len() >= before, "{collective:?}");
     }
 }
+
+/// A barrier's grid is one configuration per communicator size, and Open
+/// MPI's two-rank algorithm runs on 2 ranks only: tune must neither plan
+/// it where bench leaves it out (round after round) nor leave the other
+/// sizes' algorithms unmeasured.
+#[test]
+fn tune_measures_every_barrier_algorithm_on_every_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tuned");
+    let out = tune(
+        &out_dir,
+        &["--time-budget", "20s", "--collectives", "barrier"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("left out where it cannot run"), "{stderr}");
+    let choice = bcast_select::data::load::Choice {
+        collective: Some(bcast_select::data::Collective::Barrier),
+        ..Default::default()
+    };
+    let data = bcast_select::data::load::load_files(&[out_dir.join("data.csv")], &choice)
+        .unwrap()
+        .dataset;
+    use bcast_select::data::Algorithm;
+    for procs in 2..=4 {
+        let mut measured: Vec<_> = data
+            .measurements()
+            .iter()
+            .filter(|m| m.config.procs == procs)
+            .map(|m| m.candidate.algorithm)
+            .collect();
+        measured.sort();
+        let mut expected = vec![
+            Algorithm::Default,
+            Algorithm::Linear,
+            Algorithm::DoubleRing,
+            Algorithm::RecursiveDoubling,
+            Algorithm::Bruck,
+            Algorithm::Tree,
+        ];
+        if procs == 2 {
+            expected.push(Algorithm::TwoProc);
+        }
+        expected.sort();
+        assert_eq!(measured, expected, "{procs} ranks: {stderr}");
+    }
+}

@@ -21,6 +21,7 @@ use crate::report;
 use crate::select::decision::{DecisionTable, Job};
 use crate::select::validation::{self, Validation};
 use crate::train::{self, store, Choice, Trained};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -338,6 +339,11 @@ fn explore(
     let total: usize = grids.iter().map(|g| g.points.len()).sum();
     // Why exploring stopped (rank 0 knows).
     let mut ended = Explored::Budget;
+    // How often each point (global index) was planned: one planned twice
+    // and still unmeasured is one bench leaves out (it said why) and is
+    // not planned again, or its configuration, unpriced, would head every
+    // round. (Once may be a round the budget cut short.)
+    let mut planned: BTreeMap<usize, u32> = BTreeMap::new();
     for round in 1.. {
         let left = budget.left(EXPLORE);
         let mut chosen = Vec::new();
@@ -345,8 +351,12 @@ fn explore(
             let mut scored = Vec::new();
             for (grid, offset) in grids.iter().zip(offsets) {
                 let measured = measured(data, grid.collective)?;
-                for mut s in score(&measured, &grid.points, &Settings::default())? {
-                    s.points.iter_mut().for_each(|i| *i += offset);
+                let open: Vec<usize> = (0..grid.points.len())
+                    .filter(|i| planned.get(&(i + offset)).is_none_or(|&n| n < 2))
+                    .collect();
+                let points: Vec<_> = open.iter().map(|&i| grid.points[i]).collect();
+                for mut s in score(&measured, &points, &Settings::default())? {
+                    s.points.iter_mut().for_each(|i| *i = open[*i] + offset);
                     scored.push(s);
                 }
             }
@@ -361,6 +371,9 @@ fn explore(
                 (total / ROUND_SHARE).max(scored.iter().map(|s| s.points.len()).max().unwrap_or(0));
             if top >= CONVERGED {
                 chosen = choose(&scored, per_round);
+                chosen
+                    .iter()
+                    .for_each(|&i| *planned.entry(i).or_default() += 1);
             } else if !scored.is_empty() {
                 eprintln!("tune: converged: no measurement is expected to change a decision by 1%");
                 ended = Explored::Converged;
@@ -524,6 +537,13 @@ fn grid(
             let elements = point.msg_bytes / element;
             if point.candidate.implementation == Impl::Mpich
                 && mpich.is_some_and(|m| m.unfit(p, placed.nodes, elements).is_some())
+            {
+                continue;
+            }
+            // Nor would Open MPI's two-rank algorithms on other sizes: a
+            // point no round can measure would stay unpriced forever.
+            if point.candidate.implementation == Impl::Ompi
+                && !collective.runs_on(point.candidate.algorithm, p)
             {
                 continue;
             }
