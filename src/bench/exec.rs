@@ -51,6 +51,8 @@ pub fn run(
         .iter()
         .map(|l| match l.op {
             Op::IrecvPartial { bytes, .. } => bytes.len(),
+            // They use a partial receive's.
+            Op::Combine { .. } | Op::SendPartial { .. } => 0,
             op if l.pieces.is_some() => op.bytes().map_or(0, |b| b.len()),
             _ => 0,
         })
@@ -70,6 +72,8 @@ pub fn run(
     };
     // Partial receives not combined yet: (peer, bytes, scratch span).
     let mut partials: VecDeque<(u32, Span, Span)> = VecDeque::new();
+    // A partial result sent on before it was received.
+    let mut unreceived = None;
     // Per op, the places of a packed message and its scratch bytes.
     let mut staged: Vec<Staged<'_>> = vec![None; ops.len()];
     let mut regions: Vec<Region> = ops
@@ -99,11 +103,26 @@ pub fn run(
                 partials.push_back((peer, bytes, at));
                 Region::new(scratch_base, scratch_len, at)
             }
+            // The scratch bytes of the partial of `bytes` received last.
+            (Op::SendPartial { bytes, .. }, _) => {
+                match partials.iter().rev().find(|&&(_, b, _)| b == bytes) {
+                    Some(&(_, _, at)) => Region::new(scratch_base, scratch_len, at),
+                    None => {
+                        unreceived = Some(bytes);
+                        Region::new(base, len, Span { start: 0, end: 0 })
+                    }
+                }
+            }
             (Op::WaitRecv | Op::WaitSends | Op::Combine { .. }, _) => {
                 Region::new(base, len, Span { start: 0, end: 0 })
             }
         })
         .collect();
+    if let Some(bytes) = unreceived {
+        return Err(format!(
+            "the schedule sends on a partial result of {bytes} it never receives"
+        ));
+    }
     // A packed message's bytes, copied between its places in the buffer
     // and its scratch bytes (before a send, after a receive).
     let stage = |pieces: &[Span], at: Span, into_scratch: bool| {
@@ -164,6 +183,9 @@ pub fn run(
                     comm.process_at_rank(peer as i32)
                         .send_with_tag(&*region, DATA_TAG)
                 }
+                Op::SendPartial { peer, .. } => comm
+                    .process_at_rank(peer as i32)
+                    .send_with_tag(&*region, DATA_TAG),
                 Op::Recv { peer, .. } => {
                     comm.process_at_rank(peer as i32)
                         .receive_into_with_tag(region, DATA_TAG);
@@ -182,22 +204,30 @@ pub fn run(
                         ));
                         break;
                     };
-                    // SAFETY: the partial's receive was waited for (the
-                    // schedule waits before it combines, which the simulator
-                    // proves), so no request touches its scratch bytes;
-                    // `bytes` of the buffer are held by this rank, with no
-                    // receive posted into them and no send of them pending
-                    // (sends pass bytes on for good).
-                    unsafe {
-                        let from = std::slice::from_raw_parts(
-                            scratch_base.add(at.start as usize),
-                            at.len() as usize,
-                        );
-                        let into = std::slice::from_raw_parts_mut(
-                            base.add(bytes.start as usize),
-                            bytes.len() as usize,
-                        );
-                        sum_floats(into, from);
+                    // Into each place of the bytes in turn (a message of
+                    // the last blocks and the first ones has two).
+                    let places = l.pieces.as_deref().unwrap_or(std::slice::from_ref(&bytes));
+                    let mut offset = at.start as usize;
+                    for place in places {
+                        // SAFETY: the partial's receive was waited for (the
+                        // schedule waits before it combines, which the
+                        // simulator proves), so no request touches its
+                        // scratch bytes; the places lie in the buffer
+                        // (checked above), held by this rank, with no
+                        // receive posted into them and no send of them
+                        // pending (sends pass bytes on for good).
+                        unsafe {
+                            let from = std::slice::from_raw_parts(
+                                scratch_base.add(offset),
+                                place.len() as usize,
+                            );
+                            let into = std::slice::from_raw_parts_mut(
+                                base.add(place.start as usize),
+                                place.len() as usize,
+                            );
+                            sum_floats(into, from);
+                        }
+                        offset += place.len() as usize;
                     }
                 }
             }

@@ -21,9 +21,10 @@ use crate::data::{Algorithm, Collective};
 use std::fmt;
 pub use tree::{Tree, MAX_FANOUT};
 
-/// Bytes [start, end) of the buffer. In an allgather a span may end
-/// beyond the buffer: its bytes then continue from byte 0 (a message of
-/// the last blocks and the first ones, see [`allgather`]).
+/// Bytes [start, end) of the buffer. In an allgather (and gather,
+/// scatter, reduce_scatter_block) a span may end beyond the buffer: its
+/// bytes then continue from byte 0 (a message of the last blocks and the
+/// first ones, see [`allgather`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Span {
     pub start: u64,
@@ -88,6 +89,11 @@ pub enum Op {
     /// Combine the oldest waited-for partial result from `peer` of `bytes`
     /// into the buffer (reductions only).
     Combine { peer: u32, bytes: Span },
+    /// Blocking standard-mode send to `peer` of the partial result of
+    /// `bytes` received last, waited for and not combined yet, as it
+    /// arrived (reductions only: a rank hands a partner's partial result
+    /// on to a rank that has no partner).
+    SendPartial { peer: u32, bytes: Span },
 }
 
 impl Op {
@@ -99,7 +105,8 @@ impl Op {
         | Op::Send { bytes, .. }
         | Op::Recv { bytes, .. }
         | Op::IrecvPartial { bytes, .. }
-        | Op::Combine { bytes, .. } = &mut self
+        | Op::Combine { bytes, .. }
+        | Op::SendPartial { bytes, .. } = &mut self
         {
             *bytes = place(*bytes)?;
         }
@@ -114,7 +121,8 @@ impl Op {
             | Op::Send { bytes, .. }
             | Op::Recv { bytes, .. }
             | Op::IrecvPartial { bytes, .. }
-            | Op::Combine { bytes, .. } => Some(bytes),
+            | Op::Combine { bytes, .. }
+            | Op::SendPartial { bytes, .. } => Some(bytes),
             Op::WaitRecv | Op::WaitSends => None,
         }
     }
@@ -127,7 +135,8 @@ impl Op {
         | Op::Send { peer, .. }
         | Op::Recv { peer, .. }
         | Op::IrecvPartial { peer, .. }
-        | Op::Combine { peer, .. } = &mut self
+        | Op::Combine { peer, .. }
+        | Op::SendPartial { peer, .. } = &mut self
         {
             *peer = rename(*peer);
         }
@@ -557,8 +566,9 @@ impl Schedule {
     }
 
     /// Hands `each` the pieces of the simulator's buffer that a message
-    /// of `bytes` carries, in order: the span itself; for an allgather
-    /// span past the buffer's end its part up to the end, then the part
+    /// of `bytes` carries, in order: the span itself; for an allgather's
+    /// (gather's, scatter's, reduce_scatter_block's) span past the
+    /// buffer's end its part up to the end, then the part
     /// from byte 0; a modified Bruck's packed message's blocks.
     pub fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
         let total = self.buffer_bytes();
@@ -567,9 +577,11 @@ impl Schedule {
             | Collective::Reduce
             | Collective::Allreduce
             | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock
             | Collective::Barrier => each(bytes),
-            Collective::Allgather | Collective::Gather | Collective::Scatter => {
+            Collective::Allgather
+            | Collective::Gather
+            | Collective::Scatter
+            | Collective::ReduceScatterBlock => {
                 let [first, wrapped] = bytes.pieces(total);
                 each(first);
                 if !wrapped.is_empty() {

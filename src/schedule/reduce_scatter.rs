@@ -29,10 +29,12 @@
 //! on fresh memory cost Open MPI's (2.5x ours from 64 KiB blocks on the
 //! development VM before the harness did so).
 //!
-//! reduce_scatter_block's `recursive_doubling` forwards a partner's raw
-//! partial result to a rank without a partner on a number of ranks that is
-//! not a power of two; the operations lack a send of an uncombined partial,
-//! so it is not scheduled here (Open MPI's forced one is still measured).
+//! reduce_scatter_block's recursive doubling sends, at each step, the
+//! whole vector but the blocks of the sender's own subtree: the blocks
+//! after that subtree and, past the vector's end, those before it (one
+//! span that wraps, see [`Span`]). Off powers of two a rank without a
+//! partner gets its partner's partial result, as it came, from a rank of
+//! its subtree that has one ([`Op::SendPartial`]).
 
 use super::reduce::exchange as exchange_partial;
 use super::{Op, Plan, Schedule, Span, Spec};
@@ -46,9 +48,11 @@ pub const SCHEDULED: [Algorithm; 4] = [
     Algorithm::Butterfly,
 ];
 
-/// MPI_Reduce_scatter_block's algorithms with a schedule.
-pub const SCHEDULED_BLOCK: [Algorithm; 3] = [
+/// MPI_Reduce_scatter_block's algorithms with a schedule: all of Open
+/// MPI's.
+pub const SCHEDULED_BLOCK: [Algorithm; 4] = [
     Algorithm::Linear,
+    Algorithm::RecursiveDoubling,
     Algorithm::RecursiveHalving,
     Algorithm::Butterfly,
 ];
@@ -70,6 +74,10 @@ pub(super) enum Shape {
     /// reduce_scatter_block's butterfly on a power of two: the same
     /// exchanges over blocks in mirrored order, no final exchange.
     MirroredButterfly,
+    /// reduce_scatter_block's recursive doubling: ⌈log₂ p⌉ exchanges of
+    /// all blocks but the own subtree's, partners' partial results handed
+    /// on to ranks without one.
+    RecursiveDoubling,
 }
 
 /// The reduce-scatter plan of `spec` (p > 1, a non-empty block).
@@ -91,6 +99,7 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
         }
         Algorithm::Nonoverlapping | Algorithm::Linear => reduce_then_scatter(spec)?,
         Algorithm::RecursiveHalving => Shape::RecursiveHalving,
+        Algorithm::RecursiveDoubling => Shape::RecursiveDoubling,
         Algorithm::Ring => Shape::Ring,
         Algorithm::Butterfly if block && p.is_power_of_two() => Shape::MirroredButterfly,
         _ => Shape::Butterfly,
@@ -144,7 +153,10 @@ fn reduce_then_scatter(spec: &Spec) -> Result<Shape, String> {
 pub(super) fn working_memory(shape: &Shape, spec: &Spec, rank: u32) -> Vec<u64> {
     let (p, m) = (u64::from(spec.procs), spec.msg_bytes);
     match shape {
-        Shape::RecursiveHalving | Shape::Butterfly | Shape::MirroredButterfly => vec![p * m; 2],
+        Shape::RecursiveHalving
+        | Shape::Butterfly
+        | Shape::MirroredButterfly
+        | Shape::RecursiveDoubling => vec![p * m; 2],
         Shape::Ring if p > 2 => vec![p * m, m, m],
         Shape::Ring => vec![p * m, m],
         Shape::ReduceScatter(_) if rank == 0 => vec![p * m],
@@ -264,13 +276,17 @@ impl Shape {
             Shape::Ring => ring_ops(spec, rank, ops),
             Shape::Butterfly => butterfly_ops(spec, rank, ops),
             Shape::MirroredButterfly => mirrored_butterfly_ops(spec, rank, ops),
+            Shape::RecursiveDoubling => recursive_doubling_ops(spec, rank, ops),
         }
     }
 
     /// See [`Schedule::doubles`].
     pub(super) fn doubles(&self) -> Option<bool> {
         match self {
-            Shape::RecursiveHalving | Shape::Butterfly | Shape::MirroredButterfly => Some(true),
+            Shape::RecursiveHalving
+            | Shape::Butterfly
+            | Shape::MirroredButterfly
+            | Shape::RecursiveDoubling => Some(true),
             Shape::Ring => Some(false),
             Shape::ReduceScatter(_) => None,
         }
@@ -305,6 +321,10 @@ impl Shape {
                 .into(),
             Shape::MirroredButterfly => "butterfly over blocks in mirrored order: log2 p \
                  exchanges of halves, each rank's block ends in place"
+                .into(),
+            Shape::RecursiveDoubling => "recursive doubling: ceil(log2 p) exchanges of every \
+                 block but those of the rank's own subtree, a partner's partial result handed \
+                 on to the ranks of the subtree that have no partner"
                 .into(),
         }
     }
@@ -476,6 +496,91 @@ fn mirrored_butterfly_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
     }
 }
 
+/// reduce_scatter_block's recursive doubling
+/// (`reduce_scatter_block_intra_recursivedoubling`): at step `mask` the
+/// rank exchanges with rank ^ mask every block but those of its own
+/// subtree (the `mask` ranks from rank rounded down to `mask`); where the
+/// partner's subtree runs past p, the ranks of the own subtree that have
+/// a partner hand its partial result on, by recursive halving, to those
+/// that have none. Every rank combines what it got once the step's
+/// messages are done.
+fn recursive_doubling_ops(spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
+    let p = spec.procs;
+    let m = spec.msg_bytes;
+    // Every block but those of the subtree from `root`: the ones after it,
+    // then (wrapping) the ones before it.
+    let others = |root: u32, mask: u32| {
+        if root + mask >= p {
+            Span {
+                start: 0,
+                end: u64::from(root) * m,
+            }
+        } else {
+            Span {
+                start: u64::from(root + mask) * m,
+                end: u64::from(p + root) * m,
+            }
+        }
+    };
+    let mut mask = 1;
+    while mask < p {
+        let remote = rank ^ mask;
+        let root = rank & !(mask - 1);
+        let remote_root = remote & !(mask - 1);
+        let received = others(remote_root, mask);
+        // Whom the partial result of this step comes from.
+        let mut from = None;
+        if remote < p {
+            ops.extend([
+                Op::IrecvPartial {
+                    peer: remote,
+                    bytes: received,
+                },
+                Op::Send {
+                    peer: remote,
+                    bytes: others(root, mask),
+                },
+                Op::WaitRecv,
+            ]);
+            from = Some(remote);
+        }
+        if remote_root + mask > p {
+            // The own subtree's ranks that have a partner: the first
+            // `with` of it, as many as the partner's subtree has ranks
+            // (none or fewer than none where it has none).
+            let with = i64::from(p) - i64::from(root + mask);
+            let mut half = mask >> 1;
+            while half > 0 {
+                let other = rank ^ half;
+                let has = |r: u32| i64::from(r) < i64::from(rank & !(2 * half - 1)) + with;
+                if other > rank && has(rank) && !has(other) {
+                    ops.push(Op::SendPartial {
+                        peer: other,
+                        bytes: received,
+                    });
+                } else if other < rank && has(other) && !has(rank) {
+                    ops.extend([
+                        Op::IrecvPartial {
+                            peer: other,
+                            bytes: received,
+                        },
+                        Op::WaitRecv,
+                    ]);
+                    from = Some(other);
+                }
+                half >>= 1;
+            }
+        }
+        if let Some(peer) = from {
+            ops.push(Op::Combine {
+                peer,
+                bytes: received,
+            });
+        }
+        mask <<= 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,6 +653,68 @@ mod tests {
         );
         // Two exchanges of four operations, nothing after: 5 keeps block 5.
         assert_eq!(s.ops(5).len(), 8);
+    }
+
+    /// Open MPI's recursive doubling on 6 ranks, 4-byte blocks: rank 2's
+    /// messages wrap past the vector's end, and at distance 4, where rank
+    /// 6 does not exist, rank 0 hands it rank 4's partial result as it
+    /// came.
+    #[test]
+    fn recursive_doubling_wraps_and_hands_on_a_partners_partial() {
+        let s = schedule(
+            Collective::ReduceScatterBlock,
+            Algorithm::RecursiveDoubling,
+            6,
+        );
+        let span = |start, end| Span { start, end };
+        let exchange = |peer, recv: Span, send: Span| {
+            [
+                Op::IrecvPartial { peer, bytes: recv },
+                Op::Send { peer, bytes: send },
+                Op::WaitRecv,
+                Op::Combine { peer, bytes: recv },
+            ]
+        };
+        let mut rank2: Vec<Op> = Vec::new();
+        // Distance 1: blocks 4, 5, 0, 1, 2 in, 3, 4, 5, 0, 1 out.
+        rank2.extend(exchange(3, span(16, 36), span(12, 32)));
+        // Distance 2: blocks 2-5 in, 4, 5, 0, 1 out.
+        rank2.extend(exchange(0, span(8, 24), span(16, 32)));
+        // Distance 4: blocks 0-3 of ranks 4 and 5, from rank 0.
+        rank2.extend([
+            Op::IrecvPartial {
+                peer: 0,
+                bytes: span(0, 16),
+            },
+            Op::WaitRecv,
+            Op::Combine {
+                peer: 0,
+                bytes: span(0, 16),
+            },
+        ]);
+        assert_eq!(s.ops(2), rank2);
+        assert_eq!(
+            s.ops(0)[8..],
+            [
+                Op::IrecvPartial {
+                    peer: 4,
+                    bytes: span(0, 16)
+                },
+                Op::Send {
+                    peer: 4,
+                    bytes: span(16, 24)
+                },
+                Op::WaitRecv,
+                Op::SendPartial {
+                    peer: 2,
+                    bytes: span(0, 16)
+                },
+                Op::Combine {
+                    peer: 4,
+                    bytes: span(0, 16)
+                },
+            ]
+        );
     }
 
     #[test]

@@ -490,6 +490,17 @@ pub fn simulate_recording<C: Cost>(
     Simulator::new(schedule, placement, cost, true, true).run()
 }
 
+/// How a message is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sent {
+    /// Non-blocking, from the buffer.
+    Isend,
+    /// Blocking, from the buffer.
+    Send,
+    /// Blocking, a received partial result as it came.
+    Partial,
+}
+
 /// A message in flight, waiting to be matched with a receive.
 #[derive(Clone, Copy, Debug)]
 struct Message<T> {
@@ -781,8 +792,9 @@ impl<'a, C: Cost> Simulator<'a, C> {
         }
         while let Some(&op) = self.ranks[r].ops.get(self.ranks[r].pc) {
             match op {
-                Op::Isend { peer, bytes } => self.send(rank, peer, bytes, false)?,
-                Op::Send { peer, bytes } => self.send(rank, peer, bytes, true)?,
+                Op::Isend { peer, bytes } => self.send(rank, peer, bytes, Sent::Isend)?,
+                Op::Send { peer, bytes } => self.send(rank, peer, bytes, Sent::Send)?,
+                Op::SendPartial { peer, bytes } => self.send(rank, peer, bytes, Sent::Partial)?,
                 Op::WaitSends => {
                     let s = &mut self.ranks[r];
                     s.clock = s.clock.later(s.sends_done);
@@ -827,18 +839,36 @@ impl<'a, C: Cost> Simulator<'a, C> {
         Ok(())
     }
 
-    fn send(&mut self, from: u32, to: u32, bytes: Span, blocking: bool) -> Result<(), SimError> {
+    fn send(&mut self, from: u32, to: u32, bytes: Span, how: Sent) -> Result<(), SimError> {
         let s = &mut self.ranks[from as usize];
         let mut content = NO_CONTENT;
         if let Some(reduction) = self.reduction.filter(|_| self.proving) {
-            // The partial result moves on with the message (a copy of it
-            // where the sender keeps it).
-            let pieces = if reduction.keeps() {
-                s.acc.copy(bytes)
+            let pieces = if how == Sent::Partial {
+                // A received partial result, passed on as it came.
+                let Some(&(_, _, held)) = s.partials.iter().rev().find(|p| p.1 == bytes) else {
+                    return Err(SimError::BadWait {
+                        rank: from,
+                        what: "sends on a partial result it has not received",
+                    });
+                };
+                self.contents[held as usize].clone()
             } else {
-                s.acc.take(bytes)
-            }
-            .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
+                // The partial result moves on with the message (a copy of
+                // it where the sender keeps it), each of its places.
+                let mut parts = Vec::with_capacity(2);
+                self.schedule.pieces(bytes, &mut |piece| parts.push(piece));
+                let mut pieces = Pieces::default();
+                for part in parts {
+                    let part = if reduction.keeps() {
+                        s.acc.copy(part)
+                    } else {
+                        s.acc.take(part)
+                    }
+                    .map_err(|_| SimError::SendsUnheld { rank: from, bytes })?;
+                    pieces = pieces.join(part);
+                }
+                pieces
+            };
             content = self.contents.len() as u32;
             self.contents.push(pieces);
         } else if self.synchronizing {
@@ -871,7 +901,7 @@ impl<'a, C: Cost> Simulator<'a, C> {
                 }
             }
         }
-        if blocking {
+        if how != Sent::Isend {
             s.clock = s.clock.later(end);
             self.close_group(from);
         }

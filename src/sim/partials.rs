@@ -147,6 +147,15 @@ impl Pieces {
         Ok(copy)
     }
 
+    /// `self` and `other` (disjoint bytes) together: a message whose
+    /// bytes lie in two places of the buffer.
+    pub fn join(mut self, other: Pieces) -> Pieces {
+        self.0.extend(other.0);
+        self.0.sort_by_key(|(s, _)| s.start);
+        self.coalesce();
+        self
+    }
+
     /// Replaces what `incoming`'s bytes hold by it (a plain receive of a
     /// rank that keeps what it sends).
     pub fn overwrite(&mut self, incoming: Pieces) {

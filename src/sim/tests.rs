@@ -1343,6 +1343,43 @@ fn reduce_scatter_verifier_catches_a_block_short_twice_or_undelivered() {
             ..
         })
     ));
+    // Recursive doubling on 6 ranks: rank 0 hands rank 2 its own partial
+    // result instead of rank 4's (a plain send of those bytes): ranks 0-3
+    // twice; or hands it nothing: rank 2 misses ranks 4 and 5.
+    let doubling = reduce_scatter_schedule(ReduceScatterBlock, Algorithm::RecursiveDoubling, 6, 8);
+    assert!(edited(&doubling, &|_| {}).is_ok());
+    let handed = |ops: &[Op]| {
+        ops.iter()
+            .position(|op| matches!(op, Op::SendPartial { peer: 2, .. }))
+            .unwrap()
+    };
+    assert!(matches!(
+        edited(&doubling, &|ops| {
+            let at = handed(&ops[0]);
+            let Op::SendPartial { peer, bytes } = ops[0][at] else {
+                unreachable!()
+            };
+            ops[0][at] = Op::Send { peer, bytes };
+        }),
+        Err(SimError::Combine {
+            rank: 2,
+            clash: Clash::Twice(2),
+            ..
+        })
+    ));
+    assert!(matches!(
+        edited(&doubling, &|ops| {
+            let at = handed(&ops[0]);
+            ops[0].remove(at);
+            let kept = ops[2].len() - 3;
+            ops[2].truncate(kept);
+        }),
+        Err(SimError::Unfinished {
+            rank: 2,
+            contributions: 4,
+            ..
+        })
+    ));
     // The mirrored butterfly on 4 ranks without its second exchange:
     // every rank ends with two of the four contributions.
     let mirrored = reduce_scatter_schedule(ReduceScatterBlock, Algorithm::Butterfly, 4, 8);
