@@ -10,7 +10,7 @@ use crate::collective::Combines;
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement};
 use crate::error::{Error, Result};
-use crate::schedule::{LocalOp, Schedule, Span, Spec};
+use crate::schedule::{LocalOp, Schedule, Span, Spec, Working};
 use crate::units::format_bytes;
 use indicatif::{ProgressBar, ProgressStyle};
 use mpi::collective::{Root as _, SystemOperation};
@@ -632,7 +632,7 @@ pub(super) enum Runner {
         copies: Vec<Option<(Span, Span)>>,
         /// The working memory Open MPI's algorithm allocates and fills every
         /// call, per root (see [`Schedule::working_memory`]).
-        fresh: Vec<Vec<u64>>,
+        fresh: Vec<Vec<Working>>,
         /// Where each block of a reduce-scatter's vector lies in the rank's
         /// memory, in block order (see [`crate::schedule::reduce_scatter`]);
         /// empty for the other collectives.
@@ -1181,20 +1181,30 @@ fn check(
     }
 }
 
-/// Memory allocated as Open MPI's algorithm allocates it (`sizes`, in
-/// order, from the C allocator, as Open MPI's `malloc`), the first a copy
-/// of the start of `buf`, the others written through: the allocations and
-/// page faults it pays on fresh memory. Freed by the caller after the call.
-fn working_memory(sizes: &[u64], buf: &[u8]) -> Vec<Vec<u8>> {
-    sizes
+/// Memory allocated as Open MPI's algorithm allocates it (`buffers`, in
+/// order, from the C allocator, as Open MPI's `malloc`): the allocations
+/// and page faults it pays on fresh memory. A copy of the start of `buf`
+/// is made as Open MPI makes it; memory the algorithm writes gets one
+/// byte per page, as ours writes the same bytes elsewhere (already
+/// faulted in). Freed by the caller after the call.
+fn working_memory(buffers: &[Working], buf: &[u8]) -> Vec<Vec<u8>> {
+    // The smallest page of Linux on x86-64 and aarch64: larger pages get
+    // more writes than needed, each cheap next to a fault.
+    const PAGE: usize = 4096;
+    buffers
         .iter()
-        .enumerate()
-        .map(|(i, &n)| {
-            let n = n as usize;
+        .map(|w| {
+            let n = w.bytes as usize;
             let mut v = Vec::with_capacity(n);
-            match i {
-                0 => v.extend_from_slice(&buf[..n.min(buf.len())]),
-                _ => v.resize(n, 0),
+            match w.copy {
+                true => v.extend_from_slice(&buf[..n.min(buf.len())]),
+                false => v
+                    .spare_capacity_mut()
+                    .iter_mut()
+                    .step_by(PAGE)
+                    .for_each(|b| {
+                        b.write(0);
+                    }),
             }
             std::hint::black_box(v)
         })

@@ -66,6 +66,30 @@ impl fmt::Display for Span {
     }
 }
 
+/// A buffer an Open MPI algorithm allocates every call, besides the
+/// memory its messages name: the harness allocates, writes and frees as
+/// much around each call of ours, for the allocator's work and the page
+/// faults fresh memory costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Working {
+    pub bytes: u64,
+    /// Filled with a copy of the send buffer first (otherwise written by
+    /// the algorithm: received or combined into).
+    pub copy: bool,
+}
+
+impl Working {
+    /// `bytes` that start as a copy of the send buffer.
+    pub fn copy(bytes: u64) -> Working {
+        Working { bytes, copy: true }
+    }
+
+    /// `bytes` the algorithm writes.
+    pub fn written(bytes: u64) -> Working {
+        Working { bytes, copy: false }
+    }
+}
+
 /// One point-to-point step of one rank. All messages share one tag, so MPI's
 /// non-overtaking rule matches the k-th send from a to b with the k-th
 /// receive b posts from a.
@@ -681,12 +705,16 @@ impl Schedule {
         }
     }
 
-    /// The bytes of each buffer Open MPI's algorithm allocates and fills on
-    /// `rank` every call besides what the operations name (a
-    /// reduce-scatter's copies of the vector, see
-    /// [`reduce_scatter::working_memory`]); empty where not modelled.
-    pub fn working_memory(&self, rank: u32) -> Vec<u64> {
+    /// The buffers Open MPI's algorithm allocates on `rank` every call
+    /// besides what the operations name, in order (a reduce's accumulator
+    /// and segments, see [`reduce::working_memory`]; a reduce-scatter's
+    /// copies of the vector, see [`reduce_scatter::working_memory`]);
+    /// empty where not modelled.
+    pub fn working_memory(&self, rank: u32) -> Vec<Working> {
         match &self.plan {
+            Plan::ReduceTree { .. } | Plan::ReduceLinear | Plan::ReduceScatterGather => {
+                reduce::working_memory(&self.plan, &self.spec, rank)
+            }
             Plan::ReduceScatter(shape) => reduce_scatter::working_memory(shape, &self.spec, rank),
             _ => Vec::new(),
         }

@@ -11,7 +11,7 @@
 //! the buffer. The simulator proves that the root ends with every rank's
 //! contribution combined exactly once.
 
-use super::{Op, Plan, Segments, Span, Spec, Tree, DEFAULT_FANOUT};
+use super::{Op, Plan, Segments, Span, Spec, Tree, Working, DEFAULT_FANOUT};
 use crate::data::{element_bytes, Algorithm};
 
 /// The reduce plan of `spec` (p > 1, a non-empty message).
@@ -53,6 +53,51 @@ pub const SCHEDULED: [Algorithm; 7] = [
     Algorithm::InOrderBinary,
     Algorithm::Rabenseifner,
 ];
+
+/// The buffers Open MPI's reduce allocates on `rank` every call, in
+/// order (`coll_base_reduce.c`). The generic executor: an inner rank other
+/// than the tree's top an accumulator of the whole message, every inner
+/// rank one segment to receive into, and a second where there are several
+/// segments or children; in-order binary's top, when it is not the root,
+/// the whole message to hold the result before it hands it over. Linear:
+/// the root the whole message to receive into. Rabenseifner: every rank
+/// the whole message to receive into, every rank but the root a copy of
+/// its send buffer to combine into.
+pub(super) fn working_memory(plan: &Plan, spec: &Spec, rank: u32) -> Vec<Working> {
+    let m = spec.msg_bytes;
+    let mut out = Vec::new();
+    match plan {
+        Plan::ReduceTree {
+            tree,
+            segments,
+            root,
+        } => {
+            if rank == tree.root && tree.root != *root {
+                out.push(Working::written(m));
+            }
+            let kids = tree.children(rank).len();
+            if kids > 0 {
+                if rank != tree.root {
+                    out.push(Working::written(m));
+                }
+                let segment = Working::written(segments.span(0).len());
+                out.push(segment);
+                if segments.count() > 1 || kids > 1 {
+                    out.push(segment);
+                }
+            }
+        }
+        Plan::ReduceLinear if rank == spec.root => out.push(Working::written(m)),
+        Plan::ReduceScatterGather => {
+            out.push(Working::written(m));
+            if rank != spec.root {
+                out.push(Working::copy(m));
+            }
+        }
+        _ => {}
+    }
+    out
+}
 
 /// Open MPI's segment of whole elements (`COLL_BASE_COMPUTED_SEGCOUNT`):
 /// `segsize` rounded to the nearest number of elements (a remainder of
@@ -366,6 +411,56 @@ mod tests {
             segsize,
             fanout: None,
         }
+    }
+
+    /// Open MPI's reduce allocations: inner ranks of a tree an accumulator
+    /// (not the top) and one or two segments; in-order binary's top its
+    /// result when not the root; linear's root the message;
+    /// Rabenseifner's every rank a receive buffer and a copy (not the
+    /// root).
+    #[test]
+    fn working_memory_is_open_mpis_per_rank() {
+        let memory = |algorithm, procs, msg, segsize, rank| {
+            Schedule::new(spec(algorithm, procs, 0, msg, segsize))
+                .unwrap()
+                .working_memory(rank)
+        };
+        let (copy, written) = (Working::copy, Working::written);
+        // Binomial on 8 ranks: 0 has children 4, 2, 1; 4 has 6, 5; 1 none.
+        assert_eq!(
+            memory(Algorithm::Binomial, 8, 4000, 0, 0),
+            [written(4000); 2]
+        );
+        assert_eq!(
+            memory(Algorithm::Binomial, 8, 4000, 0, 4),
+            [written(4000); 3]
+        );
+        assert!(memory(Algorithm::Binomial, 8, 4000, 0, 1).is_empty());
+        // A pipeline of 1000-byte segments: one child, several segments.
+        assert_eq!(
+            memory(Algorithm::Pipeline, 4, 4000, 1000, 2),
+            [written(4000), written(1000), written(1000)]
+        );
+        // One segment and one child: one receive buffer.
+        assert_eq!(
+            memory(Algorithm::Pipeline, 4, 4000, 0, 2),
+            [written(4000), written(4000)]
+        );
+        // In-order binary on 4 ranks rooted at 3, result to root 0.
+        assert_eq!(
+            memory(Algorithm::InOrderBinary, 4, 4000, 0, 3),
+            [written(4000); 3]
+        );
+        assert!(memory(Algorithm::Linear, 4, 4000, 0, 2).is_empty());
+        assert_eq!(memory(Algorithm::Linear, 4, 4000, 0, 0), [written(4000)]);
+        assert_eq!(
+            memory(Algorithm::Rabenseifner, 4, 4000, 0, 2),
+            [written(4000), copy(4000)]
+        );
+        assert_eq!(
+            memory(Algorithm::Rabenseifner, 4, 4000, 0, 0),
+            [written(4000)]
+        );
     }
 
     #[test]

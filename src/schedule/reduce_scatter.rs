@@ -37,7 +37,7 @@
 //! its subtree that has one ([`Op::SendPartial`]).
 
 use super::reduce::exchange as exchange_partial;
-use super::{Op, Plan, Schedule, Span, Spec};
+use super::{Op, Plan, Schedule, Span, Spec, Working};
 use crate::data::{Algorithm, Candidate, Collective};
 
 /// MPI_Reduce_scatter's algorithms with a schedule: all of Open MPI's.
@@ -147,20 +147,31 @@ fn reduce_then_scatter(spec: &Spec) -> Result<Shape, String> {
     ])))
 }
 
-/// The bytes of each buffer Open MPI's algorithm allocates on `rank` every
-/// call, in order (see the module docs); the first holds a copy of the
-/// send buffer (the reduce's result, for the two that reduce first).
-pub(super) fn working_memory(shape: &Shape, spec: &Spec, rank: u32) -> Vec<u64> {
+/// The buffers Open MPI's algorithm allocates on `rank` every call, in
+/// order (see the module docs): a copy of the send buffer and what it
+/// receives into; rank 0's result of the reduce, then the reduce's own,
+/// for the two that reduce first.
+pub(super) fn working_memory(shape: &Shape, spec: &Spec, rank: u32) -> Vec<Working> {
     let (p, m) = (u64::from(spec.procs), spec.msg_bytes);
     match shape {
         Shape::RecursiveHalving
         | Shape::Butterfly
         | Shape::MirroredButterfly
-        | Shape::RecursiveDoubling => vec![p * m; 2],
-        Shape::Ring if p > 2 => vec![p * m, m, m],
-        Shape::Ring => vec![p * m, m],
-        Shape::ReduceScatter(_) if rank == 0 => vec![p * m],
-        Shape::ReduceScatter(_) => Vec::new(),
+        | Shape::RecursiveDoubling => vec![Working::copy(p * m), Working::written(p * m)],
+        Shape::Ring if p > 2 => vec![
+            Working::copy(p * m),
+            Working::written(m),
+            Working::written(m),
+        ],
+        Shape::Ring => vec![Working::copy(p * m), Working::written(m)],
+        Shape::ReduceScatter(phases) => {
+            let mut out = Vec::new();
+            if rank == 0 {
+                out.push(Working::written(p * m));
+            }
+            out.extend(phases[0].working_memory(rank));
+            out
+        }
     }
 }
 
@@ -812,16 +823,47 @@ mod working_memory_tests {
             .unwrap();
             s.working_memory(rank)
         };
+        let (copy, written) = (Working::copy, Working::written);
         use Algorithm::*;
         use Collective::{ReduceScatter as Rs, ReduceScatterBlock as Rsb};
-        // Two copies of the 4-block vector; the ring one and two blocks.
-        assert_eq!(memory(Rs, RecursiveHalving, 4, 3), [400, 400]);
-        assert_eq!(memory(Rsb, Butterfly, 4, 1), [400, 400]);
-        assert_eq!(memory(Rs, Ring, 4, 2), [400, 100, 100]);
-        assert_eq!(memory(Rs, Ring, 2, 1), [200, 100]);
-        // Only the root of the reduce keeps its result apart.
-        assert_eq!(memory(Rs, Nonoverlapping, 4, 0), [400]);
-        assert!(memory(Rsb, Linear, 4, 2).is_empty());
+        // A copy of the 4-block vector and a vector to receive into; the
+        // ring one block or two.
+        assert_eq!(
+            memory(Rs, RecursiveHalving, 4, 3),
+            [copy(400), written(400)]
+        );
+        assert_eq!(memory(Rsb, Butterfly, 4, 1), [copy(400), written(400)]);
+        assert_eq!(
+            memory(Rsb, RecursiveDoubling, 5, 4),
+            [copy(500), written(500)]
+        );
+        assert_eq!(
+            memory(Rs, Ring, 4, 2),
+            [copy(400), written(100), written(100)]
+        );
+        assert_eq!(memory(Rs, Ring, 2, 1), [copy(200), written(100)]);
+        // Rank 0 keeps the reduce's result apart, then the reduce (the
+        // fixed decision at 4 ranks and 400 B) allocates its own.
+        let reduce = Schedule::new(Spec {
+            collective: Collective::Reduce,
+            algorithm: crate::ompi_fixed::decision(Collective::Reduce, 4, 400)
+                .unwrap()
+                .algorithm,
+            procs: 4,
+            root: 0,
+            msg_bytes: 400,
+            segsize: 0,
+            fanout: None,
+        })
+        .unwrap();
+        for rank in 0..4 {
+            let mut expected = reduce.working_memory(rank);
+            if rank == 0 {
+                expected.insert(0, written(400));
+            }
+            assert_eq!(memory(Rs, Nonoverlapping, 4, rank), expected);
+        }
+        assert!(!memory(Rs, Nonoverlapping, 4, 0).is_empty());
         // Not modelled for the other collectives.
         assert!(memory(Collective::Allreduce, Ring, 4, 2).is_empty());
     }
