@@ -6,9 +6,9 @@ use crate::learn::LearnerKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// Pick the fastest algorithm, segment size and fan-out of MPI_Bcast,
-/// MPI_Reduce and MPI_Allreduce for each message size of a job, from
-/// measurements on the job's own machine.
+/// Pick the fastest algorithm, segment size and fan-out of each MPI
+/// collective for each message size of a job, from measurements on the
+/// job's own machine.
 #[derive(Debug, Parser)]
 #[command(name = "bcast-select", version, about, long_about = None)]
 pub struct Cli {
@@ -92,9 +92,9 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The collectives to time, comma separated: bcast, reduce, allreduce,
-    /// allgather, alltoall, gather, scatter, or `all`.
-    #[arg(long, value_delimiter = ',', default_value = "bcast,reduce,allreduce", value_parser = parse_collectives)]
+    /// The collectives to time, comma separated, or `all`.
+    #[arg(long, value_delimiter = ',', default_value = "bcast,reduce,allreduce", value_parser = parse_collectives,
+          long_help = naming_collectives("The collectives to time, comma separated, or `all`"))]
     pub collectives: Vec<Collectives>,
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
@@ -178,11 +178,14 @@ pub struct TuneArgs {
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
     pub sizes: SizeList,
-    /// The collectives to tune, comma separated: bcast, reduce, allreduce,
-    /// allgather, alltoall, gather, scatter, or `all` of them. Each gets its
-    /// model (DIR/model/ for bcast, DIR/model-<collective>/ for the others)
-    /// and its section of DIR/rules; their points compete for the budget.
-    #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collectives)]
+    /// The collectives to tune, comma separated, or `all` of them. Each gets
+    /// its model (DIR/model/ for bcast, DIR/model-<collective>/ for the
+    /// others) and its section of DIR/rules; their points compete for the
+    /// budget.
+    #[arg(long, value_delimiter = ',', default_value = "bcast", value_parser = parse_collectives,
+          long_help = naming_collectives("The collectives to tune, comma separated, or `all` of them. \
+          Each gets its model (DIR/model/ for bcast, DIR/model-<collective>/ for the others) and \
+          its section of DIR/rules; their points compete for the budget"))]
     pub collectives: Vec<Collectives>,
     /// Algorithms to force, comma separated: Open MPI's, or under MPICH
     /// MPICH's; `default` is always measured. Each collective takes the
@@ -275,14 +278,12 @@ pub struct BenchArgs {
     /// other collectives).
     #[arg(long)]
     pub out: PathBuf,
-    /// The collective measured: bcast (MPI_Bcast), reduce (MPI_Reduce),
-    /// allreduce (MPI_Allreduce), allgather (MPI_Allgather) or alltoall
-    /// (MPI_Alltoall); reductions sum MPI_FLOAT as the OSU benchmarks do,
-    /// sizes are bytes of the whole vector (multiples of 4); an allgather's
-    /// and alltoall's size is each block;
-    /// every rank that ends with a result checks it [default: bcast; with
-    /// --points, the file's].
-    #[arg(long, value_parser = parse_collective)]
+    /// The collective measured [default: bcast; with --points, the
+    /// file's]; every rank that ends with a result checks it.
+    #[arg(long, value_parser = parse_collective, long_help = naming_collectives(
+        "The collective measured [default: bcast; with --points, the file's]; reductions sum \
+         MPI_FLOAT as the OSU benchmarks do; every rank that ends with a result checks it; \
+         what a size means per collective: see --sizes"))]
     pub collective: Option<crate::data::Collective>,
     /// Message sizes: a list and/or ranges, e.g. 1,1K,1M or 1:4M:x4.
     #[arg(long, value_parser = parse_sizes, long_help = per_collective(
@@ -369,11 +370,26 @@ pub struct BenchArgs {
 /// `--help` text: `what`, then each collective's default from its
 /// description, so that the help names every collective the tool knows.
 fn per_collective(what: &str, default: fn(crate::data::Collective) -> String) -> String {
-    let defaults: Vec<String> = crate::data::Collective::ALL
+    listed(what, "default", default)
+}
+
+/// `--help` text: `what`, then `label` and each collective's `each`.
+fn listed(what: &str, label: &str, each: fn(crate::data::Collective) -> String) -> String {
+    let all: Vec<String> = crate::data::Collective::ALL
         .iter()
-        .map(|&c| format!("{} {}", c.name(), default(c)))
+        .map(|&c| format!("{} {}", c.name(), each(c)))
         .collect();
-    format!("{what} [default: {}]", defaults.join("; "))
+    format!("{what} [{label}: {}]", all.join("; "))
+}
+
+/// `--help` text: `what`, then the name of every collective the tool
+/// knows.
+fn naming_collectives(what: &str) -> String {
+    let names: Vec<&str> = crate::data::Collective::ALL
+        .iter()
+        .map(|c| c.name())
+        .collect();
+    format!("{what} [collectives: {}]", names.join(", "))
 }
 
 /// The algorithms measured by default, comma separated (after `default`
@@ -581,10 +597,10 @@ pub struct SystemArgs {
     /// Keep only rows of this MPI library (the `mpi` column's text).
     #[arg(long, value_name = "VERSION")]
     pub mpi: Option<String>,
-    /// Keep only rows of this collective (bcast, reduce, allreduce,
-    /// allgather, alltoall; the `collective` column, bcast where a file has
-    /// none).
-    #[arg(long, value_name = "NAME")]
+    /// Keep only rows of this collective (the `collective` column, bcast
+    /// where a file has none).
+    #[arg(long, value_name = "NAME", long_help = naming_collectives(
+        "Keep only rows of this collective (the `collective` column, bcast where a file has none)"))]
     pub collective: Option<crate::data::Collective>,
 }
 
@@ -770,17 +786,17 @@ pub enum ScheduleCommand {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The collective: bcast, reduce, allreduce, allgather or alltoall.
-    #[arg(long, default_value = "bcast", value_parser = parse_collective)]
+    /// The collective.
+    #[arg(long, default_value = "bcast", value_parser = parse_collective,
+          long_help = naming_collectives("The collective"))]
     pub collective: crate::data::Collective,
-    /// bcast: linear, chain, pipeline, split_binary, binary, binomial,
-    /// knomial or sbbt; reduce: linear, chain, pipeline, binary, binomial,
-    /// in_order_binary or rabenseifner; allreduce: linear, nonoverlapping,
-    /// recursive_doubling, ring, segmented_ring or rabenseifner; allgather:
-    /// bruck, recursive_doubling, ring, neighbor, two_proc or sparbit;
-    /// alltoall: linear, pairwise, linear_sync or two_proc (Open MPI ids
-    /// work too).
-    #[arg(long)]
+    /// The algorithm: one of the collective's schedules (Open MPI ids work
+    /// too).
+    #[arg(long, long_help = listed(
+        "The algorithm: one of the collective's schedules (Open MPI ids work too)",
+        "schedules",
+        |c| crate::schedule::scheduled(c).iter().map(|a| a.name()).collect::<Vec<_>>().join(","),
+    ))]
     pub algorithm: String,
     /// Communicator size.
     #[arg(long)]
@@ -788,7 +804,8 @@ pub struct ShowArgs {
     /// The root.
     #[arg(long, default_value_t = 0)]
     pub root: u32,
-    /// Message size (e.g. 1000, 64K, 4M).
+    /// Message size (e.g. 1000, 64K, 4M; a barrier's messages are empty,
+    /// whatever it says).
     #[arg(long, default_value = "1M", value_parser = parse_size)]
     pub msg: u64,
     /// Segment size; 0 = unsegmented.

@@ -128,3 +128,40 @@ fn bench_help_names_every_collectives_defaults() {
         );
     }
 }
+
+/// Every option that takes a collective names all of them in `--help`
+/// (generated from `Collective::ALL`), and `schedule show --help` each
+/// collective's schedules.
+#[test]
+fn help_names_every_collective_where_one_is_asked_for() {
+    let help = |args: &[&str]| {
+        let o = bin().args(args).arg("--help").output().unwrap();
+        assert!(o.status.success(), "{args:?}");
+        String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut commands = vec![vec!["schedule", "show"], vec!["train"]];
+    if cfg!(feature = "mpi") {
+        commands.extend([vec!["bench"], vec!["tune"], vec!["verify"]]);
+    }
+    let names: Vec<&str> = bcast_select::data::Collective::ALL
+        .iter()
+        .map(|c| c.name())
+        .collect();
+    let listed = format!("[collectives: {}]", names.join(", "));
+    for args in &commands {
+        let text = help(args);
+        assert!(text.contains(&listed), "{args:?}: {text}");
+    }
+    let text = help(&["schedule", "show"]);
+    for c in bcast_select::data::Collective::ALL {
+        let scheduled: Vec<&str> = bcast_select::schedule::scheduled(c)
+            .iter()
+            .map(|a| a.name())
+            .collect();
+        let expected = format!("{} {}", c.name(), scheduled.join(","));
+        assert!(text.contains(&expected), "{expected}: {text}");
+    }
+}

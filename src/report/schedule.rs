@@ -25,18 +25,18 @@ pub fn text(
         true => format!("root {}, ", spec.root),
         false => String::new(),
     };
-    let _ = writeln!(
-        s,
-        "{}: {} ranks, {root}{} message, {}",
-        spec.algorithm,
-        spec.procs,
-        format_bytes(spec.msg_bytes),
-        if cuts.is_empty() {
-            "nothing to send".to_string()
-        } else {
+    let data = if !spec.collective.describe().semantics.sized {
+        "empty messages".to_string()
+    } else if cuts.is_empty() {
+        format!("{} message, nothing to send", format_bytes(spec.msg_bytes))
+    } else {
+        format!(
+            "{} message, {}",
+            format_bytes(spec.msg_bytes),
             cuts.join(" + ")
-        }
-    );
+        )
+    };
+    let _ = writeln!(s, "{}: {} ranks, {root}{data}", spec.algorithm, spec.procs);
     if let Some(note) = schedule.note() {
         let _ = writeln!(s, "note: {note}");
     }
@@ -48,7 +48,7 @@ pub fn text(
         );
     }
     match schedule.tree() {
-        _ if spec.procs < 2 || spec.msg_bytes == 0 => {}
+        _ if spec.procs < 2 || spec.collective.returns_at_once(spec.msg_bytes) => {}
         None if schedule.describe().is_some() => {
             let _ = writeln!(s, "{}", schedule.describe().unwrap_or_default());
         }
