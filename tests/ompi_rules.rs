@@ -311,12 +311,29 @@ fn applies_reduction_rules_next_to_bcast(mpi: Mpi) {
                 std::fs::write(&path, format!("{}{part}", &text[..at])).unwrap();
                 path
             });
-            let (plain, ok) = timed(mpi, &exe, baseline.as_deref(), bytes, iters, collective);
-            assert!(ok, "{plain}");
-            let (t_base, t_rules) = (common::min_us(&plain), common::min_us(&ruled));
+            // Two rounds of baseline then rules, side by side: timings on
+            // oversubscribed cores swing between jobs (one round fell short
+            // once beside the rest of the suite); a rule not applied falls
+            // short in both.
+            let mut seen = Vec::new();
+            let mut ruled = ruled;
+            for round in 0..2 {
+                if round > 0 {
+                    let again = timed(mpi, &exe, Some(&rules), bytes, iters, collective);
+                    assert!(again.1, "{}", again.0);
+                    ruled = again.0;
+                }
+                let (plain, ok) = timed(mpi, &exe, baseline.as_deref(), bytes, iters, collective);
+                assert!(ok, "{plain}");
+                let (t_base, t_rules) = (common::min_us(&plain), common::min_us(&ruled));
+                seen.push((t_base, t_rules));
+                if t_rules > slower * t_base {
+                    break;
+                }
+            }
             assert!(
-                t_rules > slower * t_base,
-                "{collective} rules not applied? baseline {t_base} us, with rules {t_rules} us"
+                seen.iter().any(|&(base, rules)| rules > slower * base),
+                "{collective} rules not applied? (baseline us, with rules us) per round: {seen:?}"
             );
         }
 
