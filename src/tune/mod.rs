@@ -363,7 +363,10 @@ fn explore(
             // The most valuable configurations of any collective first.
             scored.sort_by(|a, b| b.regret.total_cmp(&a.regret));
             if scored.is_empty() {
-                eprintln!("tune: every point of the grid is measured");
+                match planned.values().any(|&n| n >= 2) {
+                    true => eprintln!("tune: every point of the grid that bench runs is measured"),
+                    false => eprintln!("tune: every point of the grid is measured"),
+                }
                 ended = Explored::Everything;
             }
             let top = scored.iter().map(|s| s.regret).fold(0.0, f64::max);
@@ -482,6 +485,23 @@ fn grid(
 ) -> Result<Vec<(Config, Candidate)>> {
     let mut algorithms = vec![Algorithm::Default];
     algorithms.extend(forced.iter().filter(|a| **a != Algorithm::Default));
+    // Open MPI's forced algorithms this Open MPI lacks (allgather's
+    // sparbit is 5.0's) are left out here, as bench would leave them out
+    // of every round.
+    if implementation == Impl::Ompi {
+        let control =
+            crate::bench::control::TunedControl::open(collective).map_err(Error::Other)?;
+        algorithms.retain(|&a| {
+            let has = a == Algorithm::Default || control.has(a);
+            if !has && session.rank() == 0 {
+                eprintln!(
+                    "tune: {} {a} left out: this Open MPI does not have it",
+                    collective.function()
+                );
+            }
+            has
+        });
+    }
     let element = collective.element_bytes();
     let sizes = collective.message_sizes(&args.sizes);
     if sizes.is_empty() {
