@@ -323,16 +323,7 @@ fn tune_measures_every_barrier_algorithm_on_every_size() {
         &out_dir,
         &["--time-budget", "20s", "--collectives", "barrier"],
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(!stderr.contains("left out where it cannot run"), "{stderr}");
-    let choice = bcast_select::data::load::Choice {
-        collective: Some(bcast_select::data::Collective::Barrier),
-        ..Default::default()
-    };
-    let data = bcast_select::data::load::load_files(&[out_dir.join("data.csv")], &choice)
-        .unwrap()
-        .dataset;
+    let (stderr, data) = refused_nothing(&out, &out_dir, bcast_select::data::Collective::Barrier);
     use bcast_select::data::Algorithm;
     for procs in 2..=4 {
         let mut measured: Vec<_> = data
@@ -381,16 +372,7 @@ fn tune_plans_nothing_bench_leaves_out() {
             "1K",
         ],
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(!stderr.contains("left out where it cannot run"), "{stderr}");
-    let choice = bcast_select::data::load::Choice {
-        collective: Some(bcast_select::data::Collective::Allgather),
-        ..Default::default()
-    };
-    let data = bcast_select::data::load::load_files(&[out_dir.join("data.csv")], &choice)
-        .unwrap()
-        .dataset;
+    let (stderr, data) = refused_nothing(&out, &out_dir, bcast_select::data::Collective::Allgather);
     use bcast_select::data::Algorithm;
     let measured = data.measurements();
     assert!(
@@ -405,4 +387,24 @@ fn tune_plans_nothing_bench_leaves_out() {
             .all(|m| m.candidate.algorithm != Algorithm::TwoProc || m.config.procs == 2),
         "{stderr}"
     );
+}
+
+/// tune's stderr, after checking that it succeeded and that bench left no
+/// point of it out, and what it measured of `collective`.
+fn refused_nothing(
+    out: &Output,
+    out_dir: &Path,
+    collective: bcast_select::data::Collective,
+) -> (String, bcast_select::data::Dataset) {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("left out where it cannot run"), "{stderr}");
+    let choice = bcast_select::data::load::Choice {
+        collective: Some(collective),
+        ..Default::default()
+    };
+    let data = bcast_select::data::load::load_files(&[out_dir.join("data.csv")], &choice)
+        .unwrap()
+        .dataset;
+    (stderr, data)
 }
