@@ -35,6 +35,8 @@ pub mod topology;
 use crate::data::{Arrival, Config, Mapping};
 use points::Point;
 #[cfg(feature = "mpi")]
+pub(crate) use run::{cannot_run, Controls};
+#[cfg(feature = "mpi")]
 pub use run::{library_version, run, Session};
 use std::path::PathBuf;
 use std::time::Duration;

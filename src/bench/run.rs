@@ -493,23 +493,7 @@ fn runnable(
         .copied()
         .filter(|p| {
             let c = &p.candidate;
-            let why = match c.implementation {
-                Impl::Ompi | Impl::Own if !collective.runs_on(c.algorithm, procs) => {
-                    Some("Open MPI runs it on 2 ranks only".to_string())
-                }
-                Impl::Ompi
-                    if !c.is_default() && controls.tuned.is_some_and(|t| !t.has(c.algorithm)) =>
-                {
-                    Some("this Open MPI does not have it".to_string())
-                }
-                Impl::Ompi | Impl::Own => None,
-                Impl::Mpich if controls.mpich.is_some_and(|m| !m.has(c.algorithm)) => {
-                    Some("this MPICH does not have it".to_string())
-                }
-                Impl::Mpich => collective
-                    .mpich_algorithm(c.algorithm)
-                    .and_then(|m| m.unfit(procs, nodes, p.msg_bytes / collective.element_bytes())),
-            };
+            let why = cannot_run(collective, c, (procs, nodes), p.msg_bytes, controls);
             let kept = why.is_none();
             if let Some(why) = why {
                 left.insert((c.algorithm, c.implementation, why));
@@ -524,6 +508,36 @@ fn runnable(
         );
     }
     kept
+}
+
+/// Why `c` cannot run at `msg_bytes` on `procs` ranks over `nodes` nodes
+/// of this library (`None`: it can): Open MPI's two-rank algorithms
+/// elsewhere, forced algorithms this Open MPI or MPICH does not have (as
+/// far as `controls` were opened), MPICH's algorithms where it would fall
+/// back to its own choice. `bench` leaves such points out, `tune` never
+/// plans them.
+pub(crate) fn cannot_run(
+    collective: Collective,
+    c: &Candidate,
+    (procs, nodes): (u32, u32),
+    msg_bytes: u64,
+    controls: Controls,
+) -> Option<String> {
+    match c.implementation {
+        Impl::Ompi | Impl::Own if !collective.runs_on(c.algorithm, procs) => {
+            Some("Open MPI runs it on 2 ranks only".to_string())
+        }
+        Impl::Ompi if !c.is_default() && controls.tuned.is_some_and(|t| !t.has(c.algorithm)) => {
+            Some("this Open MPI does not have it".to_string())
+        }
+        Impl::Ompi | Impl::Own => None,
+        Impl::Mpich if controls.mpich.is_some_and(|m| !m.has(c.algorithm)) => {
+            Some("this MPICH does not have it".to_string())
+        }
+        Impl::Mpich => collective
+            .mpich_algorithm(c.algorithm)
+            .and_then(|m| m.unfit(procs, nodes, msg_bytes / collective.element_bytes())),
+    }
 }
 
 /// Opens the CSV for appending and marks the points it already holds.
@@ -654,11 +668,11 @@ pub(super) enum Runner {
 
 /// What a campaign opened to force the libraries' algorithms.
 #[derive(Clone, Copy, Default)]
-pub(super) struct Controls<'a> {
+pub(crate) struct Controls<'a> {
     /// Open MPI's tuned component's variables.
-    pub(super) tuned: Option<&'a control::TunedControl>,
+    pub(crate) tuned: Option<&'a control::TunedControl>,
     /// MPICH's algorithm variables.
-    pub(super) mpich: Option<&'a mpich::MpichControl>,
+    pub(crate) mpich: Option<&'a mpich::MpichControl>,
 }
 
 impl Runner {

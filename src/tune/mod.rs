@@ -485,24 +485,6 @@ fn grid(
 ) -> Result<Vec<(Config, Candidate)>> {
     let mut algorithms = vec![Algorithm::Default];
     algorithms.extend(forced.iter().filter(|a| **a != Algorithm::Default));
-    // Open MPI's forced algorithms this Open MPI lacks (allgather's
-    // sparbit is 5.0's) are left out here, as bench would leave them out
-    // of every round.
-    if implementation == Impl::Ompi {
-        let control =
-            crate::bench::control::TunedControl::open(collective).map_err(Error::Other)?;
-        algorithms.retain(|&a| {
-            let has = a == Algorithm::Default || control.has(a);
-            if !has && session.rank() == 0 {
-                eprintln!(
-                    "tune: {} {a} left out: this Open MPI does not have it",
-                    collective.function()
-                );
-            }
-            has
-        });
-    }
-    let element = collective.element_bytes();
     let sizes = collective.message_sizes(&args.sizes);
     if sizes.is_empty() {
         return Err(Error::Usage(format!(
@@ -538,6 +520,19 @@ fn grid(
         }
     };
     let library = session.library();
+    // What Open MPI's tuned component has (allgather's sparbit is 5.0's).
+    let tuned = match implementation {
+        Impl::Ompi => Some(bench::control::TunedControl::open(collective).map_err(Error::Other)?),
+        _ => None,
+    };
+    let controls = bench::Controls {
+        tuned: tuned.as_ref(),
+        mpich: None,
+    };
+    // (algorithm, why) of points bench would leave out of every round:
+    // never planned, or their configurations, unpriced, would head every
+    // round.
+    let mut left = std::collections::BTreeSet::new();
     let mut grid = Vec::new();
     for p in procs {
         let placed = session.placement(p, args.mapping).ok_or_else(|| {
@@ -551,20 +546,10 @@ fn grid(
             )));
         }
         for point in &sweep_points {
-            // MPICH would run its own choice instead (bench leaves such
-            // points out).
-            let mpich = collective.mpich_algorithm(point.candidate.algorithm);
-            let elements = point.msg_bytes / element;
-            if point.candidate.implementation == Impl::Mpich
-                && mpich.is_some_and(|m| m.unfit(p, placed.nodes, elements).is_some())
-            {
-                continue;
-            }
-            // Nor would Open MPI's two-rank algorithms on other sizes: a
-            // point no round can measure would stay unpriced forever.
-            if point.candidate.implementation == Impl::Ompi
-                && !collective.runs_on(point.candidate.algorithm, p)
-            {
+            let at = (p, placed.nodes);
+            let c = &point.candidate;
+            if let Some(why) = bench::cannot_run(collective, c, at, point.msg_bytes, controls) {
+                left.insert((c.algorithm, why));
                 continue;
             }
             let config = Config {
@@ -588,6 +573,12 @@ fn grid(
                 grid.push((config, tuned));
             }
         }
+    }
+    for (algorithm, why) in left.into_iter().filter(|_| session.rank() == 0) {
+        eprintln!(
+            "tune: {} {algorithm} not planned where it cannot run ({why})",
+            collective.function()
+        );
     }
     Ok(grid)
 }
