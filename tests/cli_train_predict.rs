@@ -423,6 +423,41 @@ fn rare_candidates_are_left_out_and_one_procs_value_skips_cv() {
     );
 }
 
+/// A barrier measured at two communicator sizes has two rows per
+/// candidate: `train` models the candidates from them (saying so) rather
+/// than refusing, `predict` decides by the measurements where they are and
+/// keeps `default` beyond them, where nothing shows a difference.
+#[test]
+fn candidates_measured_twice_each_still_train() {
+    let mut text = String::from("collective,algorithm,procs,nodes,msg_bytes,time_us\n");
+    for p in [2u32, 4] {
+        for (a, t) in [("default", 2.0), ("bruck", 1.0), ("linear", 3.0)] {
+            text += &format!("barrier,{a},{p},1,0,{}\n", t * f64::from(p));
+        }
+    }
+    text += "barrier,tree,4,1,0,9.0\n";
+    let (dir, _, stderr, manifest) = train_text(&text);
+    assert!(
+        stderr.contains("no candidate has 3 or more measurements: those with 2 are modelled"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("candidate tree has only 1 measurement(s) (at least 2 needed)"),
+        "{stderr}"
+    );
+    assert_eq!(manifest["candidates"].as_array().unwrap().len(), 3);
+    let model = dir.path().join("m");
+    let choice = |ppn: &str| {
+        let o = predict(&model, &["--nodes", "1", "--ppn", ppn, "--format", "csv"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let rows = csv_rows(&o.stdout);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        rows[0]["algorithm"].clone()
+    };
+    assert_eq!(choice("4"), "bruck", "measured twice as fast as default");
+    assert_eq!(choice("16"), "default", "beyond what was measured");
+}
+
 /// `default` measured at one size of five: the learners fit times, and
 /// `train` says so; `predict` reads the model and decides every size.
 #[test]

@@ -349,6 +349,34 @@ fn tune_measures_every_barrier_algorithm_on_every_size() {
     }
 }
 
+/// A barrier tuned at one communicator size (one row per algorithm) is
+/// decided by its measurements and validated like the rest, not left out
+/// for having too few rows to model.
+#[test]
+fn tune_decides_a_barrier_measured_at_one_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tuned");
+    let args = [
+        "--time-budget",
+        "10s",
+        "--collectives",
+        "barrier",
+        "--procs",
+        "4",
+    ];
+    let out = tune(&out_dir, &args);
+    let (stderr, data) = refused_nothing(&out, &out_dir, bcast_select::data::Collective::Barrier);
+    assert_eq!(data.measurements().len(), 6, "{stderr}");
+    assert!(
+        stderr.contains("no candidate has 3 or more measurements"),
+        "{stderr}"
+    );
+    let rules = std::fs::read_to_string(out_dir.join("rules")).unwrap();
+    assert!(rules.contains("6 # collective id: barrier"), "{rules}");
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(report.contains("MPI_Barrier"), "{report}");
+}
+
 /// tune never hands bench a point bench leaves out: not Open MPI's
 /// two-rank algorithm off 2 ranks, nor an algorithm this Open MPI lacks
 /// (allgather's sparbit is 5.0's: under 4.1 tune leaves it out with a

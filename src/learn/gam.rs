@@ -161,8 +161,8 @@ pub struct GamModel {
 impl Learner for Gam {
     fn fit(&self, samples: &Samples) -> Result<Model, String> {
         let n = samples.len();
-        if n < 2 {
-            return Err(format!("{n} training rows; a GAM needs at least 2"));
+        if n == 0 {
+            return Err("no training rows".into());
         }
         let full = Layout {
             msg: Basis::for_column(samples.column(LOG2_MSG), self.max_segments),
@@ -173,7 +173,8 @@ impl Learner for Gam {
         // Few rows cannot support every smooth (even the stiffest fit has
         // more degrees of freedom than rows): drop the procs smooth (and
         // with it the varying coefficient), then the size smooth, then the
-        // linear features (a line in log2 procs is left).
+        // linear features (a line in log2 procs is left), then the line:
+        // one or two rows are modelled by their mean.
         let no_procs = Layout {
             procs: None,
             ..full.clone()
@@ -186,11 +187,16 @@ impl Learner for Gam {
             linear: Vec::new(),
             ..no_smooth.clone()
         };
-        [full, no_procs, no_smooth, line]
+        let mean = GamModel {
+            coef: vec![samples.y.iter().sum::<f64>() / n as f64, 0.0],
+            layout: line.clone(),
+            lambda: 0.0,
+            edf: 1.0,
+        };
+        let fitted = [full, no_procs, no_smooth, line]
             .into_iter()
-            .find_map(|layout| self.fit_layout(samples, layout))
-            .map(Model::Gam)
-            .ok_or_else(|| format!("no smoothing parameter gave a solvable system with {n} rows"))
+            .find_map(|layout| self.fit_layout(samples, layout));
+        Ok(Model::Gam(fitted.unwrap_or(mean)))
     }
 }
 
@@ -352,7 +358,7 @@ mod tests {
     /// Six, four or three rows over five procs values and many sizes: too
     /// few for the procs smooth and its varying coefficient (the stiffest
     /// such fit has more degrees of freedom than rows); three are the
-    /// fewest a candidate is modelled from (`train::MIN_ROWS`).
+    /// fewest a candidate is usually modelled from (`train::MIN_ROWS`).
     #[test]
     fn few_rows_fit_a_smaller_model_instead_of_failing() {
         let all = synthetic(&[2, 3, 4, 6, 8]);
@@ -372,6 +378,25 @@ mod tests {
                 assert!(m.predict(few.row(i)).is_finite());
             }
         }
+    }
+
+    /// One or two rows leave no degrees of freedom even for a line: the
+    /// model is their mean, wherever it is asked.
+    #[test]
+    fn one_or_two_rows_fit_their_mean() {
+        let all = synthetic(&[2, 8]);
+        for n in [1, 2] {
+            let mut few = Samples::new(all.width);
+            for i in [0, all.len() - 1].into_iter().take(n) {
+                few.push(all.row(i), all.y[i]);
+            }
+            let mean = few.y.iter().sum::<f64>() / n as f64;
+            let model = Gam::default().fit(&few).unwrap();
+            for i in 0..all.len() {
+                assert!((model.predict(all.row(i)) - mean).abs() < 1e-12, "{n} rows");
+            }
+        }
+        assert!(Gam::default().fit(&Samples::new(all.width)).is_err());
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::learn::features::{self, Samples};
 use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
-use crate::train::samples::{candidate_samples, MIN_ROWS};
+use crate::train::samples::{candidate_samples, Rarest, MIN_ROWS};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -295,7 +295,7 @@ struct Ensemble {
 
 impl Ensemble {
     fn fit(data: &Dataset, settings: &Settings) -> Result<Ensemble> {
-        let cs = candidate_samples(data, Target::RatioToDefault);
+        let cs = candidate_samples(data, Target::RatioToDefault, Rarest::MinRows);
         let configs: BTreeSet<Config> = data.configs().collect();
         let mut rng = StdRng::seed_from_u64(settings.seed);
         let halves: Vec<BTreeSet<Config>> = (0..settings.members)

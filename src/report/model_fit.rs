@@ -10,7 +10,7 @@ use crate::analytical::Fitted;
 use crate::data::{Candidate, Dataset};
 use crate::learn::target::Target;
 use crate::learn::LearnerKind;
-use crate::train::samples::candidate_samples;
+use crate::train::samples::{candidate_samples, Rarest};
 use crate::units::format_bytes;
 use serde::Serialize;
 use std::fmt::Write;
@@ -62,7 +62,7 @@ fn priced_unmeasured(d: &Dataset, fitted: &Fitted) -> Vec<Candidate> {
 }
 
 fn linear_r2(d: &Dataset) -> Vec<(Candidate, f64)> {
-    let cs = candidate_samples(d, Target::Time);
+    let cs = candidate_samples(d, Target::Time, Rarest::MinRows);
     let learner = LearnerKind::Linear.learner();
     cs.candidates
         .iter()

@@ -117,15 +117,20 @@ pub fn fit(
     let selectors = selectors(learners, &set.analytical);
     let cv = cross_validate(data, &set.analytical, &selectors, options.folds, &mut tick)?;
     let cs = &set.cs;
-    for (c, n) in &cs.too_rare {
+    if cs.candidates.is_empty() {
+        return Err(Error::Usage("no measurements: nothing to train".into()));
+    }
+    let needed = cs.rows_needed;
+    if needed < MIN_ROWS {
         notes.push(format!(
-            "candidate {c} has only {n} measurement(s) (at least {MIN_ROWS} needed): left out"
+            "no candidate has {MIN_ROWS} or more measurements: those with {needed} are \
+             modelled from them, little more than their mean"
         ));
     }
-    if cs.candidates.is_empty() {
-        return Err(Error::Usage(format!(
-            "no candidate has {MIN_ROWS} or more measurements: nothing to train"
-        )));
+    for (c, n) in &cs.too_rare {
+        notes.push(format!(
+            "candidate {c} has only {n} measurement(s) (at least {needed} needed): left out"
+        ));
     }
     if cs.target == Target::Time {
         let configs = data.by_config().count();

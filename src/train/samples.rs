@@ -17,6 +17,20 @@ use std::collections::{BTreeMap, BTreeSet};
 /// modelled; rarer ones are left out (and reported).
 pub const MIN_ROWS: usize = 3;
 
+/// Which candidates [`candidate_samples`] models.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Rarest {
+    /// Those with [`MIN_ROWS`] rows or more.
+    MinRows,
+    /// The same, but where no candidate has that many (a barrier measured
+    /// at one or two communicator sizes) those with the most rows, each
+    /// modelled by little more than its mean: a model to train on, whose
+    /// policy keeps `default` where the data cannot show a difference,
+    /// rather than none. Not for planning, where an unmodelled candidate
+    /// is one to measure first.
+    OrTheMost,
+}
+
 /// Training rows grouped by candidate.
 pub struct CandidateSamples {
     /// The collective the candidates are of.
@@ -27,8 +41,10 @@ pub struct CandidateSamples {
     pub configs: Vec<Vec<Config>>,
     /// Mappings each candidate was measured under.
     pub mappings: Vec<Vec<Mapping>>,
-    /// Candidates left out for having fewer than [`MIN_ROWS`] rows.
+    /// Candidates left out for having fewer than `rows_needed` rows.
     pub too_rare: Vec<(Candidate, usize)>,
+    /// [`MIN_ROWS`], or fewer where no candidate has that many.
+    pub rows_needed: usize,
     /// What the samples' targets are.
     pub target: Target,
 }
@@ -37,7 +53,7 @@ pub struct CandidateSamples {
 /// [`Target::RatioToDefault`] gives ratios where the data allow
 /// ([`Target::for_coverage`]; rows of a candidate with no `default` row at
 /// their configuration are then left out), times elsewhere.
-pub fn candidate_samples(d: &Dataset, wanted: Target) -> CandidateSamples {
+pub fn candidate_samples(d: &Dataset, wanted: Target, rarest: Rarest) -> CandidateSamples {
     let mut by: BTreeMap<Candidate, (Samples, Vec<Config>)> = BTreeMap::new();
     let default_ln: BTreeMap<Config, f64> = d
         .measurements()
@@ -71,10 +87,15 @@ pub fn candidate_samples(d: &Dataset, wanted: Target) -> CandidateSamples {
         configs: Vec::new(),
         mappings: Vec::new(),
         too_rare: Vec::new(),
+        rows_needed: MIN_ROWS,
         target,
     };
+    if rarest == Rarest::OrTheMost {
+        let most = by.values().map(|(s, _)| s.len()).max().unwrap_or(0);
+        out.rows_needed = MIN_ROWS.min(most).max(1);
+    }
     for (c, (s, configs)) in by {
-        if s.len() < MIN_ROWS {
+        if s.len() < out.rows_needed {
             out.too_rare.push((c, s.len()));
         } else {
             let mappings: BTreeSet<Mapping> = configs.iter().map(|c| c.mapping).collect();
@@ -111,7 +132,7 @@ impl TrainingSet {
     }
 
     fn with(d: &Dataset, hybrid: bool, analytical: Fitted) -> TrainingSet {
-        let cs = candidate_samples(d, Target::RatioToDefault);
+        let cs = candidate_samples(d, Target::RatioToDefault, Rarest::OrTheMost);
         let hybrid = if hybrid {
             hybrid_samples(&cs, &analytical)
         } else {
@@ -312,7 +333,7 @@ mod tests {
                 .count()
         };
         assert_eq!(picks(&selector), unmeasured.len());
-        let times = candidate_samples(&d, Target::Time);
+        let times = candidate_samples(&d, Target::Time, Rarest::MinRows);
         let learner = kind.learner();
         let models: Vec<Model> = times
             .samples
@@ -347,6 +368,7 @@ mod tests {
         let cs = candidate_samples(
             &Dataset::from_rows(rows.clone(), Provenance::default()),
             Target::RatioToDefault,
+            Rarest::MinRows,
         );
         assert_eq!(cs.target, Target::Time);
         assert_eq!(linear(&cs).len(), 10);
@@ -356,10 +378,45 @@ mod tests {
         let cs = candidate_samples(
             &Dataset::from_rows(rows, Provenance::default()),
             Target::RatioToDefault,
+            Rarest::MinRows,
         );
         assert_eq!(cs.target, Target::RatioToDefault);
         assert_eq!(linear(&cs).len(), 6);
         assert!((linear(&cs).y[1] - 0.5f64.ln()).abs() < 1e-12);
+    }
+
+    /// Every candidate measured at one or two configurations: none is
+    /// modelled under `MinRows`; under `OrTheMost` those with two are, and
+    /// one with a single row is left out as too rare.
+    #[test]
+    fn the_most_measured_are_modelled_where_none_has_min_rows() {
+        let rows = vec![
+            row(2, 0, Algorithm::Default, 1.0),
+            row(4, 0, Algorithm::Default, 2.0),
+            row(2, 0, Algorithm::Bruck, 1.1),
+            row(4, 0, Algorithm::Bruck, 1.5),
+            row(2, 0, Algorithm::Linear, 0.9),
+        ];
+        let d = Dataset::from_rows(rows, Provenance::default());
+        let strict = candidate_samples(&d, Target::RatioToDefault, Rarest::MinRows);
+        assert!(strict.candidates.is_empty());
+        assert_eq!(strict.too_rare.len(), 3);
+        assert_eq!(strict.rows_needed, MIN_ROWS);
+        let most = candidate_samples(&d, Target::RatioToDefault, Rarest::OrTheMost);
+        let algorithms: Vec<_> = most.candidates.iter().map(|c| c.algorithm).collect();
+        assert_eq!(algorithms, [Algorithm::Default, Algorithm::Bruck]);
+        assert_eq!(most.rows_needed, 2);
+        assert_eq!(most.too_rare.len(), 1);
+        assert_eq!(most.too_rare[0].0.algorithm, Algorithm::Linear);
+        // Where candidates have MIN_ROWS, the rule is MinRows'.
+        let mut rows = d.measurements().to_vec();
+        rows.push(row(8, 0, Algorithm::Default, 3.0));
+        rows.push(row(8, 0, Algorithm::Bruck, 2.0));
+        let d = Dataset::from_rows(rows, Provenance::default());
+        let most = candidate_samples(&d, Target::RatioToDefault, Rarest::OrTheMost);
+        assert_eq!(most.rows_needed, MIN_ROWS);
+        assert_eq!(most.candidates.len(), 2);
+        assert_eq!(most.too_rare.len(), 1);
     }
 
     #[test]

@@ -175,27 +175,6 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    // A barrier has one configuration per communicator size: its models
-    // need three sizes or more.
-    let grids: Vec<Grid> = grids
-        .into_iter()
-        .filter(|g| {
-            let enough = g.collective.describe().semantics.sized || sizes_of(&g.points) >= 3;
-            if !enough && rank0 {
-                eprintln!(
-                    "tune: {} left out: it has one configuration per communicator size, and \
-                     {} size(s) are fewer than the 3 its models need (--procs, or a job of 3 \
-                     ranks or more)",
-                    g.collective.function(),
-                    sizes_of(&g.points)
-                );
-            }
-            enough
-        })
-        .collect();
-    if grids.is_empty() {
-        return Err(Error::Usage("nothing left to tune (see above)".into()));
-    }
     let data = args.out_dir.join("data.csv");
     if rank0 {
         std::fs::create_dir_all(&args.out_dir)
@@ -381,12 +360,14 @@ fn explore(
                 eprintln!("tune: converged: no measurement is expected to change a decision by 1%");
                 ended = Explored::Converged;
             }
-            eprintln!(
-                "tune: round {round}: {} points planned (largest expected regret {top:.4}), {:.0} s \
-                 left to explore",
-                chosen.len(),
-                left.as_secs_f64()
-            );
+            if !chosen.is_empty() {
+                eprintln!(
+                    "tune: round {round}: {} points planned (largest expected regret {top:.4}), \
+                     {:.0} s left to explore",
+                    chosen.len(),
+                    left.as_secs_f64()
+                );
+            }
         }
         let chosen = decode(&session.share(encode(&chosen)));
         if chosen.is_empty() {
@@ -507,8 +488,8 @@ fn grid(
     let procs: Vec<u32> = match &args.procs {
         Some(list) => list.clone(),
         // A barrier has one configuration per communicator size: every
-        // size up to 8 ranks, so that a small job still gives its models
-        // three or more.
+        // size up to 8 ranks, so that a small job decides each (and its
+        // models see more than one or two).
         None if !collective.describe().semantics.sized && world <= 8 => (2..=world).collect(),
         None => {
             let mut p: Vec<u32> = (1..)
