@@ -375,6 +375,10 @@ fn tune_decides_a_barrier_measured_at_one_size() {
     assert!(rules.contains("6 # collective id: barrier"), "{rules}");
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(report.contains("MPI_Barrier"), "{report}");
+    assert!(
+        report.contains("No held-out evaluation: fewer than 3 communicator sizes."),
+        "{report}"
+    );
 }
 
 /// tune never hands bench a point bench leaves out: not Open MPI's

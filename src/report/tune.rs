@@ -24,8 +24,8 @@ pub struct Tuned<'a> {
     pub validations: &'a [Validation],
     /// The switches reverted to `default`: (procs, size, candidate, why).
     pub reverted: &'a [(u32, u64, Candidate, Verdict)],
-    /// The held-out evaluation's markdown, where there was one.
-    pub held_out: Option<&'a str>,
+    /// The held-out evaluation's markdown, or why there is none.
+    pub held_out: Result<&'a str, &'a str>,
 }
 
 /// Where a tune's decisions went.
@@ -102,12 +102,12 @@ pub fn markdown(t: &Tuned) -> String {
     s
 }
 
-fn held_out(text: Option<&str>, suffix: &str) -> String {
+fn held_out(text: Result<&str, &str>, suffix: &str) -> String {
     match text {
-        Some(text) => format!(
+        Ok(text) => format!(
             "## On communicator sizes held out of training (plots in `plots{suffix}/`)\n\n{text}"
         ),
-        None => "Fewer than 3 communicator sizes: no held-out evaluation is possible.\n".into(),
+        Err(why) => format!("No held-out evaluation: {why}.\n"),
     }
 }
 
@@ -387,7 +387,7 @@ mod tests {
                 decisions: "",
                 validations,
                 reverted: &[],
-                held_out: None,
+                held_out: Err("fewer than 3 communicator sizes"),
             })
         };
         let taken = report(true, &[faster.clone(), even]);

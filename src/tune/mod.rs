@@ -925,9 +925,9 @@ fn finish(
                     seed: 1,
                 },
             )?;
-            // Too few rows on the held-out split (a barrier's one per
-            // communicator size) leave the report without it, not the job
-            // without rules.
+            // A held-out split evaluate refuses (say, no `default` row on
+            // its side) leaves the report without it, not the job without
+            // rules.
             match evaluate(&train, &test, options, || {}) {
                 Ok(evaluated) => {
                     let suffix = grid.collective.describe().file_suffix;
@@ -938,18 +938,18 @@ fn finish(
                         plots.len(),
                         plots_dir.display()
                     );
-                    Some(report::render(&evaluated, report::Format::Markdown)?)
+                    Ok(report::render(&evaluated, report::Format::Markdown)?)
                 }
                 Err(e) => {
                     eprintln!(
                         "tune: no held-out evaluation of {}: {e}",
                         grid.collective.function()
                     );
-                    None
+                    Err(e.to_string())
                 }
             }
         } else {
-            None
+            Err("fewer than 3 communicator sizes".to_string())
         };
         let one = std::slice::from_ref(section);
         let decisions = export::render(one, Format::Table, &export_options(i))?;
@@ -970,7 +970,7 @@ fn finish(
             decisions: &decisions,
             validations: &validated[i],
             reverted: &reverted[i],
-            held_out: held_out.as_deref(),
+            held_out: held_out.as_deref().map_err(String::as_str),
         });
     }
     let collectives: Vec<Collective> = grids.iter().map(|g| g.collective).collect();
