@@ -458,6 +458,19 @@ fn candidates_measured_twice_each_still_train() {
     assert_eq!(choice("16"), "default", "beyond what was measured");
 }
 
+/// One measurement trains a model `predict` reads back: the analytical
+/// fit's R² is undefined there (the times do not vary) and must be stored
+/// as such, not as a number JSON cannot hold.
+#[test]
+fn a_single_measurement_trains_a_model_predict_reads() {
+    let (dir, _, _, manifest) =
+        train_text("algorithm,procs,nodes,msg_bytes,time_us\nlinear,4,1,8,2.0\n");
+    assert_eq!(manifest["candidates"].as_array().unwrap().len(), 1);
+    let o = predict(&dir.path().join("m"), &["--nodes", "1", "--ppn", "4"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("linear"));
+}
+
 /// `default` measured at one size of five: the learners fit times, and
 /// `train` says so; `predict` reads the model and decides every size.
 #[test]

@@ -320,8 +320,11 @@ fn predict(row: &[f64], theta: &[f64]) -> f64 {
     row.iter().zip(theta).map(|(x, t)| x * t).sum()
 }
 
-/// R² of ln(time) of `predict` on the observations.
-fn r2_log(observations: &[&Observation], predict: impl Fn(&Observation) -> Option<f64>) -> f64 {
+/// R² of ln(time) of `predict` on the observations, where defined.
+fn r2_log(
+    observations: &[&Observation],
+    predict: impl Fn(&Observation) -> Option<f64>,
+) -> Option<f64> {
     let n = observations.len() as f64;
     let mean = observations.iter().map(|o| o.time_us.ln()).sum::<f64>() / n;
     let total: f64 = observations
@@ -329,13 +332,13 @@ fn r2_log(observations: &[&Observation], predict: impl Fn(&Observation) -> Optio
         .map(|o| (o.time_us.ln() - mean).powi(2))
         .sum();
     if total <= 0.0 {
-        return f64::NAN;
+        return None;
     }
     let sse: f64 = observations
         .iter()
         .map(|o| (predict(o).unwrap_or(f64::NAN).ln() - o.time_us.ln()).powi(2))
         .sum();
-    1.0 - sse / total
+    Some(1.0 - sse / total).filter(|r2| r2.is_finite())
 }
 
 /// Parameters no row determined: a knot beyond the message sizes measured
@@ -671,7 +674,7 @@ mod tests {
         for cores in [64, 4] {
             let fitted = fit_dataset(&simulated(cores, 0.0));
             assert!(
-                fitted.summary.r2_log > 0.999,
+                fitted.summary.r2_log.is_some_and(|r2| r2 > 0.999),
                 "{cores}: {:?}",
                 fitted.summary
             );

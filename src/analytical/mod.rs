@@ -95,8 +95,9 @@ struct Along {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub rows: usize,
-    /// R² of ln(time).
-    pub r2_log: f64,
+    /// R² of ln(time); none where the times do not vary (one row) or a
+    /// row is not priced.
+    pub r2_log: Option<f64>,
     /// Pairwise ranking accuracy over the measured candidates of each
     /// configuration (see [`crate::data::metrics::pairwise_accuracy`]).
     pub pairwise: Option<Pairwise>,

@@ -164,12 +164,10 @@ fn quality(t: &mut String, fit: &Fitted) {
     let pairwise = fit.summary.pairwise.map_or("-".into(), |p| {
         format!("{:.1}% of {} pairs", 100.0 * p.accuracy, p.pairs)
     });
-    // Undefined (NaN) where the fitted times do not vary: one row.
-    let r2 = if fit.summary.r2_log.is_finite() {
-        format!("{:.3}", fit.summary.r2_log)
-    } else {
-        "-".into()
-    };
+    let r2 = fit
+        .summary
+        .r2_log
+        .map_or("-".into(), |r2| format!("{r2:.3}"));
     let _ = writeln!(
         t,
         "  R2 of ln(time) {r2}; pairwise ranking accuracy {pairwise}"
