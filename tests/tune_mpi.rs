@@ -7,12 +7,25 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// `tune ARGS` into `dir` on 4 ranks, with no font reachable (a compute
+/// node or container without fonts): fontconfig is given an empty
+/// configuration, so only a font the binary carries can draw the plots.
 fn tune(dir: &Path, args: &[&str]) -> Output {
     let _one = common::mpirun_lock();
+    let fonts = tempfile::tempdir().unwrap();
+    let config = fonts.path().join("fonts.conf");
+    std::fs::write(
+        &config,
+        "<?xml version=\"1.0\"?>\n<fontconfig></fontconfig>\n",
+    )
+    .unwrap();
     Command::new("mpirun")
         .args(["-n", "4", "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("FONTCONFIG_FILE", &config)
+        .env("FONTCONFIG_PATH", fonts.path())
+        .env("XDG_DATA_HOME", fonts.path())
         .arg(env!("CARGO_BIN_EXE_bcast-select"))
         .args(["tune", "--out-dir"])
         .arg(dir)
@@ -83,9 +96,15 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "rules",
         "han.rules",
         "report.md",
+        // Three communicator sizes: a held-out evaluation, drawn without
+        // any installed font.
+        "plots/decision_map.png",
+        "plots/speedup_by_size.svg",
+        "plots-barrier/predicted_vs_measured.png",
     ] {
         assert!(out_dir.join(name).exists(), "{name} missing: {stderr}");
     }
+    assert!(!stderr.contains("warning: no plots"), "{stderr}");
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(
         report.contains("MPI_Bcast decisions for 1 node(s) x 4 ranks"),

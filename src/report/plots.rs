@@ -50,6 +50,23 @@ pub fn write_arrival(panels: &[Panel], dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The font every plot's text is drawn in, carried in the binary: a compute
+/// node or a container without fonts (or without fontconfig) draws the same
+/// plots as a desktop.
+const FONT: &str = "sans-serif";
+
+/// Registers [`FONT`] with plotters, once per process.
+fn register_font() -> std::result::Result<(), String> {
+    static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok()
+    });
+    match ok {
+        true => Ok(()),
+        false => Err("the font the binary carries did not load".to_string()),
+    }
+}
+
 /// `name`.png and `name`.svg in `dir` (created if missing).
 fn write_figure(
     dir: &Path,
@@ -60,6 +77,7 @@ fn write_figure(
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
     let failed = |e: String| Error::Other(format!("cannot draw {name}: {e}"));
+    register_font().map_err(failed)?;
     let png = dir.join(format!("{name}.png"));
     {
         let root = BitMapBackend::new(&png, size).into_drawing_area();
@@ -116,7 +134,7 @@ impl Figure for Panel {
         let mut chart = ChartBuilder::on(root)
             .caption(
                 format!("{} (best segment size each)", self.title()),
-                ("sans-serif", 20),
+                (FONT, 20),
             )
             .margin(12)
             .x_label_area_size(40)
@@ -344,7 +362,7 @@ fn decision_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &Repo
         let mut chart = ChartBuilder::on(panel)
             .caption(
                 format!("{title} (test configs, mapping {mapping})"),
-                ("sans-serif", 18),
+                (FONT, 18),
             )
             .margin(8)
             .x_label_area_size(40)
@@ -398,7 +416,7 @@ fn decision_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &Repo
             ))
             .map_err(err)?;
         legend
-            .draw(&Text::new(a.name(), (36, y), ("sans-serif", 16)))
+            .draw(&Text::new(a.name(), (36, y), (FONT, 16)))
             .map_err(err)?;
     }
     Ok(())
@@ -458,7 +476,7 @@ fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &R
     let mut chart = ChartBuilder::on(root)
         .caption(
             "speed-up over default by message size (geometric mean over test configs)",
-            ("sans-serif", 20),
+            (FONT, 20),
         )
         .margin(12)
         .x_label_area_size(40)
@@ -528,7 +546,7 @@ fn predicted_vs_measured<DB: DrawingBackend>(
         (0.1, 10.0)
     };
     let mut chart = ChartBuilder::on(root)
-        .caption("predicted vs measured time of the pick", ("sans-serif", 20))
+        .caption("predicted vs measured time of the pick", (FONT, 20))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)

@@ -932,12 +932,18 @@ fn finish(
                 Ok(evaluated) => {
                     let suffix = grid.collective.describe().file_suffix;
                     let plots_dir = dir.join(format!("plots{suffix}"));
-                    let plots = report::plots::write(&evaluated, &plots_dir)?;
-                    eprintln!(
-                        "tune: wrote {} plots into {}",
-                        plots.len(),
-                        plots_dir.display()
-                    );
+                    // A plot that cannot be drawn costs its picture, never
+                    // the report or the run.
+                    match report::plots::write(&evaluated, &plots_dir) {
+                        Ok(plots) => eprintln!(
+                            "tune: wrote {} plots into {}",
+                            plots.len(),
+                            plots_dir.display()
+                        ),
+                        Err(e) => {
+                            eprintln!("tune: warning: no plots in {}: {e}", plots_dir.display())
+                        }
+                    }
                     Ok(report::render(&evaluated, report::Format::Markdown)?)
                 }
                 Err(e) => {
@@ -987,7 +993,11 @@ fn finish(
         }
         false => report::tune::verify_command(dir, &collectives, &args.sizes, &procs),
     };
-    write(&dir.join("report.md"), &text)?;
+    // Everything the report tells is written already: a report that cannot
+    // be written is a warning, not a failed job.
+    if let Err(e) = write(&dir.join("report.md"), &text) {
+        eprintln!("tune: warning: {e}");
+    }
     eprintln!("tune: wrote {}", dir.display());
     Ok(())
 }
