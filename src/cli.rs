@@ -109,6 +109,12 @@ pub struct VerifyArgs {
     /// table, or json: an array with one object per collective and size.
     #[arg(long, value_enum, default_value_t = VerifyFormat::Table)]
     pub format: VerifyFormat,
+    /// Append each collective's rows to FILE as JSON lines (one object per
+    /// size, as `--format json` has them, or one naming a collective that
+    /// failed) as soon as that collective is timed: a job stopped part-way
+    /// keeps every collective it finished.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
     /// Time for all the timings, shared out over the sizes (each gets at
     /// least 5 rounds).
     #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
@@ -133,6 +139,7 @@ impl VerifyArgs {
                 .map(|list| list.0.iter().map(|&p| p as u32).collect()),
             mapping: self.mapping,
             json: self.format == VerifyFormat::Json,
+            out: self.out.clone(),
             seconds: self.time_budget.as_secs_f64(),
         }
     }

@@ -197,3 +197,66 @@ fn a_slow_gather_rule_is_seen_at_work() {
     assert!(gather["high"].as_f64().unwrap() < 0.9, "{gather}");
     assert_eq!(of("scatter")["decision"], "default");
 }
+
+/// `--out FILE` gets each collective's rows as soon as it is timed: a job
+/// stopped (mpirun sent SIGTERM, as a batch system does at its time limit)
+/// after the first collective keeps that collective's rows, whole lines of
+/// JSON.
+#[test]
+fn a_stopped_verify_keeps_the_collectives_it_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every collective timed has a rule (Open MPI 4.1 leaves a collective
+    // without one untimed): bcast's slow pipeline, reduce's chain,
+    // allreduce's ring, alltoall's pairwise.
+    let file = rules(
+        dir.path(),
+        "four.rules",
+        "4\n7\n1\n4\n2\n0 0 0 0\n4194304 3 0 1024\n\
+         11\n1\n4\n1\n0 2 1 0\n2\n1\n4\n1\n0 4 0 0\n3\n1\n4\n1\n0 2 0 0\n",
+    );
+    let out = dir.path().join("verify.jsonl");
+    let _one = common::mpirun_lock();
+    let mut job = Command::new("mpirun")
+        .args(["-n", "4", "--oversubscribe"])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["--mca", "coll_tuned_use_dynamic_rules", "1"])
+        .args(["--mca", "coll_tuned_dynamic_rules_filename", &file])
+        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .args(["verify", "--collectives", "bcast,reduce,allreduce,alltoall"])
+        .args(["--sizes", "64K,4M", "--time-budget", "10m", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bcast_done = || {
+        std::fs::read_to_string(&out)
+            .is_ok_and(|t| t.lines().filter(|l| l.contains("\"bcast\"")).count() == 2)
+    };
+    let start = std::time::Instant::now();
+    while !bcast_done() && start.elapsed().as_secs() < 300 {
+        assert!(job.try_wait().unwrap().is_none(), "verify ended early");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(bcast_done(), "no bcast rows in {}", out.display());
+    let killed = Command::new("kill")
+        .args(["-TERM", &job.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // (Open MPI 4.1's mpirun may exit 0 after forwarding the signal.)
+    job.wait().unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    let bcast: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| r["collective"] == "bcast").collect();
+    assert_eq!(bcast.len(), 2, "{text}");
+    let slow = bcast.iter().find(|r| r["msg_bytes"] == 4 << 20).unwrap();
+    assert_eq!(slow["decision"], "pipeline seg=1024", "{text}");
+    // The collective the signal cut short left nothing half written.
+    assert!(rows.iter().all(|r| r["collective"] != "alltoall"), "{text}");
+}

@@ -240,14 +240,15 @@ fn compare(
             f64::INFINITY,
             &opts,
             Arrival::Barrier,
-        );
-        timed.samples.mean()
+        )
+        .map_err(Error::Other)?;
+        Ok::<f64, Error>(timed.samples.mean())
     };
     // A pilot block per arm (its first call warms the arm up) sizes the
     // blocks by wall time, the barriers and checks included.
     let started = mpi::time();
     for runner in runners {
-        block(runner, 2, 1);
+        block(runner, 2, 1)?;
     }
     let per_call = slowest(comm, mpi::time() - started) / (3 * runners.len()) as f64;
     let iterations = (rounds.block_seconds / per_call.max(1e-9)).clamp(1.0, 1000.0) as u32;
@@ -260,7 +261,7 @@ fn compare(
         let mut times = vec![0.0; runners.len()];
         for k in 0..runners.len() {
             let arm = (round + k) % runners.len();
-            times[arm] = block(&runners[arm], iterations, 0);
+            times[arm] = block(&runners[arm], iterations, 0)?;
         }
         compared.rounds.push(times);
         if compared.rounds.len() < rounds.min {

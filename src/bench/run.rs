@@ -431,7 +431,8 @@ fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<O
             cap,
             opts,
             part.arrival,
-        );
+        )
+        .map_err(Error::Other)?;
         if let Some(w) = writer.as_mut() {
             let row = measurement(&points::config(&job, part.arrival, &point), &point, &timing);
             // Which Open MPI component ran a library broadcast.
@@ -936,7 +937,10 @@ pub(super) struct Timing {
 
 /// Times one point until its stopping rule holds; with an arrival pattern
 /// each rank's delays are in units of `unit_us` (X·T(m)). Collective: every
-/// rank takes the same decisions from the same all-reduced numbers.
+/// rank takes the same decisions from the same all-reduced numbers. A
+/// wrong result on any rank (each such rank prints what it found) is an
+/// `Err` on every rank at the same iteration, so the job can go on with
+/// something else where the library allows.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn measure(
     world: &SimpleCommunicator,
@@ -948,7 +952,7 @@ pub(super) fn measure(
     cap_seconds: f64,
     opts: &Options,
     arrival: crate::data::Arrival,
-) -> Timing {
+) -> Result<Timing, String> {
     let comm = runner.comm();
     let (rank, procs) = (comm.rank() as u32, comm.size() as u32);
     let delays = arrival.per_rank_time().then(|| {
@@ -991,22 +995,37 @@ pub(super) fn measure(
         let t0 = mpi::time();
         let done = forced.and_then(|_forced| runner.execute(buf, buffers, root, root_index));
         let local_us = (mpi::time() - t0) * 1e6;
-        if let Err(e) = done {
-            eprintln!("error: rank {rank}: {}: {e}", describe(&point.candidate));
-            world.abort(3);
-        }
-        let result = (runner.reduced(buf, buffers), seed, root, iteration);
-        if let Some(wrong) = check(opts.collective, result, rank, procs) {
+        let failed = match done {
+            Err(e) => Some(e),
+            Ok(()) => check(
+                opts.collective,
+                (runner.reduced(buf, buffers), seed, root, iteration),
+                rank,
+                procs,
+            ),
+        };
+        if let Some(wrong) = &failed {
             eprintln!(
                 "error: rank {rank}: {} of {} bytes, iteration {iteration}: {wrong}",
                 describe(&point.candidate),
                 point.msg_bytes,
             );
-            world.abort(3);
         }
-        let local = [local_us, mpi::time() - start];
-        let mut global = [0.0f64; 2];
+        let local = [
+            local_us,
+            mpi::time() - start,
+            f64::from(u8::from(failed.is_some())),
+        ];
+        let mut global = [0.0f64; 3];
         comm.all_reduce_into(&local[..], &mut global[..], SystemOperation::max());
+        if global[2] > 0.0 {
+            return Err(format!(
+                "{} of {} bytes on {procs} ranks delivered wrong results (each rank that \
+                 found one said what)",
+                describe(&point.candidate),
+                point.msg_bytes
+            ));
+        }
         if iteration >= u64::from(opts.warmup) {
             match timing.worst.as_mut() {
                 Some(worst) => {
@@ -1026,7 +1045,7 @@ pub(super) fn measure(
             break;
         }
     }
-    timing
+    Ok(timing)
 }
 
 /// A non-root rank's part of `MPI_Scatter`, with the root's send count and

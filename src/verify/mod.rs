@@ -25,7 +25,6 @@ use crate::data::{Algorithm, Candidate, Collective, Impl};
 use crate::units::format_bytes;
 use files::{HanRules, TunedRules};
 use serde::Serialize;
-use std::fmt::Write;
 
 /// What `verify` is asked to do.
 #[derive(Clone, Debug)]
@@ -36,6 +35,9 @@ pub struct Options {
     pub procs: Option<Vec<u32>>,
     pub mapping: crate::data::Mapping,
     pub json: bool,
+    /// Where each collective's rows are appended as JSON lines as soon as
+    /// it is timed.
+    pub out: Option<std::path::PathBuf>,
     /// For all the timing together.
     pub seconds: f64,
 }
@@ -387,24 +389,54 @@ impl Row {
 
 /// The rows as a table for people.
 pub fn table(rows: &[Row]) -> String {
-    let named = rows
-        .iter()
-        .map(|r| r.collective.len())
-        .fold("collective".len().max(12), usize::max);
-    let served = rows
-        .iter()
-        .map(|r| r.served_by.len())
-        .fold("served by".len().max(13), usize::max);
-    let decided = rows
-        .iter()
-        .map(|r| r.decision.len())
-        .fold("rules' decision".len().max(25), usize::max);
-    let mut t = format!(
-        "{:<named$} ranks  size      {:<served$}  {:<decided$}  speed-up  95% interval    \
-         rules seen\n",
-        "collective", "served by", "rules' decision"
-    );
-    for r in rows {
+    let layout = Layout::of(rows);
+    let mut t = layout.header();
+    rows.iter().for_each(|r| t += &layout.line(r));
+    t
+}
+
+/// The table's column widths, taken from every row it will hold, so that
+/// rows printed as each collective is timed line up under one header.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    named: usize,
+    served: usize,
+    decided: usize,
+}
+
+impl Layout {
+    /// Wide enough for every one of `rows` (their timings do not matter).
+    pub fn of(rows: &[Row]) -> Layout {
+        let widest = |least: usize, width: &dyn Fn(&Row) -> usize| {
+            rows.iter().map(width).fold(least, usize::max)
+        };
+        Layout {
+            named: widest("collective".len().max(12), &|r| r.collective.len()),
+            served: widest("served by".len().max(13), &|r| r.served_by.len()),
+            decided: widest("rules' decision".len().max(25), &|r| r.decision.len()),
+        }
+    }
+
+    pub fn header(&self) -> String {
+        let Layout {
+            named,
+            served,
+            decided,
+        } = *self;
+        format!(
+            "{:<named$} ranks  size      {:<served$}  {:<decided$}  speed-up  95% interval    \
+             rules seen\n",
+            "collective", "served by", "rules' decision"
+        )
+    }
+
+    /// One row, with its line end.
+    pub fn line(&self, r: &Row) -> String {
+        let Layout {
+            named,
+            served,
+            decided,
+        } = *self;
         let seen = match (r.rules_seen, r.rule_speedup) {
             (Some(Seen::Yes), Some(x)) => format!("yes (the rule alone: {})", figure(x)),
             (Some(Seen::No), Some(x)) => format!("NO (the rule alone: {})", figure(x)),
@@ -420,17 +452,15 @@ pub fn table(rows: &[Row]) -> String {
                 seen,
             ),
         };
-        let _ = writeln!(
-            t,
-            "{:<named$} {:>5}  {:<8}  {:<served$}  {:<decided$}  {speedup:>8}  {interval:<14}  {seen}",
+        format!(
+            "{:<named$} {:>5}  {:<8}  {:<served$}  {:<decided$}  {speedup:>8}  {interval:<14}  {seen}\n",
             r.collective,
             r.procs,
             format_bytes(r.msg_bytes),
             r.served_by,
             r.decision,
-        );
+        )
     }
-    t
 }
 
 /// A speed-up with three significant digits.

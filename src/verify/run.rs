@@ -144,13 +144,22 @@ pub(super) fn calls(
 }
 
 /// Times every planned size of every collective in paired rounds within
-/// `opts.seconds`, then (rank 0) prints the rows and the verdict.
+/// `opts.seconds`, then (rank 0) prints the rows and the verdict. Each
+/// collective's rows are printed (table) and appended to `opts.out` as
+/// soon as it is timed; a collective that fails (a wrong result on some
+/// rank) is reported and the others still run.
 pub(super) fn time_and_report(
     session: &Session,
     opts: &Options,
     plans: &[(Collective, Vec<Planned>)],
 ) -> Result<()> {
     let rank0 = session.rank() == 0;
+    // Every row's columns are known before any timing.
+    let every: Vec<super::Row> = plans
+        .iter()
+        .flat_map(|(c, planned)| planned.iter().map(|p| row(*c, p, Speedup::UNCHANGED, None)))
+        .collect();
+    let mut out = Output::open(session, opts, super::Layout::of(&every))?;
     let total: usize = plans
         .iter()
         .flat_map(|(_, p)| p)
@@ -159,77 +168,183 @@ pub(super) fn time_and_report(
     let start = std::time::Instant::now();
     let timing = timing_options();
     let mut rows = Vec::new();
+    let mut failed = Vec::new();
     let mut done = 0;
     for (collective, planned) in plans {
+        let mut mine = Vec::new();
         // Sizes where nothing differs are not timed (see `arms`).
-        let timed: Vec<&Planned> = planned
-            .iter()
-            .filter(|p| !p.request.arms.is_empty())
-            .collect();
+        let (timed, same): (Vec<&Planned>, Vec<&Planned>) =
+            planned.iter().partition(|p| !p.request.arms.is_empty());
         if rank0 {
-            rows.extend(
-                planned
-                    .iter()
-                    .filter(|p| p.request.arms.is_empty())
+            mine.extend(
+                same.iter()
                     .map(|p| row(*collective, p, Speedup::UNCHANGED, None)),
             );
         }
-        if timed.is_empty() {
-            continue;
-        }
-        let mut sizes: Vec<(Option<u32>, crate::data::Mapping, Vec<Request>)> = Vec::new();
-        for p in &timed {
-            match sizes.iter_mut().find(|s| s.0 == Some(p.procs)) {
-                Some(size) => size.2.push(p.request.clone()),
-                None => sizes.push((Some(p.procs), opts.mapping, vec![p.request.clone()])),
+        if !timed.is_empty() {
+            let mut sizes: Vec<(Option<u32>, crate::data::Mapping, Vec<Request>)> = Vec::new();
+            for p in &timed {
+                match sizes.iter_mut().find(|s| s.0 == Some(p.procs)) {
+                    Some(size) => size.2.push(p.request.clone()),
+                    None => sizes.push((Some(p.procs), opts.mapping, vec![p.request.clone()])),
+                }
             }
-        }
-        let left = (opts.seconds - start.elapsed().as_secs_f64()).max(0.0);
-        let seconds = left * timed.len() as f64 / (total - done).max(1) as f64;
-        done += timed.len();
-        if rank0 {
-            eprintln!(
-                "verify: timing {} at {} sizes (up to {seconds:.0} s)",
-                collective.function(),
-                timed.len()
-            );
-        }
-        let opts = bench::Options {
-            collective: *collective,
-            ..timing.clone()
-        };
-        let results = session.compare(*collective, &sizes, &opts, &Rounds::default(), seconds)?;
-        if rank0 {
-            let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
-            for (p, compared) in timed.into_iter().zip(results) {
-                // A size the time ran out for has no row.
-                let Some(compared) = compared else { continue };
-                if let Some(job) = compared.speedup(1) {
-                    let rule = (p.request.arms.len() > 2)
-                        .then(|| compared.speedup(2))
-                        .flatten();
-                    rows.push(row(*collective, p, job, rule));
+            let left = (opts.seconds - start.elapsed().as_secs_f64()).max(0.0);
+            let seconds = left * timed.len() as f64 / (total - done).max(1) as f64;
+            done += timed.len();
+            if rank0 {
+                eprintln!(
+                    "verify: timing {} at {} sizes (up to {seconds:.0} s)",
+                    collective.function(),
+                    timed.len()
+                );
+            }
+            let opts = bench::Options {
+                collective: *collective,
+                ..timing.clone()
+            };
+            match session.compare(*collective, &sizes, &opts, &Rounds::default(), seconds) {
+                Ok(results) if rank0 => {
+                    let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
+                    for (p, compared) in timed.into_iter().zip(results) {
+                        // A size the time ran out for has no row.
+                        let Some(compared) = compared else { continue };
+                        if let Some(job) = compared.speedup(1) {
+                            let rule = (p.request.arms.len() > 2)
+                                .then(|| compared.speedup(2))
+                                .flatten();
+                            mine.push(row(*collective, p, job, rule));
+                        }
+                    }
+                }
+                Ok(_) => {}
+                // Every rank learns of the failure together (the rank that
+                // found a wrong result said what): the next collective runs
+                // on fresh communicators.
+                Err(e) => {
+                    if rank0 {
+                        eprintln!(
+                            "verify: {} stopped; the other collectives go on",
+                            collective.function()
+                        );
+                        out.failed(*collective, &e)?;
+                    }
+                    failed.push(collective.function());
                 }
             }
         }
+        if rank0 {
+            mine.sort_by_key(|r| (r.procs, r.msg_bytes));
+            out.rows(&mine)?;
+            rows.extend(mine);
+        }
     }
     if !rank0 {
-        return Ok(());
+        return match failed.is_empty() {
+            true => Ok(()),
+            false => Err(Error::Reported(1)),
+        };
     }
-    let order = |name: &str| opts.collectives.iter().position(|c| c.name() == name);
-    rows.sort_by_key(|r| (order(r.collective), r.procs, r.msg_bytes));
     if opts.json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| Error::Other(e.to_string()))?;
         println!("{text}");
-    } else {
-        print!("{}", super::table(&rows));
     }
-    match super::timing_verdict(&rows) {
-        Ok(summary) => {
-            eprintln!("verify: {summary}");
-            Ok(())
+    let verdict = super::timing_verdict(&rows);
+    if let Ok(summary) = &verdict {
+        eprintln!("verify: {summary}");
+    }
+    if !failed.is_empty() {
+        return Err(Error::Other(format!(
+            "{} did not finish: a rank found a wrong result (its lines above say which and \
+             where); the rows of every other collective are above{}",
+            failed.join(", "),
+            opts.out
+                .as_ref()
+                .map_or(String::new(), |f| format!(" and in {}", f.display()))
+        )));
+    }
+    verdict.map(|_| ()).map_err(Error::NotInEffect)
+}
+
+/// Where rank 0 puts each collective's rows as soon as it is timed: the
+/// table on standard output (unless the whole is printed as JSON at the
+/// end) and JSON lines appended to `--out`.
+struct Output {
+    /// The table's layout and whether its header is printed.
+    table: Option<(super::Layout, bool)>,
+    file: Option<(std::path::PathBuf, std::fs::File)>,
+}
+
+impl Output {
+    /// Opens `opts.out` for appending on rank 0 (collective: every rank
+    /// learns whether it could).
+    fn open(session: &Session, opts: &Options, layout: super::Layout) -> Result<Output> {
+        let mut output = Output {
+            table: None,
+            file: None,
+        };
+        let mut failure = None;
+        if session.rank() == 0 {
+            if let Some(path) = &opts.out {
+                let opened = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path);
+                match opened {
+                    Ok(f) => output.file = Some((path.clone(), f)),
+                    Err(e) => {
+                        failure = Some(Error::io(format!("cannot open {}", path.display()), e))
+                    }
+                }
+            }
+            output.table = (!opts.json).then_some((layout, false));
         }
-        Err(line) => Err(Error::NotInEffect(line)),
+        match (session.first_failing(failure.is_some()), failure) {
+            (None, _) => Ok(output),
+            (Some(_), Some(e)) => Err(e),
+            (Some(_), None) => Err(Error::Reported(1)),
+        }
+    }
+
+    /// One collective's rows.
+    fn rows(&mut self, rows: &[super::Row]) -> Result<()> {
+        if let Some((layout, headed)) = &mut self.table {
+            if !rows.is_empty() && !*headed {
+                print!("{}", layout.header());
+                *headed = true;
+            }
+            rows.iter().for_each(|r| print!("{}", layout.line(r)));
+            // Seen as soon as timed, also through a pipe.
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+        }
+        let lines: Vec<String> = rows
+            .iter()
+            .map(|r| serde_json::to_string(r).map_err(|e| Error::Other(e.to_string())))
+            .collect::<Result<_>>()?;
+        self.append(&lines)
+    }
+
+    /// A line naming a collective that did not finish.
+    fn failed(&mut self, collective: Collective, e: &Error) -> Result<()> {
+        let why = match e {
+            Error::Reported(_) => "a rank found a wrong result (see its error output)".to_string(),
+            other => other.to_string(),
+        };
+        let line = serde_json::json!({ "collective": collective.name(), "error": why });
+        self.append(&[line.to_string()])
+    }
+
+    /// Appends whole lines and flushes them: a job killed after this keeps
+    /// them.
+    fn append(&mut self, lines: &[String]) -> Result<()> {
+        use std::io::Write;
+        let Some((path, file)) = &mut self.file else {
+            return Ok(());
+        };
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_data())
+            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
     }
 }
 
