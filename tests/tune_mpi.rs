@@ -76,11 +76,21 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "--collectives",
         "all",
     ];
+    let started = std::time::Instant::now();
     let out = tune(&out_dir, &args);
+    // The budget bounds the whole run, report included, within 10% (the
+    // launch of the job counted too).
+    let wall = started.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("seed"), "{stderr}");
+    assert!(wall <= 66.0, "a 60 s budget took {wall:.1} s: {stderr}");
+    assert!(stderr.contains("tune: first pass:"), "{stderr}");
     assert!(stderr.contains("tune: round 1"), "{stderr}");
+    // One line per collective at the end, each explored everywhere.
+    for c in bcast_select::data::Collective::ALL {
+        let line = format!("tune: {}: explored at 4, 3 and 2 ranks;", c.function());
+        assert!(stderr.contains(&line), "{line}: {stderr}");
+    }
     for name in [
         "data.csv",
         "model/manifest.json",
@@ -458,4 +468,127 @@ fn refused_nothing(
         .unwrap()
         .dataset;
     (stderr, data)
+}
+
+/// Every algorithm of every collective once (unsegmented, the default
+/// fan-out) at every message size on the job's own size, before any
+/// smaller size and before any other segment size or fan-out: the
+/// measurements' order in data.csv (rank 0 appends them as they come).
+#[test]
+fn tune_measures_every_algorithm_at_the_jobs_size_first() {
+    use bcast_select::data::{Algorithm, Collective};
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tuned");
+    let collectives = [Collective::Bcast, Collective::Reduce, Collective::Alltoall];
+    let out = tune(
+        &out_dir,
+        &[
+            "--time-budget",
+            "25s",
+            "--collectives",
+            "bcast,reduce,alltoall",
+            "--sizes",
+            "4,1K,64K",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let text = std::fs::read_to_string(out_dir.join("data.csv")).unwrap();
+    let rows = common::csv_rows(&text);
+    // Base: unsegmented (or not segmenting) with the default fan-out.
+    let base = |r: &std::collections::BTreeMap<String, String>| {
+        ["", "0"].contains(&r["segsize_bytes"].as_str()) && r["fanout"].is_empty()
+    };
+    let first_other = rows
+        .iter()
+        .position(|r| r["procs"] != "4" || !base(r))
+        .unwrap_or(rows.len());
+    for c in collectives {
+        let mut expected: Vec<Algorithm> = c
+            .describe()
+            .measured
+            .iter()
+            .copied()
+            .filter(|&a| c.runs_on(a, 4))
+            .collect();
+        expected.push(Algorithm::Default);
+        for size in ["4", "1024", "65536"] {
+            for a in &expected {
+                let at = rows.iter().position(|r| {
+                    r["collective"] == c.name()
+                        && r["procs"] == "4"
+                        && r["msg_bytes"] == size
+                        && r["algorithm"] == a.name()
+                        && base(r)
+                });
+                let at = at.unwrap_or_else(|| panic!("{c:?} {a} at {size} B on 4 ranks: {text}"));
+                assert!(
+                    at < first_other,
+                    "{c:?} {a} at {size} B measured late: {text}"
+                );
+            }
+        }
+    }
+    // And then the smaller sizes and other segment sizes were measured.
+    assert!(
+        rows[first_other..].iter().any(|r| r["procs"] == "2"),
+        "{text}"
+    );
+    assert!(rows.iter().any(|r| !base(r)), "{text}");
+}
+
+/// A budget too small for the first pass: the report says which sizes were
+/// not explored, that the rules keep `default` there for want of
+/// measurements, and about what a first pass would take; the run still
+/// writes its rules and report.
+#[test]
+fn a_budget_too_small_says_what_was_not_explored() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tuned");
+    let out = tune(
+        &out_dir,
+        &[
+            "--time-budget",
+            "4s",
+            "--collectives",
+            "all",
+            "--sizes",
+            "1:4M:x4",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the budget ran out in the first pass"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("NOT explored at"), "{stderr}");
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(report.contains("**not explored**"), "{report}");
+    assert!(
+        report.contains(
+            "the budget ran out.** The rules keep `default` there for want of measurements"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("A whole first pass of"), "{report}");
+    assert!(
+        report.contains("1 (not explored: the budget ran out)"),
+        "{report}"
+    );
+    // "default everywhere" only where the first pass finished.
+    for section in report.split("# bcast-select tune: ").skip(1) {
+        let rows = |marker: &str| -> Vec<String> {
+            section
+                .lines()
+                .filter(|l| l.starts_with("| ") && l.contains(marker))
+                .map(|l| l.split('|').nth(1).unwrap_or_default().trim().to_string())
+                .collect()
+        };
+        let unexplored = rows("**not explored**");
+        for procs in rows("1 (default everywhere)") {
+            assert!(!unexplored.contains(&procs), "{procs} ranks: {section}");
+        }
+    }
+    assert!(out_dir.join("rules").exists());
 }

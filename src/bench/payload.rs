@@ -10,35 +10,58 @@ pub fn seed(root: u32, iteration: u64, msg_bytes: u64) -> u64 {
 
 /// Writes the pattern of `seed` into `buf`.
 pub fn fill(buf: &mut [u8], seed: u64) {
-    for (word, chunk) in buf.chunks_mut(8).enumerate() {
-        let bytes = pattern_word(seed, word).to_le_bytes();
-        chunk.copy_from_slice(&bytes[..chunk.len()]);
+    let mut words = buf.chunks_exact_mut(8);
+    for (word, chunk) in (&mut words).enumerate() {
+        chunk.copy_from_slice(&pattern_word(seed, word).to_le_bytes());
     }
+    let whole = (buf.len() / 8) * 8;
+    let tail = &mut buf[whole..];
+    let last = pattern_word(seed, whole / 8).to_le_bytes();
+    let n = tail.len();
+    tail.copy_from_slice(&last[..n]);
 }
 
 /// The first byte of `buf` that differs from the pattern: (offset, expected,
-/// found).
+/// found). Whole words compare as integers; only a word that differs is
+/// searched byte by byte (every call of a timed point is checked, so the
+/// check must cost no more than the fill).
 pub fn first_mismatch(buf: &[u8], seed: u64) -> Option<(usize, u8, u8)> {
-    buf.chunks(8).enumerate().find_map(|(word, chunk)| {
+    let differs = |word: usize, chunk: &[u8]| {
         let expected = pattern_word(seed, word).to_le_bytes();
         chunk
             .iter()
             .zip(expected)
             .position(|(&found, want)| found != want)
             .map(|i| (word * 8 + i, expected[i], chunk[i]))
-    })
+    };
+    let whole = (buf.len() / 8) * 8;
+    let (body, tail) = buf.split_at(whole);
+    let wrong = body.chunks_exact(8).enumerate().find(|(word, chunk)| {
+        let found = u64::from_le_bytes((*chunk).try_into().expect("8 bytes"));
+        found != pattern_word(seed, *word)
+    });
+    match wrong {
+        Some((word, chunk)) => differs(word, chunk),
+        None => differs(whole / 8, tail),
+    }
 }
 
 /// Rank `rank`'s contribution to a reduction, from float `first` of the
 /// vector on (a reduce-scatter's block starts further in): float i is
-/// `pattern(i) mod 16 + rank mod 64`. Small whole numbers: every sum of up
-/// to 200 000 ranks is exact in `f32` whatever the order of additions, so
-/// the root can demand the exact result; the rank term makes a missing or
-/// doubled contribution show.
+/// nibble i mod 16 of pattern word i / 16 (one hash per 16 floats, as a
+/// byte pattern has one per 8 bytes) + `rank mod 64`. Small whole numbers:
+/// every sum of up to 200 000 ranks is exact in `f32` whatever the order
+/// of additions, so the root can demand the exact result; the rank term
+/// makes a missing or doubled contribution show.
 pub fn fill_contribution(buf: &mut [u8], seed: u64, rank: u32, first: usize) {
-    for (i, chunk) in buf.chunks_exact_mut(4).enumerate() {
-        let v = (pattern_word(seed, first + i) % 16) as f32 + (rank % 64) as f32;
-        chunk.copy_from_slice(&v.to_ne_bytes());
+    let value: [f32; 16] = std::array::from_fn(|n| (n as u32 + rank % 64) as f32);
+    let mut word = pattern_word(seed, first / 16);
+    for (k, float) in buf.chunks_exact_mut(4).enumerate() {
+        let i = first + k;
+        if i.is_multiple_of(16) {
+            word = pattern_word(seed, i / 16);
+        }
+        float.copy_from_slice(&value[((word >> (4 * (i % 16))) & 0xf) as usize].to_ne_bytes());
     }
 }
 
@@ -52,12 +75,20 @@ pub fn first_sum_mismatch(
     first: usize,
 ) -> Option<(usize, f32, f32)> {
     let ranks: u64 = (0..procs).map(|r| u64::from(r % 64)).sum();
-    buf.chunks_exact(4).enumerate().find_map(|(i, chunk)| {
-        let i = first + i;
-        let expected = (u64::from(procs) * (pattern_word(seed, i) % 16) + ranks) as f32;
-        let found = f32::from_ne_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-        (found != expected).then_some((i, expected, found))
-    })
+    let sum: [f32; 16] = std::array::from_fn(|n| (u64::from(procs) * n as u64 + ranks) as f32);
+    let mut word = pattern_word(seed, first / 16);
+    for (k, float) in buf.chunks_exact(4).enumerate() {
+        let found = f32::from_ne_bytes(float.try_into().expect("4 bytes"));
+        let i = first + k;
+        if i.is_multiple_of(16) {
+            word = pattern_word(seed, i / 16);
+        }
+        let expected = sum[((word >> (4 * (i % 16))) & 0xf) as usize];
+        if found != expected {
+            return Some((i, expected, found));
+        }
+    }
+    None
 }
 
 fn pattern_word(seed: u64, word: usize) -> u64 {

@@ -26,6 +26,158 @@ pub struct Tuned<'a> {
     pub reverted: &'a [(u32, u64, Candidate, Verdict)],
     /// The held-out evaluation's markdown, or why there is none.
     pub held_out: Result<&'a str, &'a str>,
+    pub explored: Explored<'a>,
+}
+
+/// What a tune measured of one collective.
+#[derive(Clone, Copy, Debug)]
+pub struct Explored<'a> {
+    /// Per communicator size, largest first.
+    pub covered: &'a [Covered],
+    /// About how many seconds a whole first pass of the collective takes
+    /// on this job, from what the run measured.
+    pub first_pass_seconds: Option<f64>,
+    /// The exploring share of the run's budget (seconds), all collectives'.
+    pub explore_seconds: f64,
+}
+
+/// One collective at one communicator size: what a tune measured (see
+/// `tune::coverage` for the first pass and its base points).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Covered {
+    pub procs: u32,
+    pub sizes: usize,
+    /// Candidates per message size measured, fewest and most, of `grid`
+    /// (the most the grid has at a size).
+    pub measured: (usize, usize),
+    pub grid: usize,
+    /// Base points measured, of `base` (every size together).
+    pub base_measured: usize,
+    pub base: usize,
+}
+
+impl Covered {
+    /// Every base point measured: each algorithm at every message size.
+    pub fn explored(&self) -> bool {
+        self.base_measured == self.base
+    }
+}
+
+/// The communicator sizes where the first pass did not finish.
+pub fn unexplored(covered: &[Covered]) -> Vec<u32> {
+    covered
+        .iter()
+        .filter(|c| !c.explored())
+        .map(|c| c.procs)
+        .collect()
+}
+
+/// Communicator sizes for people: `16, 8 and 4`.
+fn ranks_list(procs: &[u32]) -> String {
+    let names: Vec<String> = procs.iter().map(u32::to_string).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+/// One line for the terminal: where the collective was explored, what was
+/// not and why, and how many switches ship.
+pub fn coverage_line(collective: Collective, e: &Explored, validations: &[Validation]) -> String {
+    let explored: Vec<u32> = e
+        .covered
+        .iter()
+        .filter(|c| c.explored())
+        .map(|c| c.procs)
+        .collect();
+    let missing = unexplored(e.covered);
+    let kept = validations.iter().filter(|v| v.kept()).count();
+    let mut line = format!("{}: ", collective.function());
+    if !explored.is_empty() {
+        line += &format!("explored at {} ranks", ranks_list(&explored));
+    }
+    if !missing.is_empty() {
+        if !explored.is_empty() {
+            line += "; ";
+        }
+        line += &format!(
+            "NOT explored at {} ranks (the budget ran out{})",
+            ranks_list(&missing),
+            e.first_pass_seconds.map_or(String::new(), |s| format!(
+                "; a whole first pass of it takes at least about {} here",
+                about(s)
+            ))
+        );
+    }
+    line + &format!(
+        "; {kept} switch{} from default kept",
+        if kept == 1 { "" } else { "es" }
+    )
+}
+
+/// Seconds to the nearest 5 (above a minute: to the next minute), for
+/// people reading an estimate.
+pub fn about(seconds: f64) -> String {
+    match seconds {
+        s if s < 60.0 => format!("{:.0} s", (s / 5.0).ceil().max(1.0) * 5.0),
+        s => format!("{:.0} min", (s / 60.0).ceil()),
+    }
+}
+
+/// The coverage section: per communicator size what was measured, and
+/// where the first pass did not finish, that the rules keep `default` there
+/// for want of measurements.
+fn coverage(collective: Collective, e: &Explored, validations: &[Validation]) -> String {
+    let mut s = String::from(
+        "## Coverage\n\nThe first pass measures every algorithm once (unsegmented, the \
+         library's default fan-out) at every message size, the job's own communicator size \
+         first, every collective before any gets other segment sizes or fan-outs. A size is \
+         *explored* when the first pass finished there.\n\n\
+         | ranks | message sizes | candidates measured per size | first pass | switches \
+         validated | kept |\n|---:|---:|---|---|---:|---:|\n",
+    );
+    for c in e.covered {
+        let mine = validations.iter().filter(|v| v.procs == c.procs);
+        let validated = mine.clone().filter(|v| v.speedup.is_some()).count();
+        let kept = mine.filter(|v| v.kept()).count();
+        let measured = match c.measured {
+            (a, b) if a == b => format!("{a} of {}", c.grid),
+            (a, b) => format!("{a}–{b} of {}", c.grid),
+        };
+        let pass = match c.explored() {
+            true => format!("explored ({} points)", c.base),
+            false => format!("**not explored**: {} of {} points", c.base_measured, c.base),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {measured} | {pass} | {validated} | {kept} |",
+            c.procs, c.sizes
+        );
+    }
+    let missing = unexplored(e.covered);
+    if !missing.is_empty() {
+        let _ = write!(
+            s,
+            "\n**Not explored at {} ranks: the budget ran out.** The rules keep `default` \
+             there for want of measurements, not because it proved best.",
+            ranks_list(&missing)
+        );
+        if let Some(seconds) = e.first_pass_seconds {
+            let _ = write!(
+                s,
+                " A whole first pass of {} takes at least about {} on this job (at the pace \
+                 this run measured its points); this run had {:.0} s to explore, for every \
+                 collective it tuned. The same command with a larger `--time-budget` resumes \
+                 where this one stopped.",
+                collective.function(),
+                about(seconds),
+                e.explore_seconds
+            );
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    s
 }
 
 /// Where a tune's decisions went.
@@ -51,6 +203,7 @@ pub fn markdown(t: &Tuned) -> String {
         Shipped::OpenMpi { rules } => rules,
         Shipped::Mpich { selection, taken } => {
             s += &mpich_use(t, selection, taken);
+            s += &coverage(t.collective, &t.explored, t.validations);
             let heading = match taken {
                 true => "Decisions",
                 false => "Decisions (not in the file: MPICH's own choice stays)",
@@ -81,10 +234,11 @@ pub fn markdown(t: &Tuned) -> String {
             "(coll/han does not serve {function}: tuned's rules decide.)\n"
         );
     }
+    s += &coverage(t.collective, &t.explored, t.validations);
     let _ = writeln!(
         s,
         "## Validated effect\n\n{}",
-        effect(t.tables, t.validations)
+        effect(t.tables, t.validations, &unexplored(t.explored.covered))
     );
     if !t.reverted.is_empty() {
         let _ = writeln!(
@@ -109,6 +263,18 @@ fn held_out(text: Result<&str, &str>, suffix: &str) -> String {
         ),
         Err(why) => format!("No held-out evaluation: {why}.\n"),
     }
+}
+
+/// The part of a collective the run measured nothing of: its heading and
+/// coverage (the rules have no section for it: the library keeps its own
+/// choice).
+pub fn unmeasured(collective: Collective, e: &Explored) -> String {
+    format!(
+        "# bcast-select tune: {}\n\nNothing of it was measured before the budget ran out: \
+         the rules have no part for it, and the library keeps its own choice.\n\n{}",
+        collective.function(),
+        coverage(collective, e, &[])
+    )
 }
 
 /// How to use MPICH's selection file for the collective, and its validated
@@ -141,7 +307,7 @@ fn mpich_use(t: &Tuned, selection: &Path, taken: bool) -> String {
         let _ = writeln!(
             s,
             "## Validated effect\n\n{}",
-            effect(t.tables, t.validations)
+            effect(t.tables, t.validations, &unexplored(t.explored.covered))
         );
     } else {
         let slower = t
@@ -176,7 +342,9 @@ pub fn takes_selection(validations: &[Validation]) -> bool {
 /// measured on fresh samples: the geometric mean over the tuned message
 /// sizes, a kept switch counting with its validated speed-up and every
 /// other size as exactly 1 (the rules leave `default` there).
-fn effect(tables: &[DecisionTable], validations: &[Validation]) -> String {
+/// `unexplored`: communicator sizes where the first pass did not finish
+/// (their rules keep `default` for want of measurements).
+fn effect(tables: &[DecisionTable], validations: &[Validation], unexplored: &[u32]) -> String {
     let mut t = String::from(
         "`default`'s time over the time of what the rules ship, each switch from `default` \
          timed against it in paired rounds of fresh samples (not the measurements that chose \
@@ -214,20 +382,27 @@ fn effect(tables: &[DecisionTable], validations: &[Validation]) -> String {
         if !kept.is_empty() && g.within_noise() {
             noise.push(procs);
         }
+        let shown = match unexplored.contains(&procs) && kept.is_empty() {
+            true => "1 (not explored: the budget ran out)".to_string(),
+            false => interval(&g, kept.is_empty()),
+        };
         let _ = writeln!(
             t,
-            "| {procs} | {} | {} | {} | {} | {largest} |",
+            "| {procs} | {} | {} | {} | {shown} | {largest} |",
             parts.len(),
             mine.len(),
             kept.len(),
-            interval(&g, kept.is_empty()),
         );
     }
     if let Some(g) = Speedup::geomean(&all) {
+        let none_kept = validations.iter().all(|v| !v.kept());
+        let shown = match unexplored.is_empty() || !none_kept {
+            true => interval(&g, none_kept),
+            false => "1 (nothing kept; not everywhere explored)".to_string(),
+        };
         let _ = writeln!(
             t,
-            "\nAll job sizes: {} over {} configurations.",
-            interval(&g, validations.iter().all(|v| !v.kept())),
+            "\nAll job sizes: {shown} over {} configurations.",
             all.len()
         );
     }
@@ -235,7 +410,14 @@ fn effect(tables: &[DecisionTable], validations: &[Validation]) -> String {
         let _ = writeln!(
             t,
             "\nNo switch proved faster than `default`: the rules leave the library's choice \
-             everywhere."
+             everywhere{}.",
+            match unexplored.is_empty() {
+                true => String::new(),
+                false => format!(
+                    " (where the first pass did not finish, {} ranks, for want of measurements)",
+                    ranks_list(unexplored)
+                ),
+            }
         );
     } else if !noise.is_empty() {
         let list: Vec<String> = noise.iter().map(u32::to_string).collect();
@@ -388,6 +570,11 @@ mod tests {
                 validations,
                 reverted: &[],
                 held_out: Err("fewer than 3 communicator sizes"),
+                explored: Explored {
+                    covered: &[],
+                    first_pass_seconds: None,
+                    explore_seconds: 0.0,
+                },
             })
         };
         let taken = report(true, &[faster.clone(), even]);
@@ -402,5 +589,58 @@ mod tests {
         assert!(kept.contains("stays with MPICH's own choice"), "{kept}");
         assert!(kept.contains("1 proved faster and 1 slower"), "{kept}");
         assert!(!kept.contains("DEVICE_COLLECTIVE=0"), "{kept}");
+    }
+
+    /// Where the first pass did not finish, the report says so and what a
+    /// first pass costs, never that `default` won there.
+    #[test]
+    fn sizes_not_explored_are_said_to_be() {
+        let covered = [
+            Covered {
+                procs: 8,
+                sizes: 12,
+                measured: (7, 9),
+                grid: 17,
+                base_measured: 84,
+                base: 84,
+            },
+            Covered {
+                procs: 4,
+                sizes: 12,
+                measured: (0, 3),
+                grid: 17,
+                base_measured: 20,
+                base: 84,
+            },
+        ];
+        let explored = Explored {
+            covered: &covered,
+            first_pass_seconds: Some(42.0),
+            explore_seconds: 112.0,
+        };
+        assert_eq!(unexplored(&covered), [4]);
+        let text = coverage(Collective::Bcast, &explored, &[validation(1024, 1.5, 0.1)]);
+        assert!(
+            text.contains("| 8 | 12 | 7–9 of 17 | explored (84 points) | 0 | 0 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| 4 | 12 | 0–3 of 17 | **not explored**: 20 of 84 points | 1 | 1 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("**Not explored at 4 ranks: the budget ran out.**"),
+            "{text}"
+        );
+        assert!(text.contains("takes at least about 45 s"), "{text}");
+        let line = coverage_line(Collective::Bcast, &explored, &[]);
+        assert_eq!(
+            line,
+            "MPI_Bcast: explored at 8 ranks; NOT explored at 4 ranks (the budget ran out; a \
+             whole first pass of it takes at least about 45 s here); 0 switches from default kept"
+        );
+        assert_eq!(about(12.0), "15 s");
+        assert_eq!(about(0.2), "5 s");
+        assert_eq!(about(130.0), "3 min");
     }
 }

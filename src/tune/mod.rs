@@ -7,6 +7,8 @@
 //! those proved faster kept ([`crate::select::validation`]); then one rules
 //! file with each collective's validated rules, and the report.
 
+mod coverage;
+
 use crate::bench::compare::{Arm, Compared, Request, Rounds};
 use crate::bench::points::{self, Sweep};
 use crate::bench::{self, Part, Session};
@@ -146,10 +148,9 @@ impl Grid {
 }
 
 fn rounds(session: &Session, args: &Options) -> Result<()> {
-    let mut budget = Budget {
+    let budget = Budget {
         start: Instant::now(),
         total: args.time_budget,
-        training: Duration::ZERO,
     };
     let rank0 = session.rank() == 0;
     let under_mpich = session.library() == Library::Mpich;
@@ -180,7 +181,6 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
         std::fs::create_dir_all(&args.out_dir)
             .map_err(|e| Error::io(format!("cannot create {}", args.out_dir.display()), e))?;
     }
-    seed(session, args, &grids, &data, &budget)?;
     // Points of every grid in one index space, grid after grid.
     let offsets: Vec<usize> = grids
         .iter()
@@ -190,7 +190,13 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             Some(first)
         })
         .collect();
-    let ended = explore(session, args, &grids, &offsets, &data, &budget)?;
+    let bases: Vec<Vec<bool>> = grids.iter().map(|g| coverage::base(&g.points)).collect();
+    let mut costs = coverage::Costs::default();
+    first_pass(
+        session, args, &grids, &offsets, &bases, &data, &budget, &mut costs,
+    )?;
+    seed(session, args, &grids, &bases, &data, &budget, &mut costs)?;
+    let ended = explore(session, args, &grids, &offsets, &data, &budget, &mut costs)?;
     // Rank 0 trains and decides; everyone then validates the switches.
     let trained_at = Instant::now();
     let decided = if rank0 {
@@ -211,28 +217,40 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             _ => Err(Error::Reported(1)),
         };
     }
-    budget.training += trained_at.elapsed();
-    let compared = validate(session, args, &grids, &offsets, &switches, budget.left(1.0))?;
+    // The report's held-out evaluations train the models again: about as
+    // long as training took, kept out of validation's time (rank 0's
+    // figure decides, as every budget does).
+    let training = trained_at.elapsed();
+    let for_report = training + Duration::from_secs(1);
+    let left = budget.left(1.0).saturating_sub(for_report);
+    let compared = validate(session, args, &grids, &offsets, &switches, left)?;
     if let Some(decided) = decided {
         let rows = validations(&grids, &offsets, &switches, &compared);
-        report_budget(&rows, budget.left(1.0), ended);
-        finish(args, &grids, decided?, &rows)?;
+        report_budget(&rows, budget.left(1.0).saturating_sub(for_report), ended);
+        let covered = covered(&grids, &bases, &data)?;
+        let coverage = Coverage {
+            covered: &covered,
+            costs: &costs,
+            bases: &bases,
+            explore_seconds: args.time_budget.as_secs_f64() * EXPLORE,
+        };
+        finish(args, &grids, decided?, &rows, &coverage, &budget)?;
     }
     Ok(())
 }
 
-/// The time budget: it counts measuring, so time rank 0 spends training
-/// is given back to the measurements after it.
+/// The time budget: everything `tune` does, measuring, training,
+/// validating and writing, ends within it (give or take a point's or a
+/// round's measurement, and the report's last plot).
 struct Budget {
     start: Instant,
     total: Duration,
-    training: Duration,
 }
 
 impl Budget {
     /// What is left of the first `share` of the budget.
     fn left(&self, share: f64) -> Duration {
-        let end = self.total.as_secs_f64() * share + self.training.as_secs_f64();
+        let end = self.total.as_secs_f64() * share;
         Duration::from_secs_f64((end - self.start.elapsed().as_secs_f64()).max(0.0))
     }
 
@@ -246,57 +264,210 @@ impl Budget {
 /// validation's.
 const EXPLORE: f64 = 1.0 - VALIDATION_SHARE;
 
-/// Seed: first every `default` point (every decision is judged against it),
-/// then every candidate on a lattice of configurations (every third along
-/// message size and communicator size, shifted per size), within half the
-/// exploring share, collective after collective: the lattices share what
-/// the `default` points left of it.
+/// The first pass's part of exploring, spread evenly over its points as a
+/// cap on each: points that converge sooner leave their time to the rounds
+/// (other segment sizes and fan-outs, the models' doubts); where every
+/// point needs its cap, the rounds still get the other half. A pass too
+/// large for its part goes on into the rounds' (it comes first), with each
+/// point cut to its cap.
+const FIRST_PASS: f64 = 0.5;
+
+/// The first pass (see [`coverage`]): every grid's base points not yet
+/// measured, communicator size by communicator size, largest first, each
+/// size collective by collective, within the exploring share of the
+/// budget, spread evenly over the points (each call gets its points' share
+/// of what is left). Rank 0 plans and says each call; everyone measures.
+#[allow(clippy::too_many_arguments)]
+fn first_pass(
+    session: &Session,
+    args: &Options,
+    grids: &[Grid],
+    offsets: &[usize],
+    bases: &[Vec<bool>],
+    data: &Path,
+    budget: &Budget,
+    costs: &mut coverage::Costs,
+) -> Result<()> {
+    let rank0 = session.rank() == 0;
+    // What the file holds already (a resumed run), read by rank 0; a file
+    // it cannot read stops every rank.
+    let done: Result<Vec<Dataset>> = match rank0 {
+        true => grids.iter().map(|g| measured(data, g.collective)).collect(),
+        false => Ok(Vec::new()),
+    };
+    let done = match (session.first_failing(done.is_err()), done) {
+        (None, Ok(done)) => done,
+        (_, Err(e)) => return Err(e),
+        (Some(_), Ok(_)) => return Err(Error::Reported(1)),
+    };
+    // Rank 0's calls: (communicator size, global point indices).
+    let mut calls: Vec<(u32, Vec<usize>)> = Vec::new();
+    let mut already = 0;
+    if rank0 {
+        let mut sizes: Vec<u32> = grids
+            .iter()
+            .flat_map(|g| coverage::order(&g.points))
+            .collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.dedup();
+        for &p in &sizes {
+            for (((grid, base), offset), done) in grids.iter().zip(bases).zip(offsets).zip(&done) {
+                let measured: std::collections::BTreeSet<(Config, Candidate)> = done
+                    .measurements()
+                    .iter()
+                    .map(|m| (m.config, m.candidate))
+                    .collect();
+                let mut call = Vec::new();
+                for (i, point) in grid.points.iter().enumerate() {
+                    if base[i] && point.0.procs == p {
+                        match measured.contains(point) {
+                            true => already += 1,
+                            false => call.push(offset + i),
+                        }
+                    }
+                }
+                if !call.is_empty() {
+                    calls.push((p, call));
+                }
+            }
+        }
+        let points: usize = calls.iter().map(|(_, c)| c.len()).sum();
+        let order: Vec<String> = sizes.iter().map(u32::to_string).collect();
+        eprintln!(
+            "tune: first pass: every algorithm of every collective once (unsegmented, default \
+             fan-out) at every message size, on {} ranks in turn: {points} points{}; \
+             exploring has {:.0} s of the {:.0} s budget",
+            order.join(", then "),
+            match already {
+                0 => String::new(),
+                n => format!(" ({n} more already measured)"),
+            },
+            args.time_budget.as_secs_f64() * EXPLORE,
+            args.time_budget.as_secs_f64()
+        );
+    }
+    let points: usize = calls.iter().map(|(_, c)| c.len()).sum();
+    let pass_seconds = FIRST_PASS * budget.left(EXPLORE).as_secs_f64();
+    let mut remaining = points;
+    // The calls of the largest size (the job's own).
+    let first_size = calls.iter().take_while(|(p, _)| *p == calls[0].0).count();
+    let started = Instant::now();
+    let mut at = 0;
+    loop {
+        let left = budget.left(EXPLORE);
+        let chosen = match calls.get(at) {
+            Some((_, call)) if rank0 && !left.is_zero() => call.clone(),
+            _ => Vec::new(),
+        };
+        // Each point gets at most its even share of the first pass's part
+        // of exploring (rank 0's figure, for everyone: ranks that stop a
+        // point at different iterations never meet again); points cheaper
+        // than that leave the rest to the rounds, and the pass stops early
+        // only where exploring's whole share is spent.
+        let cap = pass_seconds / points.max(1) as f64;
+        let mut shared = chosen.clone();
+        shared.push(cap.to_bits() as usize);
+        let mut chosen = decode(&session.share(encode(&shared)));
+        let cap = f64::from_bits(chosen.pop().unwrap_or_default() as u64);
+        if chosen.is_empty() {
+            break;
+        }
+        let g = offsets.iter().rposition(|&o| o <= chosen[0]).unwrap_or(0);
+        let mine = local(&chosen, offsets[g], grids[g].points.len());
+        remaining = remaining.saturating_sub(mine.len());
+        let timing = bench::Options {
+            max_seconds: args.timing.max_seconds.min(cap),
+            ..args.timing.clone()
+        };
+        let args = Options {
+            timing,
+            ..args.clone()
+        };
+        measure(session, &args, &grids[g], &mine, left, data, costs)?;
+        at += 1;
+        // After the job's own size: what the rest of the pass will take.
+        let size_done = calls.get(at).is_none_or(|next| next.0 != calls[at - 1].0);
+        if rank0 && size_done && at == first_size && remaining > 0 {
+            let p = calls[at - 1].0;
+            let rest: Vec<(Collective, u32)> = calls[at..]
+                .iter()
+                .flat_map(|(p, call)| {
+                    call.iter().map(move |&i| {
+                        let g = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
+                        (grids[g].collective, *p)
+                    })
+                })
+                .collect();
+            let need: f64 = rest
+                .iter()
+                .filter_map(|&(c, p)| costs.per_point(c, p))
+                .sum();
+            eprintln!(
+                "tune: first pass at {p} ranks done in {:.0} s; the rest of it ({} points) \
+                 needs about {}, {:.0} s of exploring left",
+                started.elapsed().as_secs_f64(),
+                rest.len(),
+                report::tune::about(need),
+                budget.left(EXPLORE).as_secs_f64()
+            );
+        }
+    }
+    if rank0 && at < calls.len() {
+        eprintln!(
+            "tune: the budget ran out in the first pass: {} of its calls not made (the report \
+             says which collectives were not explored, and what a first pass would take)",
+            calls.len() - at
+        );
+    }
+    Ok(())
+}
+
+/// Seed: every candidate that is not a base point on a lattice of
+/// configurations (every third along message size and communicator size,
+/// shifted per size), within half the exploring share, collective after
+/// collective: segment sizes and fan-outs get a few measurements each
+/// before the models' doubts choose (a candidate measured too rarely
+/// cannot be priced). Nothing where the first pass took that half.
 fn seed(
     session: &Session,
     args: &Options,
     grids: &[Grid],
+    bases: &[Vec<bool>],
     data: &Path,
     budget: &Budget,
+    costs: &mut coverage::Costs,
 ) -> Result<()> {
-    let seeds: Vec<[Vec<usize>; 2]> = grids
+    let lattices: Vec<Vec<usize>> = grids
         .iter()
-        .map(|grid| {
-            let (mut baselines, mut lattices) = (Vec::new(), Vec::new());
-            for (i, (c, k)) in grid.points.iter().enumerate() {
-                if k.is_default() || k.algorithm == Algorithm::Tuned {
-                    baselines.push(i);
-                } else if lattice(args, c) {
-                    lattices.push(i);
-                }
-            }
-            [baselines, lattices]
+        .zip(bases)
+        .map(|(grid, base)| {
+            (0..grid.points.len())
+                .filter(|&i| !base[i] && lattice(args, &grid.points[i].0))
+                .collect()
         })
         .collect();
+    let seed_share = 0.5 * EXPLORE;
+    let used = budget.spent();
+    if used >= seed_share {
+        return Ok(());
+    }
     if session.rank() == 0 {
-        for (grid, seed) in grids.iter().zip(&seeds) {
+        for (grid, seed) in grids.iter().zip(&lattices) {
             eprintln!(
                 "tune: {}: {} communicator sizes x {} message sizes, {} points; seed {} points",
                 grid.collective.function(),
                 sizes_of(&grid.points),
                 grid.collective.message_sizes(&args.sizes).len(),
                 grid.points.len(),
-                seed[0].len() + seed[1].len()
+                seed.len()
             );
         }
     }
-    let seed_share = 0.5 * EXPLORE;
     let part = |g: usize| (g + 1) as f64 / grids.len() as f64;
-    for (g, (grid, seed)) in grids.iter().zip(&seeds).enumerate() {
-        if !seed[0].is_empty() {
-            let left = budget.left(seed_share * part(g));
-            measure(session, args, grid, &seed[0], left, data)?;
-        }
-    }
-    let used = budget.spent();
-    for (g, (grid, seed)) in grids.iter().zip(&seeds).enumerate() {
-        if !seed[1].is_empty() {
-            let left = budget.left(used + (seed_share - used).max(0.0) * part(g));
-            measure(session, args, grid, &seed[1], left, data)?;
+    for (g, (grid, seed)) in grids.iter().zip(&lattices).enumerate() {
+        if !seed.is_empty() {
+            let left = budget.left(used + (seed_share - used) * part(g));
+            measure(session, args, grid, seed, left, data, costs)?;
         }
     }
     Ok(())
@@ -314,6 +485,7 @@ fn explore(
     offsets: &[usize],
     data: &Path,
     budget: &Budget,
+    costs: &mut coverage::Costs,
 ) -> Result<Explored> {
     let total: usize = grids.iter().map(|g| g.points.len()).sum();
     // Why exploring stopped (rank 0 knows).
@@ -376,7 +548,15 @@ fn explore(
         for (grid, &offset) in grids.iter().zip(offsets) {
             let mine = local(&chosen, offset, grid.points.len());
             if !mine.is_empty() {
-                measure(session, args, grid, &mine, budget.left(EXPLORE), data)?;
+                measure(
+                    session,
+                    args,
+                    grid,
+                    &mine,
+                    budget.left(EXPLORE),
+                    data,
+                    costs,
+                )?;
             }
         }
     }
@@ -427,6 +607,9 @@ fn report_budget(rows: &[Validation], unused: Duration, ended: Explored) {
 
 /// The rows of `collective` in the campaign's file (none yet: empty).
 fn measured(data: &Path, collective: Collective) -> Result<Dataset> {
+    if !data.exists() {
+        return Ok(Dataset::default());
+    }
     let choice = DataChoice {
         collective: Some(collective),
         ..DataChoice::default()
@@ -565,7 +748,8 @@ fn grid(
 }
 
 /// Measures the points `chosen` of `grid` (collective), appending to
-/// `data`.
+/// `data`; what it cost goes into `costs` (rank 0's, which has every
+/// communicator size's outcome).
 fn measure(
     session: &Session,
     args: &Options,
@@ -573,6 +757,7 @@ fn measure(
     chosen: &[usize],
     budget: Duration,
     data: &Path,
+    costs: &mut coverage::Costs,
 ) -> Result<()> {
     let selected: Vec<(Config, Candidate)> = chosen.iter().map(|&i| grid.points[i]).collect();
     let parts: Vec<Part> = points::listed(&selected)
@@ -590,7 +775,15 @@ fn measure(
         time_budget: budget,
         ..args.timing.clone()
     };
-    session.measure(&opts).map(|_| ())
+    for outcome in session.measure(&opts)? {
+        costs.add(
+            grid.collective,
+            outcome.job.procs,
+            outcome.seconds,
+            outcome.measured,
+        );
+    }
+    Ok(())
 }
 
 /// The indices of `global` (one index space over every grid) that fall in
@@ -633,12 +826,14 @@ struct Decided {
     data: Dataset,
     label: String,
     tables: Vec<DecisionTable>,
+    /// How long training took.
+    training: Duration,
 }
 
 /// Trains a model per collective on what was measured (saving each) and
 /// decides every tuned size, each for the placement it was measured on
 /// (the rules format keys on size alone). Rank 0, no MPI needed.
-fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
+fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Option<Decided>>> {
     let dir = &args.out_dir;
     let data_path = dir.join("data.csv");
     let mut out = Vec::new();
@@ -648,7 +843,12 @@ fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
             grid.collective.function(),
             data_path.display()
         );
+        let started = Instant::now();
         let data = measured(&data_path, grid.collective)?;
+        if data.measurements().is_empty() {
+            out.push(None);
+            continue;
+        }
         let (mut trained, notes) = train::fit(&data, &args.learning, || {})?;
         warn_all(&notes);
         trained.manifest.training_files = vec![data_path.display().to_string()];
@@ -677,12 +877,13 @@ fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
             .into_iter()
             .map(|job| DecisionTable::new(&decider, job, label.clone(), &sizes, allowed.as_deref()))
             .collect::<Result<Vec<_>>>()?;
-        out.push(Decided {
+        out.push(Some(Decided {
             trained,
             data,
             label,
             tables,
-        });
+            training: started.elapsed(),
+        }));
     }
     Ok(out)
 }
@@ -692,9 +893,10 @@ fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Decided>> {
 /// the measured `default` first: if time runs short, what matters most is
 /// validated. A switch off the grid (none should be) is left out, and so
 /// reverts.
-fn switches(grids: &[Grid], offsets: &[usize], decided: &[Decided]) -> Vec<usize> {
+fn switches(grids: &[Grid], offsets: &[usize], decided: &[Option<Decided>]) -> Vec<usize> {
     let mut out: Vec<(f64, usize)> = Vec::new();
     for ((grid, offset), d) in grids.iter().zip(offsets).zip(decided) {
+        let Some(d) = d else { continue };
         let default_us = |config: &Config| {
             d.data
                 .measurements()
@@ -826,17 +1028,26 @@ fn validations(
 }
 
 /// Writes the validated rules of every collective into one rules file
-/// (and HAN's), `validation.csv` and the report (rank 0, no MPI needed).
+/// (and HAN's), `validation.csv` and the report (rank 0, no MPI needed). A
+/// collective nothing of was measured (`None`) has no part in the rules:
+/// the library keeps its own choice, which the report says.
 fn finish(
     args: &Options,
     grids: &[Grid],
-    decided: Vec<Decided>,
+    decided: Vec<Option<Decided>>,
     rows: &[Validation],
+    coverage: &Coverage,
+    budget: &Budget,
 ) -> Result<()> {
     let dir = &args.out_dir;
-    let options = &args.learning;
     write(&dir.join("validation.csv"), &validation::csv(rows))?;
     let under_mpich = grids.iter().any(Grid::under_mpich);
+    // The collectives measured: (grid index, decisions).
+    let measured: Vec<(usize, &Decided)> = decided
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| d.as_ref().map(|d| (i, d)))
+        .collect();
     let mut sections = Vec::new();
     let mut reverted = Vec::new();
     // Under MPICH: whether each collective's part of the selection file is
@@ -850,9 +1061,10 @@ fn finish(
             mine.cloned().collect()
         })
         .collect();
-    for ((grid, d), mine) in grids.iter().zip(&decided).zip(&validated) {
+    for &(i, d) in &measured {
+        let grid = &grids[i];
         // `predict` from the model then ships what validation kept.
-        store::save_validation(&model_dir(dir, grid.collective), mine)?;
+        store::save_validation(&model_dir(dir, grid.collective), &validated[i])?;
         let mut tables = d.tables.clone();
         let back = match under_mpich {
             // The file holds an MPICH algorithm at every size, or MPICH's
@@ -864,108 +1076,93 @@ fn finish(
             eprintln!("tune: {}: {line}", grid.collective.function());
         }
         reverted.push(back);
-        taken.push(report::tune::takes_selection(mine));
+        taken.push(report::tune::takes_selection(&validated[i]));
         sections.push(export::Section {
             collective: grid.collective,
             tables,
         });
     }
-    let export_options = |i: usize| export::Options {
+    let export_options = |d: &Decided| export::Options {
         rules_version: 1,
         origin: format!(
             "tune into {}, learner {}, switches validated",
             dir.display(),
-            decided[i].label
+            d.label
         ),
-        system: decided[i].trained.manifest.training.system(),
+        system: d.trained.manifest.training.system(),
         mpich_base: args.mpich_base.clone(),
     };
     let rules = dir.join("rules");
     let selection = dir.join("mpich.json");
-    if under_mpich {
-        let mine: Vec<export::Section> = sections
-            .iter()
-            .zip(&taken)
-            .filter(|(_, t)| **t)
-            .map(|(s, _)| s.clone())
-            .collect();
-        let base = args.mpich_base.as_ref();
-        write(&selection, &export::mpich_json::render(&mine, base)?)?;
-        for (grid, t) in grids.iter().zip(&taken) {
-            let what = match t {
-                true => "the tune's decisions",
-                false => "MPICH's own part (validation did not prove it)",
-            };
-            eprintln!(
-                "tune: {}: {} holds {what}",
-                grid.collective.function(),
-                selection.display()
-            );
+    match (under_mpich, measured.first()) {
+        (true, _) => {
+            let mine: Vec<export::Section> = sections
+                .iter()
+                .zip(&taken)
+                .filter(|(_, t)| **t)
+                .map(|(s, _)| s.clone())
+                .collect();
+            let base = args.mpich_base.as_ref();
+            write(&selection, &export::mpich_json::render(&mine, base)?)?;
+            for (&(i, _), t) in measured.iter().zip(&taken) {
+                let what = match t {
+                    true => "the tune's decisions",
+                    false => "MPICH's own part (validation did not prove it)",
+                };
+                eprintln!(
+                    "tune: {}: {} holds {what}",
+                    grids[i].collective.function(),
+                    selection.display()
+                );
+            }
         }
-    } else {
-        write(
-            &rules,
-            &export::render(&sections, Format::OmpiRules, &export_options(0))?,
-        )?;
-        // Open MPI 5 gives these collectives across nodes to coll/han: its
-        // file hands them to tuned where a tuned algorithm was chosen.
-        write(
-            &dir.join("han.rules"),
-            &export::render(&sections, Format::OmpiHan, &export_options(0))?,
-        )?;
+        (false, Some(&(_, first))) => {
+            let options = export_options(first);
+            write(
+                &rules,
+                &export::render(&sections, Format::OmpiRules, &options)?,
+            )?;
+            // Open MPI 5 gives these collectives across nodes to coll/han:
+            // its file hands them to tuned where a tuned algorithm was
+            // chosen.
+            write(
+                &dir.join("han.rules"),
+                &export::render(&sections, Format::OmpiHan, &options)?,
+            )?;
+        }
+        (false, None) => eprintln!(
+            "tune: warning: nothing was measured, so no rules are written (a larger \
+             --time-budget measures something)"
+        ),
     }
     let mut text = String::new();
-    for (i, (grid, section)) in grids.iter().zip(&sections).enumerate() {
-        let data = &decided[i].data;
-        let held_out = if sizes_of(&grid.points) >= 3 {
-            let (train, test) = split(
-                data,
-                Split::Procs {
-                    fraction: 0.3,
-                    seed: 1,
-                },
-            )?;
-            // A held-out split evaluate refuses (say, no `default` row on
-            // its side) leaves the report without it, not the job without
-            // rules.
-            match evaluate(&train, &test, options, || {}) {
-                Ok(evaluated) => {
-                    let suffix = grid.collective.describe().file_suffix;
-                    let plots_dir = dir.join(format!("plots{suffix}"));
-                    // A plot that cannot be drawn costs its picture, never
-                    // the report or the run.
-                    match report::plots::write(&evaluated, &plots_dir) {
-                        Ok(plots) => eprintln!(
-                            "tune: wrote {} plots into {}",
-                            plots.len(),
-                            plots_dir.display()
-                        ),
-                        Err(e) => {
-                            eprintln!("tune: warning: no plots in {}: {e}", plots_dir.display())
-                        }
-                    }
-                    Ok(report::render(&evaluated, report::Format::Markdown)?)
-                }
-                Err(e) => {
-                    eprintln!(
-                        "tune: no held-out evaluation of {}: {e}",
-                        grid.collective.function()
-                    );
-                    Err(e.to_string())
-                }
-            }
-        } else {
-            Err("fewer than 3 communicator sizes".to_string())
-        };
-        let one = std::slice::from_ref(section);
-        let decisions = export::render(one, Format::Table, &export_options(i))?;
+    let mut lines = Vec::new();
+    for (i, grid) in grids.iter().enumerate() {
         if i > 0 {
             text += "\n\n";
         }
+        let explored = report::tune::Explored {
+            covered: &coverage.covered[i],
+            first_pass_seconds: coverage.first_pass_seconds(grids, i),
+            explore_seconds: coverage.explore_seconds,
+        };
+        lines.push(report::tune::coverage_line(
+            grid.collective,
+            &explored,
+            &validated[i],
+        ));
+        let Some(k) = measured.iter().position(|&(j, _)| j == i) else {
+            text += &report::tune::unmeasured(grid.collective, &explored);
+            continue;
+        };
+        let (d, section) = (measured[k].1, &sections[k]);
+        let held_out = held_out(args, grid, d, budget);
+        let one = std::slice::from_ref(section);
+        let decisions = export::render(one, Format::Table, &export_options(d))?;
         let shipped = match under_mpich {
             true => report::tune::Shipped::Mpich {
                 selection: &selection,
-                taken: taken[i],
+                taken: taken[k],
             },
             false => report::tune::Shipped::OpenMpi { rules: &rules },
         };
@@ -975,11 +1172,12 @@ fn finish(
             tables: &section.tables,
             decisions: &decisions,
             validations: &validated[i],
-            reverted: &reverted[i],
+            reverted: &reverted[k],
             held_out: held_out.as_deref().map_err(String::as_str),
+            explored,
         });
     }
-    let collectives: Vec<Collective> = grids.iter().map(|g| g.collective).collect();
+    let collectives: Vec<Collective> = measured.iter().map(|&(i, _)| grids[i].collective).collect();
     let procs = grids_procs(grids);
     text += &match under_mpich {
         true => {
@@ -999,7 +1197,106 @@ fn finish(
         eprintln!("tune: warning: {e}");
     }
     eprintln!("tune: wrote {}", dir.display());
+    for line in lines {
+        eprintln!("tune: {line}");
+    }
+    let unexplored = coverage.covered.iter().flatten().any(|c| !c.explored());
+    let whole: Option<f64> = (0..grids.len())
+        .map(|g| coverage.first_pass_seconds(grids, g))
+        .sum();
+    if let Some(seconds) = whole.filter(|_| unexplored) {
+        eprintln!(
+            "tune: a --time-budget of at least about {} would finish the first pass of every \
+             collective here (exploring has {:.0}% of the budget)",
+            report::tune::about(seconds / EXPLORE),
+            EXPLORE * 100.0
+        );
+    }
     Ok(())
+}
+
+/// The evaluation on communicator sizes held out of training, as markdown
+/// (its plots written beside the report), or why there is none: fewer than
+/// 3 sizes, a split evaluate refuses, or no time left to train again.
+fn held_out(
+    args: &Options,
+    grid: &Grid,
+    d: &Decided,
+    budget: &Budget,
+) -> std::result::Result<String, String> {
+    if budget.left(1.0) < d.training {
+        return Err("the budget ran out before it (it trains the models again)".to_string());
+    }
+    if sizes_of(&grid.points) < 3 {
+        return Err("fewer than 3 communicator sizes".to_string());
+    }
+    let fraction = Split::Procs {
+        fraction: 0.3,
+        seed: 1,
+    };
+    let (train, test) = split(&d.data, fraction).map_err(|e| e.to_string())?;
+    // A held-out split evaluate refuses (say, no `default` row on its side)
+    // leaves the report without it, not the job without rules.
+    let evaluated = evaluate(&train, &test, &args.learning, || {}).map_err(|e| {
+        eprintln!(
+            "tune: no held-out evaluation of {}: {e}",
+            grid.collective.function()
+        );
+        e.to_string()
+    })?;
+    let suffix = grid.collective.describe().file_suffix;
+    let plots_dir = args.out_dir.join(format!("plots{suffix}"));
+    // A plot that cannot be drawn costs its picture, never the report or
+    // the run.
+    match report::plots::write(&evaluated, &plots_dir) {
+        Ok(plots) => eprintln!(
+            "tune: wrote {} plots into {}",
+            plots.len(),
+            plots_dir.display()
+        ),
+        Err(e) => eprintln!("tune: warning: no plots in {}: {e}", plots_dir.display()),
+    }
+    report::render(&evaluated, report::Format::Markdown).map_err(|e| e.to_string())
+}
+
+/// Per grid, what the run measured (rank 0, after exploring).
+fn covered(
+    grids: &[Grid],
+    bases: &[Vec<bool>],
+    data: &Path,
+) -> Result<Vec<Vec<coverage::Covered>>> {
+    grids
+        .iter()
+        .zip(bases)
+        .map(|(g, base)| {
+            let measured = measured(data, g.collective)?;
+            Ok(coverage::covered(&g.points, base, &measured))
+        })
+        .collect()
+}
+
+/// What the report says of coverage.
+struct Coverage<'a> {
+    /// Per grid.
+    covered: &'a [Vec<coverage::Covered>],
+    costs: &'a coverage::Costs,
+    bases: &'a [Vec<bool>],
+    /// The exploring share of the budget.
+    explore_seconds: f64,
+}
+
+impl Coverage<'_> {
+    /// About how long grid `g`'s whole first pass takes on this job.
+    fn first_pass_seconds(&self, grids: &[Grid], g: usize) -> Option<f64> {
+        let procs: Vec<u32> = grids[g]
+            .points
+            .iter()
+            .zip(&self.bases[g])
+            .filter(|(_, &b)| b)
+            .map(|((c, _), _)| c.procs)
+            .collect();
+        self.costs.estimate(grids[g].collective, &procs)
+    }
 }
 
 /// The communicator sizes tuned, ascending.
