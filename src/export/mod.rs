@@ -773,6 +773,68 @@ pub(crate) mod tests {
     /// back as MPICH's selection walks it finds each size's decision (and
     /// MPICH's own rule for the denser job the decisions were not made for).
     #[test]
+    fn mpich_json_names_a_power_of_two_algorithm_only_on_powers_of_two() {
+        use mpich_json::Call;
+        let rd = Candidate {
+            algorithm: Algorithm::RecursiveDoubling,
+            segsize: None,
+            fanout: None,
+            implementation: Impl::Ompi,
+        };
+        let noncommutative = Candidate {
+            algorithm: Algorithm::Noncommutative,
+            implementation: Impl::Mpich,
+            ..rd
+        };
+        let sections = [
+            Section {
+                collective: Collective::Allgather,
+                tables: vec![table(8, [rd; 3])],
+            },
+            Section {
+                collective: Collective::ReduceScatterBlock,
+                tables: vec![table(8, [noncommutative; 3])],
+            },
+        ];
+        let text = render(&sections, Format::MpichJson, &opts(1)).unwrap();
+        let file = mpich_json::Base::parse(std::path::Path::new("x.json"), &text).unwrap();
+        let function = |collective, procs| {
+            let call = Call {
+                collective,
+                procs,
+                nodes: 1,
+                node_consecutive: true,
+                msg_bytes: 1024,
+            };
+            file.select(&call).unwrap().function
+        };
+        // The job's 8 ranks and a sub-communicator of 4 run what was
+        // decided; one of 5 or 7 in the same comm_size range what MPICH
+        // runs there (the noncommutative reduce-scatter would fail an
+        // assertion).
+        for p in [4, 8] {
+            assert_eq!(
+                function(Collective::Allgather, p),
+                "MPIR_Allgather_intra_recursive_doubling"
+            );
+            assert_eq!(
+                function(Collective::ReduceScatterBlock, p),
+                "MPIR_Reduce_scatter_block_intra_noncommutative"
+            );
+        }
+        for p in [5, 7] {
+            assert_eq!(
+                function(Collective::Allgather, p),
+                "MPIR_Allgather_intra_brucks"
+            );
+            assert_eq!(
+                function(Collective::ReduceScatterBlock, p),
+                "MPIR_Reduce_scatter_block_intra_recursive_halving"
+            );
+        }
+    }
+
+    #[test]
     fn mpich_json_of_mpich_algorithms_reads_back_as_decided() {
         use mpich_json::{Call, Selected};
         let mpich = |algorithm| Candidate {

@@ -16,6 +16,7 @@
 //! `MPIR_CVAR_<COLLECTIVE>_DEVICE_COLLECTIVE=0`); see the README.
 
 use super::Section;
+use crate::collective::Restriction;
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 use crate::error::{Error, InputError, Result};
 use crate::select::decision::DecisionTable;
@@ -600,7 +601,7 @@ pub fn has_equivalent(collective: Collective, c: &Candidate) -> bool {
 /// parameters it was measured with. Where MPICH would not run it (too few
 /// elements for a reduce-scatter), the file names what MPICH's own file
 /// names there.
-fn measured(collective: Collective, c: &Candidate) -> Option<Node> {
+fn measured(collective: Collective, c: &Candidate, p: u32) -> Option<Node> {
     let m = collective.mpich_algorithm(c.algorithm)?;
     let params: Vec<(&str, String)> = m
         .params
@@ -611,14 +612,31 @@ fn measured(collective: Collective, c: &Candidate) -> Option<Node> {
     Some(match (collective, c.algorithm) {
         (Collective::Reduce, Algorithm::ReduceScatterGather) => reduce_scatter_gather(),
         (Collective::Allreduce, Algorithm::ReduceScatterAllgather) => reduce_scatter_allgather(),
+        _ if m.restrictions.contains(&Restriction::PowerOfTwo) => {
+            // MPICH's own choice on a communicator of about as many ranks
+            // that is no power of two.
+            let other = if p.is_power_of_two() { p + 1 } else { p };
+            on_power_of_two(node, mpich_tree(collective, other))
+        }
         _ => node,
     })
+}
+
+/// `node` on communicators whose ranks are a power of two, `elsewhere` on
+/// the others. A file's comm_size range holds sizes of both kinds, and
+/// MPICH checks an algorithm's restrictions only where a control variable
+/// forces it: one for powers of two named by the file fails an assertion
+/// on any other size (MPICH 5.0's noncommutative reduce-scatter does).
+fn on_power_of_two(node: Node, elsewhere: Node) -> Node {
+    Node::default()
+        .with("comm_size=pow2", node)
+        .with("comm_size=any", elsewhere)
 }
 
 /// MPICH's equivalent of a candidate, or an error when it has none.
 fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
     if c.implementation == Impl::Mpich {
-        return measured(collective, c).ok_or_else(|| {
+        return measured(collective, c, p).ok_or_else(|| {
             Error::Other(format!(
                 "the {collective} decision picks MPICH's '{}', which is no MPICH {collective} \
                  algorithm",
@@ -645,10 +663,10 @@ fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
         Collective::Allgather => match c.algorithm {
             Algorithm::Bruck => Some(leaf("MPIR_Allgather_intra_brucks", &[])),
             // Open MPI's recursive doubling off powers of two runs Bruck.
-            Algorithm::RecursiveDoubling if p.is_power_of_two() => {
-                Some(leaf("MPIR_Allgather_intra_recursive_doubling", &[]))
-            }
-            Algorithm::RecursiveDoubling => Some(leaf("MPIR_Allgather_intra_brucks", &[])),
+            Algorithm::RecursiveDoubling => Some(on_power_of_two(
+                leaf("MPIR_Allgather_intra_recursive_doubling", &[]),
+                leaf("MPIR_Allgather_intra_brucks", &[]),
+            )),
             Algorithm::Ring => Some(leaf("MPIR_Allgather_intra_ring", &[])),
             _ => None,
         },

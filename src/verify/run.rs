@@ -208,7 +208,16 @@ pub(super) fn time_and_report(
                     let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
                     for (p, compared) in timed.into_iter().zip(results) {
                         // A size the time ran out for has no row.
-                        let Some(compared) = compared else { continue };
+                        let Some(compared) = compared else {
+                            eprintln!(
+                                "verify: {} on {} ranks at {} B not timed: the time budget ran \
+                                 out (a larger --time-budget times it)",
+                                collective.function(),
+                                p.procs,
+                                p.request.msg_bytes
+                            );
+                            continue;
+                        };
                         if let Some(job) = compared.speedup(1) {
                             let rule = (p.request.arms.len() > 2)
                                 .then(|| compared.speedup(2))

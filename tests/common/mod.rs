@@ -162,3 +162,145 @@ pub fn csv_rows(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
         .map(|l| header.iter().cloned().zip(cells(l)).collect())
         .collect()
 }
+
+/// The project's minimal MPICH selection file (one algorithm for each
+/// collective MPICH needs to start), which exports are written on.
+#[allow(dead_code)]
+pub const MPICH_BASE: &str = "tests/fixtures/mpich_selection_minimal.json";
+
+/// A model whose only candidate is `algorithm` (in `segsize`-byte
+/// segments; "" unsegmented), as `implementation` ran it (`ompi`, or
+/// `mpich`: MPICH's own, forced under MPICH), measured on 2 and 4 ranks at
+/// 1 KiB, 64 KiB and 4 MiB; trained with KNN into
+/// `model-<collective>-<algorithm>[-<segsize>]` for MPICH's algorithms,
+/// `model-<collective>` for Open MPI's.
+#[allow(dead_code)]
+pub fn only_candidate_model(
+    dir: &std::path::Path,
+    collective: &str,
+    algorithm: &str,
+    segsize: &str,
+    implementation: &str,
+) -> std::path::PathBuf {
+    let name = match segsize {
+        "" => format!("{collective}-{algorithm}"),
+        s => format!("{collective}-{algorithm}-{s}"),
+    };
+    let model = match implementation {
+        "mpich" => dir.join(format!("model-{name}")),
+        _ => dir.join(format!("model-{collective}")),
+    };
+    let candidate = |_: u64| vec![(algorithm, segsize, 100)];
+    let sizes = [1024, 65536, 4 << 20];
+    measured_model(
+        dir,
+        &name,
+        collective,
+        implementation,
+        (&sizes, candidate),
+        &model,
+    )
+}
+
+/// A model of MPICH's `small` beside its `large`, each twice as fast as
+/// the other in its range (4 - 256 B; 4 KiB - 1 MiB), into
+/// `model-<collective>-<small>-<large>`.
+#[allow(dead_code)]
+pub fn two_candidate_mpich_model(
+    dir: &std::path::Path,
+    collective: &str,
+    small: &str,
+    large: &str,
+) -> std::path::PathBuf {
+    let name = format!("{collective}-{small}-{large}");
+    let model = dir.join(format!("model-{name}"));
+    let candidates = |m: u64| match m <= 256 {
+        true => vec![(small, "", 100), (large, "", 200)],
+        false => vec![(small, "", 200), (large, "", 100)],
+    };
+    let sizes = [4, 64, 256, 4096, 65536, 1 << 20];
+    measured_model(
+        dir,
+        &name,
+        collective,
+        "mpich",
+        (&sizes, candidates),
+        &model,
+    )
+}
+
+/// Trains `model` (KNN) on a campaign written to `<name>.csv`: on 2 and 4
+/// ranks at each of `sizes`, two samples of each of the
+/// `(algorithm, segsize, microseconds)` `candidates` gives for the size.
+fn measured_model<'a>(
+    dir: &std::path::Path,
+    name: &str,
+    collective: &str,
+    implementation: &str,
+    (sizes, candidates): (&[u64], impl Fn(u64) -> Vec<(&'a str, &'a str, u32)>),
+    model: &std::path::Path,
+) -> std::path::PathBuf {
+    let csv = dir.join(format!("{name}.csv"));
+    let mut text =
+        String::from("algorithm,procs,nodes,ppn,msg_bytes,time_us,segsize_bytes,collective,impl\n");
+    for p in [2, 4] {
+        for &m in sizes {
+            for (algorithm, segsize, t) in candidates(m) {
+                for t in [t, t + 1] {
+                    text += &format!(
+                        "{algorithm},{p},1,{p},{m},{t},{segsize},{collective},{implementation}\n"
+                    );
+                }
+            }
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_bcast-select"))
+        .arg("train")
+        .arg(&csv)
+        .arg("--out")
+        .arg(model)
+        .args(["--learners", "knn"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    model.to_path_buf()
+}
+
+/// The MPICH selection file `name` in `dir` of `models` (one per
+/// collective) for a one-node job of `procs` ranks, on [`MPICH_BASE`].
+#[allow(dead_code)]
+pub fn mpich_selection(
+    dir: &std::path::Path,
+    models: &[&std::path::Path],
+    procs: u32,
+    name: &str,
+) -> std::path::PathBuf {
+    let out = dir.join(name);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bcast-select"));
+    cmd.arg("predict");
+    for model in models {
+        cmd.arg("--model").arg(model);
+    }
+    let o = cmd
+        .args([
+            "--nodes",
+            "1",
+            "--procs",
+            &procs.to_string(),
+            "--learner",
+            "knn",
+        ])
+        .args([
+            "--format",
+            "mpich-json",
+            "--mpich-base",
+            MPICH_BASE,
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
