@@ -472,7 +472,8 @@ fn refused_nothing(
 
 /// Every algorithm of every collective once (unsegmented, the default
 /// fan-out) at every message size on the job's own size, before any
-/// smaller size and before any other segment size or fan-out: the
+/// smaller size and before any other segment size or fan-out, the
+/// smallest messages of every collective before the largest of any: the
 /// measurements' order in data.csv (rank 0 appends them as they come).
 #[test]
 fn tune_measures_every_algorithm_at_the_jobs_size_first() {
@@ -529,6 +530,19 @@ fn tune_measures_every_algorithm_at_the_jobs_size_first() {
             }
         }
     }
+    // On the job's size, every collective's smallest messages before the
+    // largest of any.
+    let at_size = |size: &str| {
+        let rows = rows.iter().enumerate();
+        rows.filter(|(_, r)| r["procs"] == "4" && r["msg_bytes"] == size && base(r))
+            .map(|(i, _)| i)
+            .collect::<Vec<usize>>()
+    };
+    let (small, large) = (at_size("4"), at_size("65536"));
+    assert!(
+        small.iter().max() < large.iter().min(),
+        "4 B rows {small:?}, 64 KiB rows {large:?}: {text}"
+    );
     // And then the smaller sizes and other segment sizes were measured.
     assert!(
         rows[first_other..].iter().any(|r| r["procs"] == "2"),

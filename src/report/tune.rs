@@ -54,12 +54,38 @@ pub struct Covered {
     /// Base points measured, of `base` (every size together).
     pub base_measured: usize,
     pub base: usize,
+    /// The largest message size up to which every base point is measured
+    /// (`None`: not even the smallest size).
+    pub explored_to: Option<u64>,
 }
 
 impl Covered {
     /// Every base point measured: each algorithm at every message size.
     pub fn explored(&self) -> bool {
         self.base_measured == self.base
+    }
+
+    /// "at 8 ranks only up to 16 KiB", where the first pass stopped part
+    /// of the way through this size.
+    fn partly(&self) -> Option<String> {
+        match (self.explored(), self.explored_to) {
+            (false, Some(m)) => Some(format!(
+                "at {} ranks only up to {}",
+                self.procs,
+                crate::units::format_bytes(m)
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// What the first pass covered of the sizes it did not finish: "at 8
+/// ranks only up to 16 KiB; " or nothing.
+fn partly(covered: &[Covered]) -> String {
+    let parts: Vec<String> = covered.iter().filter_map(Covered::partly).collect();
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!("{}; ", parts.join(", ")),
     }
 }
 
@@ -101,8 +127,9 @@ pub fn coverage_line(collective: Collective, e: &Explored, validations: &[Valida
             line += "; ";
         }
         line += &format!(
-            "NOT explored at {} ranks (the budget ran out{})",
+            "NOT explored at {} ranks ({}the budget ran out{})",
             ranks_list(&missing),
+            partly(e.covered),
             e.first_pass_seconds.map_or(String::new(), |s| format!(
                 "; a whole first pass of it takes at least about {} here",
                 about(s)
@@ -144,9 +171,15 @@ fn coverage(collective: Collective, e: &Explored, validations: &[Validation]) ->
             (a, b) if a == b => format!("{a} of {}", c.grid),
             (a, b) => format!("{a}–{b} of {}", c.grid),
         };
-        let pass = match c.explored() {
-            true => format!("explored ({} points)", c.base),
-            false => format!("**not explored**: {} of {} points", c.base_measured, c.base),
+        let pass = match (c.explored(), c.explored_to) {
+            (true, _) => format!("explored ({} points)", c.base),
+            (false, Some(m)) => format!(
+                "**not explored**: {} of {} points (every algorithm up to {})",
+                c.base_measured,
+                c.base,
+                crate::units::format_bytes(m)
+            ),
+            (false, None) => format!("**not explored**: {} of {} points", c.base_measured, c.base),
         };
         let _ = writeln!(
             s,
@@ -159,8 +192,12 @@ fn coverage(collective: Collective, e: &Explored, validations: &[Validation]) ->
         let _ = write!(
             s,
             "\n**Not explored at {} ranks: the budget ran out.** The rules keep `default` \
-             there for want of measurements, not because it proved best.",
-            ranks_list(&missing)
+             there{} for want of measurements, not because it proved best.",
+            ranks_list(&missing),
+            match e.covered.iter().any(|c| c.partly().is_some()) {
+                true => " (above the sizes the table says every algorithm was measured to)",
+                false => "",
+            }
         );
         if let Some(seconds) = e.first_pass_seconds {
             let _ = write!(
@@ -603,6 +640,7 @@ mod tests {
                 grid: 17,
                 base_measured: 84,
                 base: 84,
+                explored_to: Some(4 << 20),
             },
             Covered {
                 procs: 4,
@@ -611,6 +649,16 @@ mod tests {
                 grid: 17,
                 base_measured: 20,
                 base: 84,
+                explored_to: None,
+            },
+            Covered {
+                procs: 2,
+                sizes: 12,
+                measured: (0, 7),
+                grid: 17,
+                base_measured: 35,
+                base: 84,
+                explored_to: Some(256),
             },
         ];
         let explored = Explored {
@@ -618,7 +666,7 @@ mod tests {
             first_pass_seconds: Some(42.0),
             explore_seconds: 112.0,
         };
-        assert_eq!(unexplored(&covered), [4]);
+        assert_eq!(unexplored(&covered), [4, 2]);
         let text = coverage(Collective::Bcast, &explored, &[validation(1024, 1.5, 0.1)]);
         assert!(
             text.contains("| 8 | 12 | 7–9 of 17 | explored (84 points) | 0 | 0 |"),
@@ -629,15 +677,20 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("**Not explored at 4 ranks: the budget ran out.**"),
+            text.contains("| 2 | 12 | 0–7 of 17 | **not explored**: 35 of 84 points (every algorithm up to 256 B) | 0 | 0 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("**Not explored at 4 and 2 ranks: the budget ran out.** The rules keep `default` there (above the sizes the table says every algorithm was measured to) for want"),
             "{text}"
         );
         assert!(text.contains("takes at least about 45 s"), "{text}");
         let line = coverage_line(Collective::Bcast, &explored, &[]);
         assert_eq!(
             line,
-            "MPI_Bcast: explored at 8 ranks; NOT explored at 4 ranks (the budget ran out; a \
-             whole first pass of it takes at least about 45 s here); 0 switches from default kept"
+            "MPI_Bcast: explored at 8 ranks; NOT explored at 4 and 2 ranks (at 2 ranks only up \
+             to 256 B; the budget ran out; a whole first pass of it takes at least about 45 s \
+             here); 0 switches from default kept"
         );
         assert_eq!(about(12.0), "15 s");
         assert_eq!(about(0.2), "5 s");

@@ -75,6 +75,8 @@ pub fn covered(points: &[(Config, Candidate)], is_base: &[bool], data: &Dataset)
         // Per message size: (candidates in the grid, measured).
         let mut per_size: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
         let (mut base, mut base_measured) = (0, 0);
+        // Per message size: (base points, measured).
+        let mut base_by_size: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
         for (point, &b) in points.iter().zip(is_base) {
             if point.0.procs != procs {
                 continue;
@@ -86,9 +88,18 @@ pub fn covered(points: &[(Config, Candidate)], is_base: &[bool], data: &Dataset)
             if b {
                 base += 1;
                 base_measured += usize::from(measured);
+                let at = base_by_size.entry(point.0.msg_bytes).or_default();
+                at.0 += 1;
+                at.1 += usize::from(measured);
             }
         }
         let counts = per_size.values().map(|&(_, m)| m);
+        // Sizes in order, up to the first with a base point missing.
+        let explored_to = base_by_size
+            .iter()
+            .take_while(|(_, &(all, measured))| measured == all)
+            .map(|(&m, _)| m)
+            .last();
         out.push(Covered {
             procs,
             sizes: per_size.len(),
@@ -96,6 +107,7 @@ pub fn covered(points: &[(Config, Candidate)], is_base: &[bool], data: &Dataset)
             grid: per_size.values().map(|&(g, _)| g).max().unwrap_or(0),
             base_measured,
             base,
+            explored_to,
         });
     }
     out
@@ -259,6 +271,15 @@ mod tests {
         assert!(!two.explored(), "{two:?}");
         assert_eq!((two.base_measured, two.base), (2, 8));
         assert_eq!(two.measured, (1, 1));
+        assert_eq!(two.explored_to, None);
+        let largest = points.iter().map(|(c, _)| c.msg_bytes).max();
+        assert_eq!(four.explored_to, largest);
+        // Every base point at 2 ranks at the smallest size only: explored up
+        // to it.
+        let partly = measure(&|c, _, b| b && (c.procs == 4 || c.msg_bytes == 1));
+        let two = &super::covered(&points, &is_base, &partly)[1];
+        assert!(!two.explored(), "{two:?}");
+        assert_eq!(two.explored_to, Some(1));
     }
 
     #[test]

@@ -310,24 +310,46 @@ fn first_pass(
             .collect();
         sizes.sort_unstable_by(|a, b| b.cmp(a));
         sizes.dedup();
-        for &p in &sizes {
-            for (((grid, base), offset), done) in grids.iter().zip(bases).zip(offsets).zip(&done) {
-                let measured: std::collections::BTreeSet<(Config, Candidate)> = done
-                    .measurements()
+        let measured: Vec<std::collections::BTreeSet<(Config, Candidate)>> = done
+            .iter()
+            .map(|d| {
+                d.measurements()
                     .iter()
                     .map(|m| (m.config, m.candidate))
-                    .collect();
-                let mut call = Vec::new();
-                for (i, point) in grid.points.iter().enumerate() {
-                    if base[i] && point.0.procs == p {
-                        match measured.contains(point) {
-                            true => already += 1,
-                            false => call.push(offset + i),
+                    .collect()
+            })
+            .collect();
+        // On each size, the smaller messages of every collective before the
+        // larger ones of any: where large messages are slow (a slow network,
+        // a slow component) the budget that runs out leaves every
+        // collective explored up to some size, not some collectives
+        // everywhere and the others nowhere.
+        for &p in &sizes {
+            for band in 0..SIZE_BANDS {
+                for (g, grid) in grids.iter().enumerate() {
+                    let sizes: std::collections::BTreeSet<u64> = grid
+                        .points
+                        .iter()
+                        .filter(|(c, _)| c.procs == p)
+                        .map(|(c, _)| c.msg_bytes)
+                        .collect();
+                    let band_of = |m: u64| {
+                        let rank = sizes.range(..m).count();
+                        rank * SIZE_BANDS / sizes.len().max(1)
+                    };
+                    let mut call = Vec::new();
+                    for (i, point) in grid.points.iter().enumerate() {
+                        let (config, _) = point;
+                        if bases[g][i] && config.procs == p && band_of(config.msg_bytes) == band {
+                            match measured[g].contains(point) {
+                                true => already += 1,
+                                false => call.push(offsets[g] + i),
+                            }
                         }
                     }
-                }
-                if !call.is_empty() {
-                    calls.push((p, call));
+                    if !call.is_empty() {
+                        calls.push((p, call));
+                    }
                 }
             }
         }
@@ -421,6 +443,10 @@ fn first_pass(
     }
     Ok(())
 }
+
+/// The first pass measures each communicator size in this many bands of
+/// message sizes (each collective's smallest third first).
+const SIZE_BANDS: usize = 3;
 
 /// Seed: every candidate that is not a base point on a lattice of
 /// configurations (every third along message size and communicator size,
