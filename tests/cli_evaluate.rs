@@ -1,4 +1,5 @@
-//! `evaluate` through the real binary: the DESIGN §3 contract.
+//! `evaluate` through the real binary: the contract of its JSON
+//! (docs/formats.md, "`evaluate` output").
 
 mod common;
 
@@ -41,7 +42,7 @@ fn json_has_the_design_fields_and_the_ranking() {
             "selectors",
             "analytical_ranking"
         ]),
-        "DESIGN §3 plus the analytical model's pairwise ranking accuracy"
+        "the JSON contract plus the analytical model's pairwise ranking accuracy"
     );
     let ranking = &v["analytical_ranking"]["all"];
     assert!(ranking["pairs"].as_u64().unwrap() > 0);
@@ -180,7 +181,7 @@ fn bad_options_exit_2() {
     }
 }
 
-/// Figures are taken against the measured `default` (DESIGN §3): test data
+/// Figures are taken against the measured `default`: test data
 /// without it is refused with the reason, before anything is trained.
 #[test]
 fn test_data_without_default_is_refused() {

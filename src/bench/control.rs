@@ -110,9 +110,10 @@ impl TunedControl {
         Ok(TunedControl {
             collective,
             algorithm: Cvar::open(&var(""))?,
-            segsize: match collective {
-                Collective::Barrier => None,
-                _ => Some(Cvar::open(&var("_segmentsize"))?),
+            // Tuned has a segment size for every collective with a message.
+            segsize: match collective.describe().semantics.sized {
+                true => Some(Cvar::open(&var("_segmentsize"))?),
+                false => None,
             },
             chain_fanout: match collective.knows(Algorithm::Chain) {
                 true => Some(Cvar::open(&var("_chain_fanout"))?),

@@ -1,7 +1,7 @@
 //! `bcast-select bench`: the measurement harness, run under `mpirun`/`srun`.
 //!
-//! Methodology (README "Benchmark your cluster"): per point a few warm-up
-//! broadcasts, then timed iterations — barrier, time one broadcast on every
+//! Methodology (docs/how-it-works.md, "The harness"): per point a few warm-up
+//! calls, then timed iterations — barrier, time one call on every
 //! rank, iteration time = maximum over ranks — until the 95% confidence
 //! half-width of the mean is within `target_ci` of it, or a cap on
 //! repetitions or seconds is reached. With an arrival pattern
