@@ -114,6 +114,28 @@ fn algorithm_of(decision: &str) -> &str {
     decision.split_whitespace().next().unwrap_or_default()
 }
 
+/// `verify` of every collective on communicator sizes `procs` at `SIZES`,
+/// launched by `mpirun` (the launcher and the job's environment), one job
+/// on the machine at a time.
+fn verify_every_collective(mut mpirun: Command, procs: &[u32]) -> std::process::Output {
+    let procs: Vec<String> = procs.iter().map(u32::to_string).collect();
+    let sizes: Vec<String> = SIZES.iter().map(u64::to_string).collect();
+    let _one = common::mpirun_lock();
+    mpirun
+        .arg(exe())
+        .args(["verify", "--collectives", "all", "--format", "json"])
+        .args(["--procs", &procs.join(",")])
+        .args(["--sizes", &sizes.join(",")])
+        // A size the budget leaves untimed has no row: the budget is far
+        // above what a file takes (about 35 s on 2 cores under Open MPI,
+        // 50 s under MPICH), so that no collective runs out of its share on
+        // a slower machine (one slow on 3 polling MPICH ranks did within
+        // 60 s).
+        .args(["--time-budget", "120s"])
+        .output()
+        .unwrap()
+}
+
 /// The sizes verify times `c` at (a barrier's is 0).
 fn sizes(c: Collective) -> &'static [u64] {
     match c.describe().semantics.sized {
@@ -144,29 +166,17 @@ fn every_algorithm(ranks: u32, procs: &[u32]) {
         .max()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let procs_arg: Vec<String> = procs.iter().map(u32::to_string).collect();
-    let sizes_arg: Vec<String> = SIZES.iter().map(u64::to_string).collect();
     for run in 0..widest.div_ceil(2) {
         let file = dir.path().join(format!("every-{run}.rules"));
         std::fs::write(&file, rules(run, major, procs)).unwrap();
-        let _one = common::mpirun_lock();
-        let out = Command::new(mpirun())
-            .args(["-n", &ranks.to_string(), "--oversubscribe"])
+        let mut cmd = Command::new(mpirun());
+        cmd.args(["-n", &ranks.to_string(), "--oversubscribe"])
             .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
             .args(["--mca", "coll_tuned_use_dynamic_rules", "1"])
             .args(["--mca", "coll_tuned_dynamic_rules_filename"])
-            .arg(&file)
-            .arg(exe())
-            .args(["verify", "--collectives", "all", "--format", "json"])
-            .args(["--procs", &procs_arg.join(",")])
-            .args(["--sizes", &sizes_arg.join(",")])
-            // A size the budget leaves untimed has no row: the budget is
-            // far above what a file takes (about 35 s on 2 cores) so that
-            // no collective runs out of its share on a slower machine.
-            .args(["--time-budget", "120s"])
-            .output()
-            .unwrap();
+            .arg(&file);
+        let out = verify_every_collective(cmd, procs);
         let stderr = String::from_utf8_lossy(&out.stderr);
         let context = format!("rules file {run}:\n{}\n{stderr}", rules(run, major, procs));
         assert!(!stderr.contains("error: rank"), "{context}");
@@ -234,8 +244,6 @@ fn every_mpich_algorithm(ranks: u32, procs: &[u32]) {
         .max()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let procs_arg: Vec<String> = procs.iter().map(u32::to_string).collect();
-    let sizes_arg: Vec<String> = SIZES.iter().map(u64::to_string).collect();
     for round in 0..longest.div_ceil(2) {
         let (file, chosen) = mpich_selection(dir.path(), round, ranks);
         let mut cmd = Command::new(mpirun());
@@ -246,17 +254,7 @@ fn every_mpich_algorithm(ranks: u32, procs: &[u32]) {
             let name = c.name().to_ascii_uppercase();
             cmd.env(format!("MPIR_CVAR_{name}_DEVICE_COLLECTIVE"), "0");
         }
-        let _one = common::mpirun_lock();
-        let out = cmd
-            .arg(exe())
-            .args(["verify", "--collectives", "all", "--format", "json"])
-            .args(["--procs", &procs_arg.join(",")])
-            .args(["--sizes", &sizes_arg.join(",")])
-            // See `every_algorithm` (one collective slow on 3 polling ranks
-            // ran out of its share within 60 s).
-            .args(["--time-budget", "120s"])
-            .output()
-            .unwrap();
+        let out = verify_every_collective(cmd, procs);
         let stderr = String::from_utf8_lossy(&out.stderr);
         let context = format!("selection file {round} {chosen:?}:\n{stderr}");
         assert!(!stderr.contains("error: rank"), "{context}");

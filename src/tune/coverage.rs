@@ -62,14 +62,18 @@ pub fn order(points: &[(Config, Candidate)]) -> Vec<u32> {
     procs.into_iter().rev().collect()
 }
 
+/// The points `data` holds a measurement of.
+pub fn measured_points(data: &Dataset) -> BTreeSet<(Config, Candidate)> {
+    data.measurements()
+        .iter()
+        .map(|m| (m.config, m.candidate))
+        .collect()
+}
+
 /// Per communicator size of one collective's grid (`is_base` from
 /// [`base`]), what `data` holds.
 pub fn covered(points: &[(Config, Candidate)], is_base: &[bool], data: &Dataset) -> Vec<Covered> {
-    let done: BTreeSet<(Config, Candidate)> = data
-        .measurements()
-        .iter()
-        .map(|m| (m.config, m.candidate))
-        .collect();
+    let done = measured_points(data);
     let mut out = Vec::new();
     for procs in order(points) {
         // Per message size: (candidates in the grid, measured).

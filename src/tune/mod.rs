@@ -303,57 +303,47 @@ fn first_pass(
     // Rank 0's calls: (communicator size, global point indices).
     let mut calls: Vec<(u32, Vec<usize>)> = Vec::new();
     let mut already = 0;
+    // Communicator sizes, the job's own (the largest) first.
+    let sizes: Vec<u32> = grids_procs(grids).into_iter().rev().collect();
     if rank0 {
-        let mut sizes: Vec<u32> = grids
-            .iter()
-            .flat_map(|g| coverage::order(&g.points))
-            .collect();
-        sizes.sort_unstable_by(|a, b| b.cmp(a));
-        sizes.dedup();
-        let measured: Vec<std::collections::BTreeSet<(Config, Candidate)>> = done
-            .iter()
-            .map(|d| {
-                d.measurements()
-                    .iter()
-                    .map(|m| (m.config, m.candidate))
-                    .collect()
-            })
-            .collect();
+        let measured: Vec<_> = done.iter().map(coverage::measured_points).collect();
         // On each size, the smaller messages of every collective before the
         // larger ones of any: where large messages are slow (a slow network,
         // a slow component) the budget that runs out leaves every
         // collective explored up to some size, not some collectives
         // everywhere and the others nowhere.
         for &p in &sizes {
-            for band in 0..SIZE_BANDS {
-                for (g, grid) in grids.iter().enumerate() {
-                    let sizes: std::collections::BTreeSet<u64> = grid
-                        .points
-                        .iter()
-                        .filter(|(c, _)| c.procs == p)
-                        .map(|(c, _)| c.msg_bytes)
-                        .collect();
-                    let band_of = |m: u64| {
-                        let rank = sizes.range(..m).count();
-                        rank * SIZE_BANDS / sizes.len().max(1)
-                    };
-                    let mut call = Vec::new();
-                    for (i, point) in grid.points.iter().enumerate() {
-                        let (config, _) = point;
-                        if bases[g][i] && config.procs == p && band_of(config.msg_bytes) == band {
-                            match measured[g].contains(point) {
-                                true => already += 1,
-                                false => call.push(offsets[g] + i),
-                            }
-                        }
+            let mut bands: Vec<Vec<(u32, Vec<usize>)>> = vec![Vec::new(); SIZE_BANDS];
+            for (g, grid) in grids.iter().enumerate() {
+                let msg_sizes: std::collections::BTreeSet<u64> = grid
+                    .points
+                    .iter()
+                    .filter(|(c, _)| c.procs == p)
+                    .map(|(c, _)| c.msg_bytes)
+                    .collect();
+                let band_of =
+                    |m: u64| msg_sizes.range(..m).count() * SIZE_BANDS / msg_sizes.len().max(1);
+                let mut mine = vec![Vec::new(); SIZE_BANDS];
+                for (i, point) in grid.points.iter().enumerate() {
+                    if !bases[g][i] || point.0.procs != p {
+                        continue;
                     }
+                    match measured[g].contains(point) {
+                        true => already += 1,
+                        false => mine[band_of(point.0.msg_bytes)].push(offsets[g] + i),
+                    }
+                }
+                for (band, call) in bands.iter_mut().zip(mine) {
                     if !call.is_empty() {
-                        calls.push((p, call));
+                        band.push((p, call));
                     }
                 }
             }
+            calls.extend(bands.into_iter().flatten());
         }
-        let points: usize = calls.iter().map(|(_, c)| c.len()).sum();
+    }
+    let points: usize = calls.iter().map(|(_, c)| c.len()).sum();
+    if rank0 {
         let order: Vec<String> = sizes.iter().map(u32::to_string).collect();
         eprintln!(
             "tune: first pass: every algorithm of every collective once (unsegmented, default \
@@ -368,8 +358,17 @@ fn first_pass(
             args.time_budget.as_secs_f64()
         );
     }
-    let points: usize = calls.iter().map(|(_, c)| c.len()).sum();
-    let pass_seconds = FIRST_PASS * budget.left(EXPLORE).as_secs_f64();
+    // Each point gets at most its even share of the first pass's part of
+    // exploring (rank 0's figure, for everyone: ranks that stop a point at
+    // different iterations never meet again); points cheaper than that
+    // leave the rest to the rounds, and the pass stops early only where
+    // exploring's whole share is spent.
+    let cap = FIRST_PASS * budget.left(EXPLORE).as_secs_f64() / points.max(1) as f64;
+    let cap = f64::from_le_bytes(
+        session.share(cap.to_le_bytes().to_vec())[..8]
+            .try_into()
+            .expect("8 bytes"),
+    );
     let mut remaining = points;
     // The calls of the largest size (the job's own).
     let first_size = calls.iter().take_while(|(p, _)| *p == calls[0].0).count();
@@ -381,16 +380,7 @@ fn first_pass(
             Some((_, call)) if rank0 && !left.is_zero() => call.clone(),
             _ => Vec::new(),
         };
-        // Each point gets at most its even share of the first pass's part
-        // of exploring (rank 0's figure, for everyone: ranks that stop a
-        // point at different iterations never meet again); points cheaper
-        // than that leave the rest to the rounds, and the pass stops early
-        // only where exploring's whole share is spent.
-        let cap = pass_seconds / points.max(1) as f64;
-        let mut shared = chosen.clone();
-        shared.push(cap.to_bits() as usize);
-        let mut chosen = decode(&session.share(encode(&shared)));
-        let cap = f64::from_bits(chosen.pop().unwrap_or_default() as u64);
+        let chosen = decode(&session.share(encode(&chosen)));
         if chosen.is_empty() {
             break;
         }
