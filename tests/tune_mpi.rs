@@ -34,6 +34,63 @@ fn tune(dir: &Path, args: &[&str]) -> Output {
         .expect("mpirun must be installed (openmpi-bin)")
 }
 
+/// Checks the shape of a tune's report against what a person reads first:
+/// the summary table and the deploy block in the first 40 lines, before
+/// any collective's detail, and the same summary as the last thing `tune`
+/// printed; every picture it links exists, and a collective that keeps a
+/// switch links one; the models' evaluation comes after every collective's
+/// detail. Returns the summary.
+fn report_shape<'a>(report: &'a str, stderr: &str, dir: &Path) -> &'a str {
+    let first = report.find("\n## MPI_").expect("a section per collective");
+    let summary = &report[..first];
+    assert!(summary.starts_with("# bcast-select tune: "), "{summary}");
+    assert!(
+        stderr.ends_with(summary),
+        "tune's last lines are not the report's summary:\n{stderr}\n---\n{summary}"
+    );
+    let lines: Vec<&str> = summary.lines().collect();
+    let table = lines.iter().position(|l| l.starts_with("| collective"));
+    let deploy = lines.iter().position(|l| *l == "## Deploy");
+    let end = lines
+        .iter()
+        .position(|l| l.contains("bcast-select verify") || l.starts_with("Nothing to deploy"));
+    assert!(
+        matches!((table, deploy, end), (Some(t), Some(d), Some(e)) if t < d && d < e && e < 40),
+        "{summary}"
+    );
+    let appendix = report.find("\n## Appendix").expect("an appendix");
+    assert!(report.rfind("\n## MPI_").unwrap() < appendix, "{report}");
+    assert!(
+        report
+            .find("Selector evaluation")
+            .is_none_or(|e| e > appendix),
+        "{report}"
+    );
+    let details = &report[first..appendix];
+    let links = |text: &str| -> Vec<String> {
+        let targets = text.split("![").skip(1);
+        targets
+            .filter_map(|l| Some(l.split("](").nth(1)?.split(')').next()?.to_string()))
+            .collect()
+    };
+    for link in links(details) {
+        assert!(dir.join(&link).is_file(), "{link} missing: {report}");
+    }
+    // Where the summary's `kept` column says "k of n" with k > 0, the
+    // collective's detail shows a picture.
+    for row in lines.iter().filter(|l| l.starts_with("| MPI_")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let kept: u32 = cells[4].split(' ').next().unwrap().parse().unwrap_or(0);
+        let heading = format!("\n## {}\n", cells[1]);
+        let at = details.find(&heading).expect("a section per row");
+        let section = details[at + 1..].split("\n## ").next().unwrap();
+        if kept > 0 {
+            assert!(!links(section).is_empty(), "no picture: {section}");
+        }
+    }
+    summary
+}
+
 /// Runs the timing program on 4 ranks with `rules`; its stdout and status.
 fn with_rules(exe: &Path, rules: &Path, bytes: u64) -> (String, bool) {
     timed(exe, rules, bytes, "bcast")
@@ -91,10 +148,16 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         !stderr.contains("the budget ran out in the first pass"),
         "{stderr}"
     );
-    // One line per collective at the end, each explored everywhere.
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let summary = report_shape(&report, &stderr, &out_dir);
+    // A row per collective, each explored on every communicator size.
     for c in bcast_select::data::Collective::ALL {
-        let line = format!("tune: {}: explored at 4, 3 and 2 ranks;", c.function());
-        assert!(stderr.contains(&line), "{line}: {stderr}");
+        let row = summary
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} ", c.function())))
+            .unwrap_or_else(|| panic!("no row for {c:?}: {summary}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[2..4], ["4, 3, 2", "explored"], "{row}");
     }
     for name in [
         "data.csv",
@@ -120,14 +183,13 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         assert!(out_dir.join(name).exists(), "{name} missing: {stderr}");
     }
     assert!(!stderr.contains("warning: no plots"), "{stderr}");
-    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(
         report.contains("MPI_Bcast decisions for 1 node(s) x 4 ranks"),
         "{report}"
     );
     // The rules' validated effect: one table per collective, a row per
     // tuned size.
-    let effects: Vec<&str> = report.split("## Validated effect").skip(1).collect();
+    let effects: Vec<&str> = report.split("### Validated effect").skip(1).collect();
     assert_eq!(effects.len(), 10, "{report}");
     for (effect, procs) in effects.iter().flat_map(|e| [(e, "2"), (e, "4")]) {
         assert!(
@@ -137,10 +199,6 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             "no row for {procs} ranks: {report}"
         );
     }
-    assert!(report.contains(
-        "bcast-select verify --collectives bcast,reduce,allreduce,allgather,alltoall,gather,scatter,\
-         reduce_scatter,reduce_scatter_block,barrier"
-    ));
     // Every switch validated, none kept unless proved faster, and the
     // rules switch only where a kept row says so.
     let validation = std::fs::read_to_string(out_dir.join("validation.csv")).unwrap();
@@ -149,6 +207,26 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         "{validation}"
     );
     let rows = common::csv_rows(&validation);
+    // The deploy block checks exactly the collectives that switch somewhere.
+    let mut switching: Vec<&str> = Vec::new();
+    for c in bcast_select::data::Collective::ALL {
+        if rows
+            .iter()
+            .any(|r| r["collective"] == c.name() && r["kept"] == "true")
+        {
+            switching.push(c.name());
+        }
+    }
+    match switching.is_empty() {
+        true => assert!(summary.contains("Nothing to deploy"), "{summary}"),
+        false => assert!(
+            summary.contains(&format!(
+                "bcast-select verify --collectives {} --sizes 1,1024,65536 --procs 2,3,4\n",
+                switching.join(",")
+            )),
+            "{switching:?}: {summary}"
+        ),
+    }
     for row in &rows {
         if row["kept"] == "true" {
             let low: f64 = row["low"].parse().unwrap();
@@ -410,7 +488,7 @@ fn tune_decides_a_barrier_measured_at_one_size() {
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(report.contains("MPI_Barrier"), "{report}");
     assert!(
-        report.contains("No held-out evaluation: fewer than 3 communicator sizes."),
+        report.contains("No held-out evaluation of MPI_Barrier: fewer than 3 communicator sizes."),
         "{report}"
     );
 }
@@ -581,8 +659,13 @@ fn a_budget_too_small_says_what_was_not_explored() {
         stderr.contains("the budget ran out in the first pass"),
         "{stderr}"
     );
-    assert!(stderr.contains("NOT explored at"), "{stderr}");
+    assert!(stderr.contains("| **not explored** at 4"), "{stderr}");
+    assert!(
+        stderr.contains("would explore every collective."),
+        "{stderr}"
+    );
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    report_shape(&report, &stderr, &out_dir);
     assert!(report.contains("**not explored**"), "{report}");
     assert!(
         report.contains(
@@ -596,7 +679,7 @@ fn a_budget_too_small_says_what_was_not_explored() {
         "{report}"
     );
     // "default everywhere" only where the first pass finished.
-    for section in report.split("# bcast-select tune: ").skip(1) {
+    for section in report.split("\n## MPI_").skip(1) {
         let rows = |marker: &str| -> Vec<String> {
             section
                 .lines()

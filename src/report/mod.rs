@@ -8,6 +8,8 @@ pub mod model_fit;
 mod json;
 pub mod plots;
 pub mod schedule;
+pub mod shipped_plots;
+pub mod summary;
 pub mod training;
 pub mod tune;
 

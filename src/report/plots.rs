@@ -18,12 +18,12 @@ use plotters::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-type Drawn = std::result::Result<(), String>;
+pub(super) type Drawn = std::result::Result<(), String>;
 /// (x, y) points of one line or scatter.
-type Points = Vec<(f64, f64)>;
+pub(super) type Points = Vec<(f64, f64)>;
 
 /// A picture plotters can draw on any backend.
-trait Figure {
+pub(super) trait Figure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn;
 }
 
@@ -53,7 +53,7 @@ pub fn write_arrival(panels: &[Panel], dir: &Path) -> Result<Vec<PathBuf>> {
 /// The font every plot's text is drawn in, carried in the binary: a compute
 /// node or a container without fonts (or without fontconfig) draws the same
 /// plots as a desktop.
-const FONT: &str = "sans-serif";
+pub(super) const FONT: &str = "sans-serif";
 
 /// Registers [`FONT`] with plotters, once per process.
 fn register_font() -> std::result::Result<(), String> {
@@ -68,7 +68,7 @@ fn register_font() -> std::result::Result<(), String> {
 }
 
 /// `name`.png and `name`.svg in `dir` (created if missing).
-fn write_figure(
+pub(super) fn write_figure(
     dir: &Path,
     name: &str,
     size: (u32, u32),
@@ -184,7 +184,7 @@ impl Figure for Panel {
 }
 
 /// A labelled line through `points` with a `mark` circle at each point.
-fn marked_line<DB: DrawingBackend>(
+pub(super) fn marked_line<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     points: &[(f64, f64)],
     line: ShapeStyle,
@@ -204,7 +204,7 @@ fn marked_line<DB: DrawingBackend>(
 }
 
 /// The series labels, boxed in the upper left corner.
-fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+pub(super) fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
 ) -> Drawn {
     chart
@@ -218,19 +218,19 @@ fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
 
 /// The index `v` labels on an axis of `n` categories placed at 0, 1, ...:
 /// none between them or outside.
-fn category(v: f64, n: usize) -> Option<usize> {
+pub(super) fn category(v: f64, n: usize) -> Option<usize> {
     let i = v.round();
     ((v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n).then_some(i as usize)
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> String {
+pub(super) fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
 /// Twenty colours that stay apart on a white page (Sasha Trubetskoy's list
 /// of distinct colours, reordered so that the first ones go to the most
 /// common algorithms), and a neutral grey for `default`.
-const DISTINCT: [RGBColor; 27] = [
+pub(super) const DISTINCT: [RGBColor; 27] = [
     RGBColor(150, 150, 150),
     RGBColor(230, 25, 75),
     RGBColor(245, 130, 48),
@@ -263,7 +263,7 @@ const DISTINCT: [RGBColor; 27] = [
 /// A colour of its own for every algorithm, the same in every plot (so
 /// maps of different datasets compare too): the list above, then (MPICH's
 /// algorithms) hues a golden angle apart, darker than the list's.
-fn colour(a: Algorithm) -> RGBColor {
+pub(super) fn colour(a: Algorithm) -> RGBColor {
     let i = Algorithm::ALL.iter().position(|x| *x == a).unwrap_or(0);
     match DISTINCT.get(i) {
         Some(c) => *c,
@@ -332,18 +332,6 @@ fn map_cells(report: &Report) -> (Mapping, BTreeMap<(u32, u64), &ConfigResult>) 
 fn decision_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &Report) -> Drawn {
     root.fill(&WHITE).map_err(err)?;
     let (mapping, cells) = map_cells(report);
-    let procs: Vec<u32> = cells
-        .keys()
-        .map(|k| k.0)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let sizes: Vec<u64> = cells
-        .keys()
-        .map(|k| k.1)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
     let (body, legend) = root.split_horizontally(root.dim_in_pixel().0 as i32 - 190);
     let panels = body.split_evenly((1, 3));
     let mut shown: BTreeSet<Algorithm> = BTreeSet::new();
@@ -358,65 +346,96 @@ fn decision_map<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &Repo
     );
     for (panel, selector) in panels.iter().zip(["oracle", "default", "auto"]) {
         let title = if selector == "auto" { &auto } else { selector };
-        // Cell i spans [i − 0.5, i + 0.5]: the labels sit on the integers.
-        let mut chart = ChartBuilder::on(panel)
-            .caption(
-                format!("{title} (test configs, mapping {mapping})"),
-                (FONT, 18),
-            )
-            .margin(8)
-            .x_label_area_size(40)
-            .y_label_area_size(44)
-            .build_cartesian_2d(
-                -0.5f64..sizes.len() as f64 - 0.5,
-                -0.5f64..procs.len() as f64 - 0.5,
-            )
-            .map_err(err)?;
-        let label = |v: f64, n: usize| {
-            let i = v.round();
-            ((v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n).then_some(i as usize)
-        };
-        let size_label =
-            |x: &f64| label(*x, sizes.len()).map_or(String::new(), |i| format_bytes(sizes[i]));
-        let procs_label =
-            |y: &f64| label(*y, procs.len()).map_or(String::new(), |i| procs[i].to_string());
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .x_desc("message size")
-            .y_desc("procs")
-            .x_labels(sizes.len().min(12))
-            .y_labels(procs.len().min(20))
-            .x_label_formatter(&size_label)
-            .y_label_formatter(&procs_label)
-            .draw()
-            .map_err(err)?;
-        for ((p, m), c) in &cells {
-            let Some(pick) = c.picks.iter().find(|x| x.selector == selector) else {
-                continue;
-            };
-            let x = sizes.binary_search(m).unwrap_or(0) as f64;
-            let y = procs.binary_search(p).unwrap_or(0) as f64;
-            let a = pick.candidate.algorithm;
-            shown.insert(a);
-            chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(x - 0.47, y - 0.47), (x + 0.47, y + 0.47)],
-                    colour(a).filled(),
-                )))
-                .map_err(err)?;
-        }
+        let picks: BTreeMap<(u32, u64), Algorithm> = cells
+            .iter()
+            .filter_map(|(k, c)| {
+                let pick = c.picks.iter().find(|x| x.selector == selector)?;
+                Some((*k, pick.candidate.algorithm))
+            })
+            .collect();
+        shown.extend(picks.values());
+        map_panel(
+            panel,
+            &format!("{title} (test configs, mapping {mapping})"),
+            &cells.keys().copied().collect::<Vec<_>>(),
+            &picks,
+        )?;
     }
+    algorithm_legend(&legend, &shown)
+}
+
+/// One map: a cell per (procs, message size) of `keys`, coloured by the
+/// algorithm `cells` holds there (left blank where it holds none).
+pub(super) fn map_panel<DB: DrawingBackend>(
+    panel: &DrawingArea<DB, Shift>,
+    title: &str,
+    keys: &[(u32, u64)],
+    cells: &BTreeMap<(u32, u64), Algorithm>,
+) -> Drawn {
+    let procs: Vec<u32> = keys
+        .iter()
+        .map(|k| k.0)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let sizes: Vec<u64> = keys
+        .iter()
+        .map(|k| k.1)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    // Cell i spans [i − 0.5, i + 0.5]: the labels sit on the integers.
+    let mut chart = ChartBuilder::on(panel)
+        .caption(title, (FONT, 18))
+        .margin(8)
+        .x_label_area_size(40)
+        .y_label_area_size(44)
+        .build_cartesian_2d(
+            -0.5f64..sizes.len() as f64 - 0.5,
+            -0.5f64..procs.len() as f64 - 0.5,
+        )
+        .map_err(err)?;
+    let size_label =
+        |x: &f64| category(*x, sizes.len()).map_or(String::new(), |i| format_bytes(sizes[i]));
+    let procs_label =
+        |y: &f64| category(*y, procs.len()).map_or(String::new(), |i| procs[i].to_string());
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("message size")
+        .y_desc("procs")
+        .x_labels(sizes.len().min(12))
+        .y_labels(procs.len().min(20))
+        .x_label_formatter(&size_label)
+        .y_label_formatter(&procs_label)
+        .draw()
+        .map_err(err)?;
+    for ((p, m), a) in cells {
+        let x = sizes.binary_search(m).unwrap_or(0) as f64;
+        let y = procs.binary_search(p).unwrap_or(0) as f64;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(x - 0.47, y - 0.47), (x + 0.47, y + 0.47)],
+                colour(*a).filled(),
+            )))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// A colour box and the name of each algorithm of `shown`, top down.
+pub(super) fn algorithm_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    shown: &BTreeSet<Algorithm>,
+) -> Drawn {
     for (i, a) in shown.iter().enumerate() {
         let y = 40 + 26 * i as i32;
-        legend
-            .draw(&Rectangle::new(
-                [(10, y), (28, y + 16)],
-                colour(*a).filled(),
-            ))
-            .map_err(err)?;
-        legend
-            .draw(&Text::new(a.name(), (36, y), (FONT, 16)))
+        area.draw(&Rectangle::new(
+            [(10, y), (28, y + 16)],
+            colour(*a).filled(),
+        ))
+        .map_err(err)?;
+        area.draw(&Text::new(a.name(), (36, y), (FONT, 16)))
             .map_err(err)?;
     }
     Ok(())

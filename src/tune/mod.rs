@@ -226,7 +226,8 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
     let compared = validate(session, args, &grids, &offsets, &switches, left)?;
     if let Some(decided) = decided {
         let rows = validations(&grids, &offsets, &switches, &compared);
-        report_budget(&rows, budget.left(1.0).saturating_sub(for_report), ended);
+        let unused = budget.left(1.0).saturating_sub(for_report);
+        let budget_note = report_budget(&rows, unused, ended, budget.total);
         let covered = covered(&grids, &bases, &data)?;
         let coverage = Coverage {
             covered: &covered,
@@ -234,7 +235,15 @@ fn rounds(session: &Session, args: &Options) -> Result<()> {
             bases: &bases,
             explore_seconds: args.time_budget.as_secs_f64() * EXPLORE,
         };
-        finish(args, &grids, decided?, &rows, &coverage, &budget)?;
+        finish(
+            args,
+            &grids,
+            decided?,
+            &rows,
+            &coverage,
+            &budget,
+            budget_note,
+        )?;
     }
     Ok(())
 }
@@ -593,8 +602,14 @@ enum Explored {
     Everything,
 }
 
-/// Says what validation found, and what was left of the budget and why.
-fn report_budget(rows: &[Validation], unused: Duration, ended: Explored) {
+/// Says what validation found; returns what the summary says of the
+/// budget: what was left of it and why, or what it did not cover.
+fn report_budget(
+    rows: &[Validation],
+    unused: Duration,
+    ended: Explored,
+    total: Duration,
+) -> String {
     let unmeasured = rows.iter().filter(|v| v.speedup.is_none()).count();
     let kept = rows.iter().filter(|v| v.kept()).count();
     eprintln!(
@@ -603,21 +618,24 @@ fn report_budget(rows: &[Validation], unused: Duration, ended: Explored) {
         rows.len() - unmeasured - kept
     );
     if unmeasured > 0 {
-        eprintln!(
-            "tune: the budget ran out before {unmeasured} switches were validated: they keep \
-             default (a larger --time-budget validates them)"
-        );
+        format!(
+            "The budget ran out before {unmeasured} switch(es) were validated: they keep \
+             `default` (a larger --time-budget validates them)."
+        )
     } else if unused.as_secs_f64() >= 1.0 {
         let why = match ended {
             Explored::Converged => "the rounds had converged",
             Explored::Everything => "every point of the grid was measured",
             Explored::Budget => "exploring had its share",
         };
-        eprintln!(
-            "tune: {:.0} s of the budget left unused: every switch from default was validated \
-             and {why}",
-            unused.as_secs_f64()
-        );
+        format!(
+            "{:.0} s of the {:.0} s budget left unused: every switch from `default` was \
+             validated and {why}.",
+            unused.as_secs_f64(),
+            total.as_secs_f64()
+        )
+    } else {
+        format!("The whole {:.0} s budget was used.", total.as_secs_f64())
     }
 }
 
@@ -1054,6 +1072,7 @@ fn finish(
     rows: &[Validation],
     coverage: &Coverage,
     budget: &Budget,
+    budget_note: String,
 ) -> Result<()> {
     let dir = &args.out_dir;
     write(&dir.join("validation.csv"), &validation::csv(rows))?;
@@ -1088,9 +1107,6 @@ fn finish(
             true => Vec::new(),
             false => validation::apply(grid.collective, &mut tables, rows),
         };
-        for line in validation::describe_reverted(&back) {
-            eprintln!("tune: {}: {line}", grid.collective.function());
-        }
         reverted.push(back);
         taken.push(report::tune::takes_selection(&validated[i]));
         sections.push(export::Section {
@@ -1151,84 +1167,123 @@ fn finish(
              --time-budget measures something)"
         ),
     }
-    let mut text = String::new();
-    let mut lines = Vec::new();
-    for (i, grid) in grids.iter().enumerate() {
-        if i > 0 {
-            text += "\n\n";
-        }
-        let explored = report::tune::Explored {
-            covered: &coverage.covered[i],
-            first_pass_seconds: coverage.first_pass_seconds(grids, i),
-            explore_seconds: coverage.explore_seconds,
-        };
-        lines.push(report::tune::coverage_line(
-            grid.collective,
-            &explored,
+    let held: Vec<Option<std::result::Result<String, String>>> = grids
+        .iter()
+        .enumerate()
+        .map(|(i, grid)| {
+            let k = measured.iter().position(|&(j, _)| j == i)?;
+            Some(held_out(args, grid, measured[k].1, budget))
+        })
+        .collect();
+    let mut decisions = Vec::new();
+    let mut pictures = Vec::new();
+    for (k, &(i, d)) in measured.iter().enumerate() {
+        let one = std::slice::from_ref(&sections[k]);
+        decisions.push(export::render(one, Format::Table, &export_options(d))?);
+        pictures.push(draw(
+            dir,
+            grids[i].collective,
+            &sections[k].tables,
             &validated[i],
+            under_mpich && !taken[k],
         ));
-        let Some(k) = measured.iter().position(|&(j, _)| j == i) else {
-            text += &report::tune::unmeasured(grid.collective, &explored);
-            continue;
-        };
-        let (d, section) = (measured[k].1, &sections[k]);
-        let held_out = held_out(args, grid, d, budget);
-        let one = std::slice::from_ref(section);
-        let decisions = export::render(one, Format::Table, &export_options(d))?;
-        let shipped = match under_mpich {
-            true => report::tune::Shipped::Mpich {
-                selection: &selection,
-                taken: taken[k],
-            },
-            false => report::tune::Shipped::OpenMpi { rules: &rules },
-        };
-        text += &report::tune::markdown(&report::tune::Tuned {
-            collective: grid.collective,
-            shipped,
-            tables: &section.tables,
-            decisions: &decisions,
-            validations: &validated[i],
-            reverted: &reverted[k],
-            held_out: held_out.as_deref().map_err(String::as_str),
-            explored,
-        });
     }
-    let collectives: Vec<Collective> = measured.iter().map(|&(i, _)| grids[i].collective).collect();
-    let procs = grids_procs(grids);
-    text += &match under_mpich {
-        true => {
-            let taken: Vec<Collective> = collectives
-                .iter()
-                .zip(&taken)
-                .filter(|(_, t)| **t)
-                .map(|(c, _)| *c)
-                .collect();
-            report::tune::mpich_verify_command(&selection, &taken, &args.sizes, &procs)
-        }
-        false => report::tune::verify_command(dir, &collectives, &args.sizes, &procs),
-    };
-    // Everything the report tells is written already: a report that cannot
-    // be written is a warning, not a failed job.
-    if let Err(e) = write(&dir.join("report.md"), &text) {
-        eprintln!("tune: warning: {e}");
-    }
-    eprintln!("tune: wrote {}", dir.display());
-    for line in lines {
-        eprintln!("tune: {line}");
-    }
+    let tuned: Vec<report::tune::Tuned> = grids
+        .iter()
+        .enumerate()
+        .map(|(i, grid)| {
+            let explored = report::tune::Explored {
+                covered: &coverage.covered[i],
+                first_pass_seconds: coverage.first_pass_seconds(grids, i),
+                explore_seconds: coverage.explore_seconds,
+            };
+            let shipping =
+                measured
+                    .iter()
+                    .position(|&(j, _)| j == i)
+                    .map(|k| report::tune::Shipping {
+                        shipped: match under_mpich {
+                            true => report::tune::Shipped::Mpich {
+                                selection: &selection,
+                                taken: taken[k],
+                            },
+                            false => report::tune::Shipped::OpenMpi { rules: &rules },
+                        },
+                        tables: &sections[k].tables,
+                        decisions: &decisions[k],
+                        validations: &validated[i],
+                        reverted: &reverted[k],
+                        held_out: match &held[i] {
+                            Some(Ok(text)) => Ok(text.as_str()),
+                            Some(Err(why)) => Err(why.as_str()),
+                            None => Err("nothing measured"),
+                        },
+                        pictures: pictures[k].clone(),
+                    });
+            report::tune::Tuned {
+                collective: grid.collective,
+                explored,
+                shipping,
+            }
+        })
+        .collect();
     let unexplored = coverage.covered.iter().flatten().any(|c| !c.explored());
     let whole: Option<f64> = (0..grids.len())
         .map(|g| coverage.first_pass_seconds(grids, g))
         .sum();
-    if let Some(seconds) = whole.filter(|_| unexplored) {
-        eprintln!(
-            "tune: a --time-budget of at least about {} would finish the first pass of every \
-             collective here (exploring has {:.0}% of the budget)",
-            report::tune::about(seconds / EXPLORE),
-            EXPLORE * 100.0
-        );
+    let run = report::summary::Run {
+        dir,
+        tuned: &tuned,
+        sizes: &args.sizes,
+        procs: &grids_procs(grids),
+        budget: budget_note,
+        whole_first_pass: whole.filter(|_| unexplored).map(|s| s / EXPLORE),
+    };
+    // Everything the report tells is written already: a report that cannot
+    // be written is a warning, not a failed job.
+    if let Err(e) = write(&dir.join("report.md"), &report::summary::report(&run)) {
+        eprintln!("tune: warning: {e}");
     }
+    eprintln!("tune: wrote {}\n", dir.display());
+    eprint!("{}", report::summary::summary(&run));
     Ok(())
+}
+
+/// The pictures of what a collective ships, relative to the tune's
+/// directory: none where nothing switches (`stays`: MPICH keeps its own
+/// choice for it). A picture that cannot be drawn costs itself, never the
+/// report or the run.
+fn draw(
+    dir: &Path,
+    collective: Collective,
+    tables: &[DecisionTable],
+    validations: &[Validation],
+    stays: bool,
+) -> report::shipped_plots::Pictures {
+    let mut none = report::shipped_plots::Pictures::default();
+    if stays || !validations.iter().any(Validation::kept) {
+        return none;
+    }
+    let folder = format!("plots{}", collective.describe().file_suffix);
+    let shipped = report::shipped_plots::Shipped {
+        function: collective.function(),
+        tables,
+        validations,
+    };
+    match report::shipped_plots::write(&shipped, &dir.join(&folder)) {
+        Ok(p) => {
+            let relative = |f: Option<PathBuf>| {
+                f.and_then(|f| f.file_name().map(|n| Path::new(&folder).join(n)))
+            };
+            none.speedup = relative(p.speedup);
+            none.decisions = relative(p.decisions);
+        }
+        Err(e) => eprintln!(
+            "tune: warning: no pictures of {}: {e}",
+            collective.function()
+        ),
+    }
+    none
 }
 
 /// The evaluation on communicator sizes held out of training, as markdown
