@@ -826,8 +826,12 @@ fn measured_jobs_follow_their_measurements() {
         stderr.contains("measured.json") && stderr.contains("entry 1"),
         "{stderr}"
     );
+    // Every selector's predictions keep above the floor measured.json
+    // gives: a broken one is refused under any learner.
     let o = predict(&model, &["--nodes", "1", "--ppn", "8", "--learner", "knn"]);
-    assert!(o.status.success(), "other selectors do not read it");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("measured.json"), "{stderr}");
 }
 
 /// A model of `tune` carries its validation: `predict` keeps `default` on

@@ -239,6 +239,7 @@ pub(crate) mod tests {
                 runner_up: None,
                 margin: None,
                 extrapolated: false,
+                at_floor: false,
             })
             .collect();
         DecisionTable {

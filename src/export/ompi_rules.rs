@@ -76,6 +76,18 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
     for note in radix_notes(sections.iter().copied()) {
         let _ = writeln!(s, "# NOTE: {note}");
     }
+    let extrapolated = sections
+        .iter()
+        .flat_map(|x| &x.tables)
+        .any(|t| t.decisions.iter().any(|d| d.extrapolated));
+    if extrapolated {
+        let _ = writeln!(
+            s,
+            "# NOTE: rules marked EXTRAPOLATED decide job or message sizes beyond those the \
+             model was trained on: a proposal, not a measurement. Confirm them in such a job \
+             with `bcast-select verify` (under mpirun with this file) before relying on them."
+        );
+    }
     let _ = writeln!(s, "{} # collectives in this file", sections.len());
     for section in &sections {
         let tables = &section.tables;
@@ -137,27 +149,56 @@ pub fn coll_id(c: Collective) -> u8 {
 
 /// `MSGSIZE ALG FANINOUT SEGSIZE # comment` for a communicator of
 /// `comm_size` ranks, identical neighbours merged.
+/// A rule whose sizes reach beyond the trained ones says so.
 fn rule_lines(collective: Collective, t: &DecisionTable, comm_size: u32) -> Result<Vec<String>> {
-    let mut out: Vec<(u64, (u8, u32, u64), String)> = Vec::new();
-    for (from, c) in t.rules() {
-        let rule = ompi_rule(collective, &c)?;
-        if out.last().is_some_and(|(_, r, _)| *r == rule) {
-            continue;
+    /// One rule: from which size, (algorithm, fan-out, segment size), the
+    /// candidate's name, and whether a size it decides was extrapolated.
+    struct Rule {
+        from: u64,
+        rule: (u8, u32, u64),
+        what: String,
+        beyond: bool,
+    }
+    let mut out: Vec<Rule> = Vec::new();
+    for (i, range) in t.ranges().iter().enumerate() {
+        let from = if i == 0 { 0 } else { range.from_bytes };
+        let rule = ompi_rule(collective, &range.candidate)?;
+        let beyond = t.decisions[range.first..=range.last]
+            .iter()
+            .any(|d| d.extrapolated);
+        match out.last_mut() {
+            Some(last) if last.rule == rule => last.beyond |= beyond,
+            _ => out.push(Rule {
+                from,
+                rule,
+                what: range.candidate.to_string(),
+                beyond,
+            }),
         }
-        out.push((from, rule, c.to_string()));
     }
     Ok(out
         .into_iter()
-        .map(|(from, (alg, fan, seg), what)| {
-            let bytes = tuned_bytes(collective, comm_size, from);
-            let all = match bytes == from {
-                true => String::new(),
-                false => format!(" ({} in all)", format_bytes(bytes)),
-            };
-            format!(
-                "{bytes} {alg} {fan} {seg} # from {}{all}: {what}",
-                format_bytes(from)
-            )
-        })
+        .map(
+            |Rule {
+                 from,
+                 rule: (alg, fan, seg),
+                 what,
+                 beyond,
+             }| {
+                let bytes = tuned_bytes(collective, comm_size, from);
+                let all = match bytes == from {
+                    true => String::new(),
+                    false => format!(" ({} in all)", format_bytes(bytes)),
+                };
+                let mark = match beyond {
+                    true => " EXTRAPOLATED",
+                    false => "",
+                };
+                format!(
+                    "{bytes} {alg} {fan} {seg} # from {}{all}: {what}{mark}",
+                    format_bytes(from)
+                )
+            },
+        )
         .collect())
 }

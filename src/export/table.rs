@@ -1,5 +1,5 @@
 use crate::data::System;
-use crate::select::decision::DecisionTable;
+use crate::select::decision::{Decision, DecisionTable};
 use crate::units::format_bytes;
 use std::fmt::Write;
 
@@ -38,14 +38,11 @@ pub fn render(t: &DecisionTable, system: &System) -> String {
                     format_bytes(r.to_bytes)
                 )
             };
-            let (lo, hi) = (
-                ds[0].choice.predicted_us,
-                ds[ds.len() - 1].choice.predicted_us,
-            );
+            let (lo, hi) = (predicted(&ds[0]), predicted(&ds[ds.len() - 1]));
             let predicted = if ds.len() == 1 {
-                format_us(lo)
+                lo
             } else {
-                format!("{} - {}", format_us(lo), format_us(hi))
+                format!("{lo} - {hi}")
             };
             // The closest call in the range is what a reader should see.
             let closest = ds
@@ -97,10 +94,29 @@ pub fn render(t: &DecisionTable, system: &System) -> String {
         let _ = writeln!(
             s,
             "* outside the trained job and message sizes: `default` is kept unless \
-             cross-validation showed the selector gains that far out"
+             cross-validation showed the selector gains that far out; confirm a switch there \
+             with `bcast-select verify` in such a job"
+        );
+    }
+    if t.decisions.iter().any(|d| d.at_floor) {
+        let _ = writeln!(
+            s,
+            ">= the model predicted less than the fastest time measured at that size on any \
+             job: that time is shown, as a bound"
         );
     }
     s
+}
+
+/// A decision's predicted time as the table shows it: a bound where the
+/// model predicted below the floor, `unpriced` where it could not price
+/// the choice (`default` under the analytical model, say).
+fn predicted(d: &Decision) -> String {
+    match (d.choice.predicted_us.is_finite(), d.at_floor) {
+        (false, _) => "unpriced".into(),
+        (true, true) => format!(">={}", format_us(d.choice.predicted_us)),
+        (true, false) => format_us(d.choice.predicted_us),
+    }
 }
 
 fn format_us(us: f64) -> String {

@@ -153,6 +153,10 @@ pub struct Decision {
     pub margin: Option<f64>,
     /// Outside the job and message sizes the model was trained on.
     pub extrapolated: bool,
+    /// The choice's predicted time is the floor (the fastest time measured
+    /// at the size, see [`crate::select::measured::Floor`]): the model
+    /// predicted less, so the time is a bound, not a prediction.
+    pub at_floor: bool,
 }
 
 /// Consecutive sizes with the same choice.
@@ -266,6 +270,7 @@ impl DecisionTable {
                     runner_up,
                     margin,
                     extrapolated: decider.distance(&job.config(m)) > 0.0,
+                    at_floor: decider.at_floor(&job.config(m), &choice),
                 }
             })
             .collect();

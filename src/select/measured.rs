@@ -98,6 +98,31 @@ impl Measured {
         prefer_default(ranked, margin.max(1.0 - (-pair).exp()));
     }
 
+    /// `candidate`'s time measured at `config`, if it was.
+    pub fn time(&self, config: &Config, candidate: &Candidate) -> Option<f64> {
+        let times = self.times.get(config)?;
+        let timed = times.iter().find(|t| t.candidate == *candidate)?;
+        Some(timed.time_us)
+    }
+
+    /// The fastest time measured at each message size, over every
+    /// candidate and configuration (see [`Floor`]).
+    pub fn floor(&self) -> Floor {
+        let mut fastest: Vec<(u64, f64)> = Vec::new();
+        for (config, times) in &self.times {
+            let least = times
+                .iter()
+                .map(|t| t.time_us)
+                .fold(f64::INFINITY, f64::min);
+            match fastest.iter_mut().find(|(m, _)| *m == config.msg_bytes) {
+                Some((_, t)) => *t = t.min(least),
+                None => fastest.push((config.msg_bytes, least)),
+            }
+        }
+        fastest.sort_by_key(|(m, _)| *m);
+        Floor { fastest }
+    }
+
     /// The table as stored, in configuration order (so that a retraining
     /// writes the same file): candidates by their index in `candidates`.
     pub fn to_file(&self, candidates: &[Candidate]) -> Vec<Entry> {
@@ -184,6 +209,30 @@ impl Measured {
     }
 }
 
+/// The least time a prediction may show at a message size: the fastest
+/// measured there, by any candidate on any job of the training data. A
+/// model extrapolated far enough (a spline's slope carried to 10^5 ranks, a
+/// linear fit's) can predict a time of zero or overflow; a collective on
+/// any job takes at least what the fastest measured one took at that size
+/// (more ranks only add to it), so a prediction below that is the model's
+/// failure, not a forecast.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Floor {
+    /// (message size, fastest time in µs), by message size.
+    fastest: Vec<(u64, f64)>,
+}
+
+impl Floor {
+    /// The floor at `msg_bytes`: the fastest time measured at that size,
+    /// else at the nearest measured size below it (times grow with the
+    /// message), else at the smallest measured size; `None` where nothing
+    /// was measured.
+    pub fn at(&self, msg_bytes: u64) -> Option<f64> {
+        let below = self.fastest.partition_point(|(m, _)| *m <= msg_bytes);
+        self.fastest.get(below.saturating_sub(1)).map(|(_, t)| *t)
+    }
+}
+
 /// One measured configuration as `measured.json` holds it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Entry {
@@ -267,6 +316,29 @@ mod tests {
         entries[1].times[1].1 = f64::NAN;
         let err = Measured::from_file(&entries, &candidates).unwrap_err();
         assert!(err.starts_with("entry 2:"), "{err}");
+    }
+
+    /// The floor at a size is the fastest time measured there on any job;
+    /// between measured sizes, the one below's; outside, the nearest end's.
+    #[test]
+    fn the_floor_is_the_fastest_time_measured_at_or_below_a_size() {
+        let rows = vec![
+            row(8, 64, Algorithm::Default, 10.0),
+            row(8, 64, Algorithm::Linear, 5.0),
+            row(4, 64, Algorithm::Default, 7.0),
+            row(4, 64, Algorithm::Linear, 8.0),
+            row(8, 1024, Algorithm::Default, 30.0),
+            row(8, 1024, Algorithm::Linear, 20.0),
+        ];
+        let d = Dataset::from_rows(rows, Provenance::default());
+        let candidates: Vec<Candidate> = d.candidates().into_iter().collect();
+        let floor = Measured::of(&d, &candidates).floor();
+        assert_eq!(floor.at(64), Some(5.0));
+        assert_eq!(floor.at(1024), Some(20.0));
+        assert_eq!(floor.at(512), Some(5.0));
+        assert_eq!(floor.at(1 << 30), Some(20.0));
+        assert_eq!(floor.at(1), Some(5.0));
+        assert_eq!(Floor::default().at(64), None);
     }
 
     /// A measured advantage inside the runs' own spread keeps `default`;

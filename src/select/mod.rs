@@ -6,7 +6,7 @@ pub mod decision;
 pub mod measured;
 pub mod validation;
 
-use measured::Measured;
+use measured::{Floor, Measured};
 
 use crate::analytical::Fitted;
 use crate::data::{Candidate, Config, Dataset, Mapping};
@@ -113,6 +113,8 @@ pub struct Decider<'a> {
     pub inside: Selector<'a>,
     pub outside: Selector<'a>,
     pub measured: Option<&'a Measured>,
+    /// The least time a prediction may show, per message size.
+    pub floor: &'a Floor,
 }
 
 impl Decider<'_> {
@@ -123,12 +125,42 @@ impl Decider<'_> {
 
     /// The candidates (those `allowed`, if given) in the order decided:
     /// the choice first.
+    /// Whether `choice`'s time at `config` is the floor it was raised to,
+    /// not a prediction (a time measured there that equals the floor is a
+    /// measurement).
+    pub fn at_floor(&self, config: &Config, choice: &decision::Choice) -> bool {
+        let measured = self
+            .measured
+            .is_some_and(|m| m.time(config, &choice.candidate).is_some());
+        let floor = self.floor.at(config.msg_bytes);
+        !measured && floor.is_some_and(|f| choice.predicted_us <= f)
+    }
+
+    /// Every time shown is finite and at least the floor: a candidate
+    /// whose prediction overflowed is not offered (`default` is, unpriced),
+    /// one predicted below the floor is raised to it, and the policy then
+    /// decides again (candidates raised to the same floor are a tie, which
+    /// `default` wins).
     pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
-        let mut ranked = if self.distance(config) > 0.0 {
-            self.outside.rank(config, allowed)
-        } else {
-            self.inside.rank(config, allowed)
+        let selector = match self.distance(config) > 0.0 {
+            true => &self.outside,
+            false => &self.inside,
         };
+        let mut ranked = selector.rank(config, allowed);
+        let floor = self.floor.at(config.msg_bytes);
+        ranked.retain(|r| r.predicted_us.is_finite() || r.candidate.is_default());
+        for r in &mut ranked {
+            r.predicted_us = match (r.predicted_us.is_finite(), floor) {
+                (false, _) => f64::NAN,
+                (true, Some(f)) => r.predicted_us.max(f),
+                (true, None) => r.predicted_us.max(f64::MIN_POSITIVE),
+            };
+        }
+        ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
+        prefer_default(
+            &mut ranked,
+            selector.policy.margin_at(selector.range.distance(config)),
+        );
         if let Some(measured) = self.measured {
             measured.decide(config, &mut ranked, self.inside.policy.margin);
         }

@@ -236,6 +236,7 @@ mod tests {
                     runner_up: None,
                     margin: None,
                     extrapolated: false,
+                    at_floor: false,
                 })
                 .collect(),
         }

@@ -80,6 +80,8 @@ pub fn save(dir: &Path, trained: &Trained) -> Result<()> {
         analytical,
         measured,
         learners,
+        // Derived from `measured` when loaded.
+        floor: _,
     } = trained;
     let tmp = sibling(dir, ".tmp");
     let io = |what: &str, e| Error::io(format!("{what} {}", tmp.display()), e);
@@ -140,13 +142,12 @@ pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
         .iter()
         .map(|&l| load_learner(dir, &manifest, l))
         .collect::<Result<_, _>>()?;
-    // Only `auto` decides by the measurements.
-    let measured = match choice {
-        Choice::Auto => load_measured(dir, &manifest)?,
-        Choice::One(_) => Measured::default(),
-    };
+    // Only `auto` decides by the measurements; every selector's predictions
+    // keep above their floor.
+    let measured = load_measured(dir, &manifest)?;
     Ok(Trained {
         analytical: load_analytical(dir)?,
+        floor: measured.floor(),
         measured,
         manifest,
         learners,
