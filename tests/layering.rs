@@ -65,14 +65,20 @@ fn code(path: &Path) -> String {
 /// Top-level modules a piece of code names: `crate::x` and the items of
 /// `use crate::{x, y::z}`.
 fn named(code: &str) -> BTreeSet<String> {
+    after(code, "crate::")
+}
+
+/// The first names of the paths that follow `prefix` in `code`: `x` of
+/// `prefix x::y` and `x`, `y` of `prefix {x, y::z}`.
+fn after(code: &str, prefix: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect()
     };
-    for (i, _) in code.match_indices("crate::") {
-        let rest = &code[i + "crate::".len()..];
+    for (i, _) in code.match_indices(prefix) {
+        let rest = &code[i + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let mut depth = 0;
             let mut start = true;
@@ -115,6 +121,71 @@ fn every_module_names_only_modules_listed_above_it() {
             }
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Inside a stage, its modules name each other one way too: the modules a
+/// file or folder of `src/<stage>/` names through `super::` (from a file
+/// directly in the folder) or `crate::<stage>::` form no circle, so that
+/// each can be read knowing only those it names.
+#[test]
+fn no_module_circles_inside_a_stage() {
+    let mut problems = vec![];
+    for stage in stages() {
+        let dir = Path::new("src").join(&stage);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        // Each sibling module: its name and its files.
+        let mut modules: Vec<(String, Vec<PathBuf>)> = vec![];
+        for e in entries {
+            let path = e.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().to_string();
+            if name == "mod" || name == "tests" {
+                continue;
+            }
+            let files = sources(&format!("{stage}/{name}"));
+            if !modules.iter().any(|(n, _)| *n == name) {
+                modules.push((name, files));
+            }
+        }
+        let names: BTreeSet<String> = modules.iter().map(|(n, _)| n.clone()).collect();
+        let edges: Vec<(String, BTreeSet<String>)> = modules
+            .iter()
+            .map(|(name, files)| {
+                let mut to = BTreeSet::new();
+                for file in files {
+                    let code = code(file);
+                    to.extend(after(&code, &format!("crate::{stage}::")));
+                    if file.parent() == Some(dir.as_path()) {
+                        to.extend(after(&code, "super::"));
+                    }
+                }
+                to.retain(|t| names.contains(t) && t != name);
+                (name.clone(), to)
+            })
+            .collect();
+        // A circle: a path from a module back to itself.
+        for (start, _) in &edges {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![vec![start.clone()]];
+            while let Some(path) = stack.pop() {
+                let last = path.last().unwrap();
+                let next = &edges.iter().find(|(n, _)| n == last).unwrap().1;
+                for n in next {
+                    if n == start {
+                        problems.push(format!("src/{stage}: {} -> {start}", path.join(" -> ")));
+                    } else if seen.insert(n.clone()) {
+                        let mut longer = path.clone();
+                        longer.push(n.clone());
+                        stack.push(longer);
+                    }
+                }
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

@@ -13,14 +13,15 @@
 
 use super::control::{self, TunedControl};
 use super::mpich::MpichControl;
-use super::run::{measure, resolve_roots, Buffers, Controls, Runner};
+use super::run::{each_size, measure, resolve_roots, Buffers, Controls, Runner, Session};
 use super::stats::Speedup;
 use super::{points::Point, Options};
-use crate::data::{Arrival, Candidate, Collective, Impl};
+use crate::data::{Arrival, Candidate, Collective, Impl, Mapping};
 use crate::error::{Error, Result};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
+use std::time::Instant;
 
 /// One alternative of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -285,4 +286,33 @@ fn slowest(comm: &SimpleCommunicator, local: f64) -> f64 {
     let mut global = 0.0;
     comm.all_reduce_into(&local, &mut global, SystemOperation::max());
     global
+}
+
+impl Session {
+    /// Paired comparisons of `collective` (see this module) on each
+    /// communicator size of `sizes` in turn (`None`: the whole job), within
+    /// `seconds` shared out by the number of requests. Rank 0 has every
+    /// size's results; a request the time left no room for is `None`.
+    pub fn compare(
+        &self,
+        collective: Collective,
+        sizes: &[(Option<u32>, Mapping, Vec<Request>)],
+        timing: &Options,
+        rounds: &Rounds,
+        seconds: f64,
+    ) -> Result<Vec<Vec<Option<Compared>>>> {
+        let start = Instant::now();
+        let total: usize = sizes.iter().map(|s| s.2.len()).sum();
+        let mut done = 0;
+        let places: Vec<(Option<u32>, Mapping)> = sizes.iter().map(|s| (s.0, s.1)).collect();
+        each_size(&self.world, &places, |i, sub| {
+            let asked = &sizes[i].2;
+            // Rank 0's clock decides, as in `campaigns`.
+            let left = (seconds - start.elapsed().as_secs_f64()).max(0.0);
+            let mut mine = left * asked.len() as f64 / (total - done).max(1) as f64;
+            sub.process_at_rank(0).broadcast_into(&mut mine);
+            done += asked.len();
+            requests(sub, collective, asked, timing, rounds, mine)
+        })
+    }
 }

@@ -1,7 +1,6 @@
 //! The harness itself: MPI start-up, the campaign loop, timing and
 //! verification of each point (see the module docs of [`super`]).
 
-use super::compare::{self, Compared, Request, Rounds};
 use super::points::Point;
 use super::stats::Samples;
 use super::{control, delay, exec, exec_arrival, mpich, payload, points, topology};
@@ -35,7 +34,7 @@ pub fn run(opts: &Options) -> (i32, Result<Vec<Outcome>>) {
 /// An MPI job kept open over several campaigns (`tune` measures, plans and
 /// measures again in one job).
 pub struct Session {
-    world: SimpleCommunicator,
+    pub(super) world: SimpleCommunicator,
     /// Each rank's node, for placing sub-communicators.
     names: Vec<i32>,
     // Last: MPI_Finalize when dropped, after the communicators.
@@ -95,33 +94,6 @@ impl Session {
             }
             _ => campaigns(&self.world, opts),
         }
-    }
-
-    /// Paired comparisons of `collective` (see [`super::compare`]) on each
-    /// communicator size of `sizes` in turn (`None`: the whole job), within
-    /// `seconds` shared out by the number of requests. Rank 0 has every
-    /// size's results; a request the time left no room for is `None`.
-    pub fn compare(
-        &self,
-        collective: Collective,
-        sizes: &[(Option<u32>, Mapping, Vec<Request>)],
-        timing: &Options,
-        rounds: &Rounds,
-        seconds: f64,
-    ) -> Result<Vec<Vec<Option<Compared>>>> {
-        let start = Instant::now();
-        let total: usize = sizes.iter().map(|s| s.2.len()).sum();
-        let mut done = 0;
-        let places: Vec<(Option<u32>, Mapping)> = sizes.iter().map(|s| (s.0, s.1)).collect();
-        each_size(&self.world, &places, |i, sub| {
-            let requests = &sizes[i].2;
-            // Rank 0's clock decides, as in `campaigns`.
-            let left = (seconds - start.elapsed().as_secs_f64()).max(0.0);
-            let mut mine = left * requests.len() as f64 / (total - done).max(1) as f64;
-            sub.process_at_rank(0).broadcast_into(&mut mine);
-            done += requests.len();
-            compare::requests(sub, collective, requests, timing, rounds, mine)
-        })
     }
 
     /// Waits for every rank, without spinning (collective).

@@ -10,15 +10,18 @@
 //! without the rules, and against the rule's algorithm itself: where a rule
 //! changes the algorithm, the job's collective should time like the rule.
 //! This module holds what needs no MPI: the environment's verdict, what the
-//! files decide, and the results' rendering; `run` measures.
+//! files decide, and the results' rendering; `job` starts the MPI session
+//! and `run` (Open MPI) or `mpich_run` (MPICH) measures.
 
 pub mod files;
+#[cfg(feature = "mpi")]
+mod job;
 #[cfg(feature = "mpi")]
 mod mpich_run;
 #[cfg(feature = "mpi")]
 mod run;
 #[cfg(feature = "mpi")]
-pub use run::verify;
+pub use job::verify;
 
 use crate::bench::stats::Speedup;
 use crate::data::{Algorithm, Candidate, Collective, Impl};

@@ -11,29 +11,10 @@ use crate::bench::topology::Detected;
 use crate::bench::{self, control, Session};
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 use crate::error::{Error, Result};
-use crate::library::Library;
 use crate::schedule::scheduled;
 
-/// Verifies the rules files of the job this process belongs to
-/// (collective: every rank calls it). Rank 0 prints.
-pub fn verify(opts: &Options) -> Result<()> {
-    let session = Session::start(false)?;
-    let result = checked(&session, opts);
-    // Rank 0 says why before anyone exits: mpirun ends the job at the
-    // first rank that exits with an error.
-    if let Err(e) = &result {
-        if session.rank() == 0 && !matches!(e, Error::Reported(_)) {
-            eprintln!("error: {e}");
-        }
-    }
-    session.wait_all();
-    result.map_err(|e| Error::Reported(e.exit_code()))
-}
-
-fn checked(session: &Session, opts: &Options) -> Result<()> {
-    if session.library() == Library::Mpich {
-        return super::mpich_run::checked(session, opts);
-    }
+/// `verify` under Open MPI (rank 0 prints).
+pub(super) fn checked(session: &Session, opts: &Options) -> Result<()> {
     let rank0 = session.rank() == 0;
     let env = environment()?;
     // Every rank reads the files: a relative path resolves against each
