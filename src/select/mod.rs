@@ -147,16 +147,7 @@ impl Decider<'_> {
             false => &self.inside,
         };
         let mut ranked = selector.rank(config, allowed);
-        let floor = self.floor.at(config.msg_bytes);
-        ranked.retain(|r| r.predicted_us.is_finite() || r.candidate.is_default());
-        for r in &mut ranked {
-            r.predicted_us = match (r.predicted_us.is_finite(), floor) {
-                (false, _) => f64::NAN,
-                (true, Some(f)) => r.predicted_us.max(f),
-                (true, None) => r.predicted_us.max(f64::MIN_POSITIVE),
-            };
-        }
-        ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
+        bound(&mut ranked, self.floor.at(config.msg_bytes));
         prefer_default(
             &mut ranked,
             selector.policy.margin_at(selector.range.distance(config)),
@@ -397,6 +388,22 @@ impl Selector<'_> {
         prefer_default(&mut ranked, margin);
         ranked
     }
+}
+
+/// Keeps predicted times finite and at least `floor` (see
+/// [`measured::Floor`]), fastest first: a candidate whose prediction
+/// overflowed is dropped (`default` stays, unpriced: NaN), one below the
+/// floor is raised to it (candidates raised alike tie, in their order).
+pub fn bound(ranked: &mut Vec<Ranked>, floor: Option<f64>) {
+    ranked.retain(|r| r.predicted_us.is_finite() || r.candidate.is_default());
+    for r in ranked.iter_mut() {
+        r.predicted_us = match (r.predicted_us.is_finite(), floor) {
+            (false, _) => f64::NAN,
+            (true, Some(f)) => r.predicted_us.max(f),
+            (true, None) => r.predicted_us.max(f64::MIN_POSITIVE),
+        };
+    }
+    ranked.sort_by(|a, b| a.predicted_us.total_cmp(&b.predicted_us));
 }
 
 /// Moves `default` to the front unless the fastest candidate is predicted
