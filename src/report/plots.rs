@@ -372,18 +372,8 @@ pub(super) fn map_panel<DB: DrawingBackend>(
     keys: &[(u32, u64)],
     cells: &BTreeMap<(u32, u64), Algorithm>,
 ) -> Drawn {
-    let procs: Vec<u32> = keys
-        .iter()
-        .map(|k| k.0)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let sizes: Vec<u64> = keys
-        .iter()
-        .map(|k| k.1)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let procs: Vec<u32> = distinct(keys.iter().map(|k| k.0));
+    let sizes: Vec<u64> = distinct(keys.iter().map(|k| k.1));
     // Cell i spans [i − 0.5, i + 0.5]: the labels sit on the integers.
     let mut chart = ChartBuilder::on(panel)
         .caption(title, (FONT, 18))
@@ -492,29 +482,13 @@ fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &R
         .iter()
         .flat_map(|(_, p)| p.iter().map(|q| q.1))
         .fold(1.0f64, f64::min);
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            "speed-up over default by message size (geometric mean over test configs)",
-            (FONT, 20),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(56)
-        .build_cartesian_2d(
-            -0.2f64..(sizes.len() as f64 - 0.8).max(0.2),
-            (bottom * 0.95)..(top * 1.05),
-        )
-        .map_err(err)?;
-    let size_label =
-        |x: &f64| category(*x, sizes.len()).map_or(String::new(), |i| format_bytes(sizes[i]));
-    chart
-        .configure_mesh()
-        .x_desc("message size")
-        .y_desc("t_default / t_pick")
-        .x_labels(sizes.len().min(12))
-        .x_label_formatter(&size_label)
-        .draw()
-        .map_err(err)?;
+    let mut chart = by_size(
+        root,
+        "speed-up over default by message size (geometric mean over test configs)",
+        &sizes,
+        (bottom, top),
+        "t_default / t_pick",
+    )?;
     for (name, points) in &lines {
         let style = line_colour(name);
         let width = if name == "auto" || name == "oracle" {
@@ -532,6 +506,44 @@ fn speedup_by_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, report: &R
         )?;
     }
     legend(&mut chart)
+}
+
+/// A chart over the message sizes `sizes` as categories (x) and `y` (its
+/// range, padded by 5%), captioned and with its mesh drawn.
+pub(super) fn by_size<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    sizes: &[u64],
+    (low, high): (f64, f64),
+    y_desc: &str,
+) -> std::result::Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String>
+{
+    let mut chart = ChartBuilder::on(root)
+        .caption(caption, (FONT, 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(
+            -0.2f64..(sizes.len() as f64 - 0.8).max(0.2),
+            (low * 0.95)..(high * 1.05),
+        )
+        .map_err(err)?;
+    let size_label =
+        |x: &f64| category(*x, sizes.len()).map_or(String::new(), |i| format_bytes(sizes[i]));
+    chart
+        .configure_mesh()
+        .x_desc("message size")
+        .y_desc(y_desc)
+        .x_labels(sizes.len().min(12))
+        .x_label_formatter(&size_label)
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
+/// The distinct values of `items`, ascending.
+pub(super) fn distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    items.collect::<BTreeSet<_>>().into_iter().collect()
 }
 
 fn predicted_vs_measured<DB: DrawingBackend>(

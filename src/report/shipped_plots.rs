@@ -7,18 +7,17 @@
 //! and SVG.
 
 use super::plots::{
-    algorithm_legend, category, err, legend, map_panel, marked_line, write_figure, Drawn, Figure,
-    Points, DISTINCT, FONT,
+    algorithm_legend, by_size, distinct, err, legend, map_panel, marked_line, write_figure, Drawn,
+    Figure, Points, DISTINCT,
 };
 use crate::bench::stats::Speedup;
 use crate::data::Algorithm;
 use crate::error::Result;
 use crate::select::decision::DecisionTable;
 use crate::select::validation::Validation;
-use crate::units::format_bytes;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What one collective ships.
@@ -29,6 +28,17 @@ pub struct Shipped<'a> {
     pub tables: &'a [DecisionTable],
     /// Its validated switches.
     pub validations: &'a [Validation],
+}
+
+impl Shipped<'_> {
+    /// The message sizes decided, ascending.
+    fn sizes(&self) -> Vec<u64> {
+        distinct(
+            self.tables
+                .iter()
+                .flat_map(|t| t.decisions.iter().map(|d| d.msg_bytes)),
+        )
+    }
 }
 
 /// The PNG files written (`None`: a picture that would tell nothing).
@@ -43,13 +53,8 @@ pub struct Pictures {
 /// more. The caller draws only what ships a switch: a map of `default`
 /// everywhere tells nothing.
 pub fn write(shipped: &Shipped, dir: &Path) -> Result<Pictures> {
-    let sizes: BTreeSet<u64> = shipped
-        .tables
-        .iter()
-        .flat_map(|t| t.decisions.iter().map(|d| d.msg_bytes))
-        .collect();
     let mut pictures = Pictures::default();
-    if sizes.len() >= 2 {
+    if shipped.sizes().len() >= 2 {
         let [png, _svg] =
             write_figure(dir, "shipped_speedup", (1000, 560), &SpeedupFigure(shipped))?;
         pictures.speedup = Some(png);
@@ -87,13 +92,7 @@ impl Figure for SpeedupFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         let shipped = self.0;
         root.fill(&WHITE).map_err(err)?;
-        let sizes: Vec<u64> = shipped
-            .tables
-            .iter()
-            .flat_map(|t| t.decisions.iter().map(|d| d.msg_bytes))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let sizes = shipped.sizes();
         // Largest communicator first, as the report's tables.
         let mut tables: Vec<&DecisionTable> = shipped.tables.iter().collect();
         tables.sort_by_key(|t| std::cmp::Reverse(t.job.procs));
@@ -109,32 +108,11 @@ impl Figure for SpeedupFigure<'_> {
             .collect();
         let all = lines.iter().flat_map(|(_, p)| p.iter().map(|(_, s)| s));
         let (low, high) = all.fold((1.0f64, 1.0f64), |(l, h), s| (l.min(s.low), h.max(s.high)));
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!(
-                    "{}: default's time / the rules' time (validated, 95% intervals)",
-                    shipped.function
-                ),
-                (FONT, 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
-            .build_cartesian_2d(
-                -0.2f64..(sizes.len() as f64 - 0.8).max(0.2),
-                (low * 0.95)..(high * 1.05),
-            )
-            .map_err(err)?;
-        let size_label =
-            |x: &f64| category(*x, sizes.len()).map_or(String::new(), |i| format_bytes(sizes[i]));
-        chart
-            .configure_mesh()
-            .x_desc("message size")
-            .y_desc("speed-up over default")
-            .x_labels(sizes.len().min(12))
-            .x_label_formatter(&size_label)
-            .draw()
-            .map_err(err)?;
+        let caption = format!(
+            "{}: default's time / the rules' time (validated, 95% intervals)",
+            shipped.function
+        );
+        let mut chart = by_size(root, &caption, &sizes, (low, high), "speed-up over default")?;
         // `default` itself: exactly 1.
         let ends = [(-0.2, 1.0), (sizes.len() as f64 - 0.8, 1.0)];
         chart

@@ -114,7 +114,7 @@ pub struct Decider<'a> {
     pub outside: Selector<'a>,
     pub measured: Option<&'a Measured>,
     /// The least time a prediction may show, per message size.
-    pub floor: &'a Floor,
+    pub floor: Floor,
 }
 
 impl Decider<'_> {

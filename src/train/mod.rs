@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::learn::target::Target;
 use crate::learn::{features, hybrid, LearnerKind};
 use crate::select::decision::Job;
-use crate::select::measured::{Floor, Measured};
+use crate::select::measured::Measured;
 use crate::select::{Auto, Decider, Predictor, Range, Selector, SelectorKind};
 use cv::{choose_auto, cross_validate, held_out_groups, policy};
 use samples::{TrainingSet, MIN_ROWS};
@@ -41,8 +41,6 @@ pub struct Trained {
     /// The times measured at the trained configurations (`auto` decides
     /// by them there).
     pub measured: Measured,
-    /// The least time a prediction may show, from `measured`.
-    pub floor: Floor,
     /// The learners' models: every learner after [`fit`], those asked for
     /// after [`store::load`].
     pub learners: Vec<LearnerModels>,
@@ -180,7 +178,6 @@ pub fn fit(
     let trained = Trained {
         manifest,
         analytical: set.analytical,
-        floor: measured.floor(),
         measured,
         learners: fitted,
     };
@@ -240,7 +237,7 @@ impl Trained {
             inside: self.selector(kinds.inside)?,
             outside: self.selector(kinds.outside)?,
             measured: (choice == Choice::Auto).then_some(&self.measured),
-            floor: &self.floor,
+            floor: self.measured.floor(),
         })
     }
 

@@ -80,8 +80,6 @@ pub fn save(dir: &Path, trained: &Trained) -> Result<()> {
         analytical,
         measured,
         learners,
-        // Derived from `measured` when loaded.
-        floor: _,
     } = trained;
     let tmp = sibling(dir, ".tmp");
     let io = |what: &str, e| Error::io(format!("{what} {}", tmp.display()), e);
@@ -147,7 +145,6 @@ pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
     let measured = load_measured(dir, &manifest)?;
     Ok(Trained {
         analytical: load_analytical(dir)?,
-        floor: measured.floor(),
         measured,
         manifest,
         learners,
