@@ -872,8 +872,10 @@ fn predict_keeps_default_where_tunes_validation_reverted() {
             low: 0.45,
             high: 0.55,
             rounds: 8,
+            replicas: 0,
         }),
         times_us: Some((1.0, 2.0)),
+        discovered: true,
     };
     std::fs::write(
         model.join("validation.json"),

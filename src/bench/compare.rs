@@ -10,6 +10,14 @@
 //! every speed-up over the first arm is known to within the target width
 //! (never stopping on the value of a speed-up, which would bias it), or the
 //! comparison's time is up.
+//!
+//! Where the comparison asks for *replicas*, the rounds are taken several
+//! times over, each time on a fresh communicator over the same ranks in a
+//! random order (the first: their own order) with freshly allocated
+//! buffers, and the interval is taken over the replicas' means. On 16 bound
+//! ranks the small-message speed-ups varied between separate jobs by up to
+//! 30% in ln; the rounds of one job saw a third of that, and only the ranks'
+//! order re-drawn inside the job reproduced it (`experiments/variance.md`).
 
 use super::control::{self, TunedControl};
 use super::mpich::MpichControl;
@@ -19,8 +27,9 @@ use super::{points::Point, Options};
 use crate::data::{Arrival, Candidate, Collective, Impl, Mapping};
 use crate::error::{Error, Result};
 use mpi::collective::SystemOperation;
-use mpi::topology::SimpleCommunicator;
+use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
+use rand::seq::SliceRandom;
 use std::time::Instant;
 
 /// One alternative of a comparison.
@@ -56,8 +65,13 @@ pub struct Rounds {
     /// Each block lasts about this long (seconds): long enough to average
     /// over the scheduler's time slices, short enough for many rounds.
     pub block_seconds: f64,
-    /// After `min` rounds, the comparison stops at this many seconds.
+    /// After `min` rounds, the comparison stops at this many seconds
+    /// (all replicas together).
     pub max_seconds: f64,
+    /// Replicas at least and at most (see the module docs); 1 and 1: the
+    /// rounds on the communicator as it is.
+    pub min_replicas: usize,
+    pub max_replicas: usize,
 }
 
 impl Default for Rounds {
@@ -68,6 +82,24 @@ impl Default for Rounds {
             half_width: 0.05,
             block_seconds: 0.01,
             max_seconds: 5.0,
+            min_replicas: 1,
+            max_replicas: 1,
+        }
+    }
+}
+
+impl Rounds {
+    /// What a decision is validated with: four to eight replicas of three
+    /// to ten rounds each (the interval comes from the replicas; the rounds
+    /// only steady each replica's mean).
+    pub fn replicated() -> Rounds {
+        Rounds {
+            min: 3,
+            max: 10,
+            max_seconds: 8.0,
+            min_replicas: 4,
+            max_replicas: 8,
+            ..Rounds::default()
         }
     }
 }
@@ -83,17 +115,24 @@ pub struct Request {
 /// What a comparison measured: each round's mean time (µs) of every arm.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compared {
-    /// Iterations per block.
+    /// Iterations per block (of the first replica).
     pub iterations: u32,
     /// Per round, per arm (in the request's order).
     pub rounds: Vec<Vec<f64>>,
+    /// Per round, the replica it was taken in (0, 1, ...).
+    pub replica: Vec<usize>,
 }
 
 impl Compared {
-    /// Arm 0's time over arm `arm`'s, from the paired rounds.
+    /// Arm 0's time over arm `arm`'s, from the paired rounds (over the
+    /// replicas' means where there are two or more).
     pub fn speedup(&self, arm: usize) -> Option<Speedup> {
-        let pairs: Vec<(f64, f64)> = self.rounds.iter().map(|r| (r[0], r[arm])).collect();
-        Speedup::from_rounds(&pairs)
+        let replicas = self.replica.iter().max().map_or(0, |r| r + 1);
+        let mut pairs = vec![Vec::new(); replicas];
+        for (round, &r) in self.rounds.iter().zip(&self.replica) {
+            pairs[r].push((round[0], round[arm]));
+        }
+        Speedup::from_replicas(&pairs)
     }
 
     /// Arm `arm`'s mean time over the rounds (µs).
@@ -137,9 +176,6 @@ pub fn requests(
         tuned: tuned.as_ref(),
         mpich: mpich.as_ref(),
     };
-    let largest = requests.iter().map(|r| r.msg_bytes).max().unwrap_or(0);
-    let procs = comm.size() as u32;
-    let (mut store, mut buffers) = Buffers::new(collective, largest, procs);
     let start = mpi::time();
     let mut out = Vec::with_capacity(requests.len());
     for (i, request) in requests.iter().enumerate() {
@@ -149,27 +185,98 @@ pub fn requests(
             out.push(None);
             continue;
         }
-        let runners = request
-            .arms
-            .iter()
-            .map(|arm| runner(comm, controls, *arm, collective, request.msg_bytes, timing))
-            .collect::<Result<Vec<_>>>()?;
         let share = Rounds {
             max_seconds: rounds.max_seconds.min(left / (requests.len() - i) as f64),
             ..*rounds
         };
-        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
+        out.push(Some(replicated(
+            comm, controls, collective, request, timing, &share,
+        )?));
+    }
+    Ok(out)
+}
+
+/// One request timed in `rounds.min_replicas` to `rounds.max_replicas`
+/// replicas (see the module docs), until every speed-up's interval over
+/// them is as narrow as asked or the time is up. Collective.
+fn replicated(
+    comm: &SimpleCommunicator,
+    controls: Controls,
+    collective: Collective,
+    request: &Request,
+    timing: &Options,
+    rounds: &Rounds,
+) -> Result<Compared> {
+    let procs = comm.size() as u32;
+    let start = mpi::time();
+    let mut compared = Compared {
+        iterations: 0,
+        rounds: Vec::new(),
+        replica: Vec::new(),
+    };
+    let mut store: Option<Vec<f32>> = None;
+    for r in 0..rounds.max_replicas.max(1) {
+        let replica = (r > 0).then(|| permuted(comm));
+        let on = replica.as_ref().unwrap_or(comm);
+        // Allocated while the previous replica's buffers are still held, so
+        // that the new ones land elsewhere.
+        let (mut fresh, mut buffers) = Buffers::new(collective, request.msg_bytes, procs);
+        let runners = request
+            .arms
+            .iter()
+            .map(|arm| runner(on, controls, *arm, collective, request.msg_bytes, timing))
+            .collect::<Result<Vec<_>>>()?;
+        let spent = slowest(comm, mpi::time() - start);
+        let share = Rounds {
+            max_seconds: (rounds.max_seconds - spent)
+                / rounds.min_replicas.saturating_sub(r).max(1) as f64,
+            ..*rounds
+        };
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut fresh);
         let buf = &mut buf[..collective.local_bytes(procs, request.msg_bytes) as usize];
-        out.push(Some(compare(
-            comm,
+        let one = compare(
+            on,
             &runners,
             request.msg_bytes,
             (buf, &mut buffers),
             timing,
             &share,
-        )?));
+        )?;
+        store = Some(fresh);
+        if r == 0 {
+            compared.iterations = one.iterations;
+        }
+        compared
+            .replica
+            .extend(std::iter::repeat_n(r, one.rounds.len()));
+        compared.rounds.extend(one.rounds);
+        if r + 1 < rounds.min_replicas {
+            continue;
+        }
+        let precise = (1..request.arms.len()).all(|arm| {
+            compared
+                .speedup(arm)
+                .is_some_and(|s| s.half_width() <= rounds.half_width)
+        });
+        if precise || slowest(comm, mpi::time() - start) >= rounds.max_seconds {
+            break;
+        }
     }
-    Ok(out)
+    drop(store);
+    Ok(compared)
+}
+
+/// A communicator over the ranks of `comm` in a random order (rank 0
+/// draws it): the root and every rank's neighbours land on other cores.
+/// Collective.
+fn permuted(comm: &SimpleCommunicator) -> SimpleCommunicator {
+    let mut order: Vec<i32> = (0..comm.size()).collect();
+    if comm.rank() == 0 {
+        order.shuffle(&mut rand::rng());
+    }
+    comm.process_at_rank(0).broadcast_into(&mut order[..]);
+    comm.split_by_color_with_key(Color::with_value(0), order[comm.rank() as usize])
+        .expect("every rank takes part with the same colour")
 }
 
 /// The runner of one arm on `comm`. Collective.
@@ -256,6 +363,7 @@ fn compare(
     let mut compared = Compared {
         iterations,
         rounds: Vec::new(),
+        replica: Vec::new(),
     };
     let start = mpi::time();
     for round in 0..rounds.max {
@@ -265,6 +373,7 @@ fn compare(
             times[arm] = block(&runners[arm], iterations, 0)?;
         }
         compared.rounds.push(times);
+        compared.replica.push(0);
         if compared.rounds.len() < rounds.min {
             continue;
         }

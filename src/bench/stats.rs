@@ -1,6 +1,9 @@
 //! Running statistics of one measurement point and its stopping rule, and
 //! the speed-up of one candidate over a baseline timed in paired rounds.
 
+use statrs::distribution::{ContinuousCDF, StudentsT};
+use std::sync::OnceLock;
+
 /// Per-iteration times (µs) of one point.
 #[derive(Clone, Debug, Default)]
 pub struct Samples(Vec<f64>);
@@ -54,6 +57,12 @@ impl Samples {
 /// alike and cancels in the round's ratio. The estimate is the geometric
 /// mean of the rounds' ratios, its interval Student's t on their logarithms
 /// (ratios of times are closer to log-normal than to normal).
+///
+/// Where the rounds were taken in several *replicas* (each on a fresh
+/// communicator with the ranks in another order, over fresh buffers: what
+/// changes from one job to the next, `experiments/variance.md`), the
+/// interval is taken over the replicas' means instead: it then holds the
+/// spread between replicas, which the rounds of one replica cannot see.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Speedup {
     pub speedup: f64,
@@ -63,6 +72,10 @@ pub struct Speedup {
     /// Paired rounds behind it; 0 for a speed-up known exactly (the same
     /// call on both sides).
     pub rounds: usize,
+    /// Replicas the rounds were taken in, where the interval is over their
+    /// means (two or more); 0 or 1: the interval is over the rounds.
+    #[serde(default)]
+    pub replicas: usize,
 }
 
 impl Speedup {
@@ -72,29 +85,69 @@ impl Speedup {
         low: 1.0,
         high: 1.0,
         rounds: 0,
+        replicas: 0,
     };
 
     /// From `(baseline_us, candidate_us)` per round; `None` without two
     /// rounds of positive times.
     pub fn from_rounds(rounds: &[(f64, f64)]) -> Option<Speedup> {
-        let logs: Vec<f64> = rounds
-            .iter()
-            .filter(|(b, c)| *b > 0.0 && *c > 0.0)
-            .map(|(b, c)| (b / c).ln())
-            .collect();
+        let logs = log_ratios(rounds);
         let n = logs.len();
-        if n < 2 {
-            return None;
-        }
-        let mean = logs.iter().sum::<f64>() / n as f64;
-        let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let half = t975(n - 1) * (var / n as f64).sqrt();
+        let (mean, half) = t_interval(&logs)?;
         Some(Speedup {
             speedup: mean.exp(),
             low: (mean - half).exp(),
             high: (mean + half).exp(),
             rounds: n,
+            replicas: 0,
         })
+    }
+
+    /// From the rounds of each replica: the interval over the replicas'
+    /// mean log ratios where two or more have rounds, else
+    /// [`Speedup::from_rounds`] on the one replica.
+    pub fn from_replicas(replicas: &[Vec<(f64, f64)>]) -> Option<Speedup> {
+        let logs: Vec<Vec<f64>> = replicas
+            .iter()
+            .map(|r| log_ratios(r))
+            .filter(|l| !l.is_empty())
+            .collect();
+        if logs.len() < 2 {
+            return Self::from_rounds(&replicas.concat());
+        }
+        let means: Vec<f64> = logs
+            .iter()
+            .map(|l| l.iter().sum::<f64>() / l.len() as f64)
+            .collect();
+        let (mean, half) = t_interval(&means)?;
+        Some(Speedup {
+            speedup: mean.exp(),
+            low: (mean - half).exp(),
+            high: (mean + half).exp(),
+            rounds: logs.iter().map(Vec::len).sum(),
+            replicas: means.len(),
+        })
+    }
+
+    /// Degrees of freedom of the interval: replicas or rounds, less one.
+    fn df(&self) -> usize {
+        match self.replicas {
+            0 | 1 => self.rounds.saturating_sub(1),
+            r => r - 1,
+        }
+    }
+
+    /// The one-sided p-value of "not faster than the baseline" (a speed-up
+    /// of 1 or less) from the interval's t statistic; 1 for a speed-up
+    /// known exactly.
+    pub fn p_not_faster(&self) -> f64 {
+        let df = self.df();
+        if df == 0 || self.low == self.high {
+            return if self.low > 1.0 { 0.0 } else { 1.0 };
+        }
+        let se = self.half_width() / t975(df);
+        let t = self.speedup.ln() / se;
+        StudentsT::new(0.0, 1.0, df as f64).map_or(1.0, |d| d.sf(t))
     }
 
     /// Half the interval's width in ln(speed-up): 0.05 is about ±5%.
@@ -119,8 +172,8 @@ impl Speedup {
         let mean = parts.iter().map(|s| s.speedup.ln()).sum::<f64>() / n;
         let var: f64 = parts
             .iter()
-            .filter(|s| s.rounds >= 2)
-            .map(|s| (s.half_width() / t975(s.rounds - 1)).powi(2))
+            .filter(|s| s.df() >= 1)
+            .map(|s| (s.half_width() / t975(s.df())).powi(2))
             .sum();
         let half = Z975 * var.sqrt() / n;
         Some(Speedup {
@@ -128,34 +181,48 @@ impl Speedup {
             low: (mean - half).exp(),
             high: (mean + half).exp(),
             rounds: parts.iter().map(|s| s.rounds).sum(),
+            replicas: 0,
         })
     }
+}
+
+/// ln(baseline / candidate) of each pair of positive times.
+fn log_ratios(pairs: &[(f64, f64)]) -> Vec<f64> {
+    pairs
+        .iter()
+        .filter(|(b, c)| *b > 0.0 && *c > 0.0)
+        .map(|(b, c)| (b / c).ln())
+        .collect()
+}
+
+/// The mean of `xs` and the half-width of its 95% Student t interval;
+/// `None` for fewer than two values.
+fn t_interval(xs: &[f64]) -> Option<(f64, f64)> {
+    let n = xs.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some((mean, t975(n - 1) * (var / n as f64).sqrt()))
 }
 
 /// The normal distribution's two-sided 95% quantile.
 const Z975: f64 = 1.959_964;
 
-/// Two-sided 95% quantile of Student's t with `df` degrees of freedom.
-/// Tabulated rather than taken from a statistics crate: statrs would pull in
-/// nalgebra for this one number.
+/// Two-sided 95% quantile of Student's t with `df` degrees of freedom
+/// (infinite with none). Computed once per `df` up to 256: the timing loop
+/// asks after every sample, and the inversion takes a search.
 fn t975(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df - 1],
-        // Cornish-Fisher expansion around the normal quantile: < 0.1% error
-        // beyond 30 degrees of freedom.
-        _ => {
-            let z = Z975;
-            let d = df as f64;
-            z + (z.powi(3) + z) / (4.0 * d)
-                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
+    fn quantile(df: usize) -> f64 {
+        match StudentsT::new(0.0, 1.0, df as f64) {
+            Ok(t) if df > 0 => t.inverse_cdf(0.975),
+            _ => f64::INFINITY,
         }
     }
+    static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..=256).map(quantile).collect());
+    table.get(df).copied().unwrap_or_else(|| quantile(df))
 }
 
 #[cfg(test)]
@@ -185,10 +252,19 @@ mod tests {
     }
 
     #[test]
-    fn t_quantile_continues_smoothly_past_the_table() {
-        assert!((t975(31) - 2.040).abs() < 2e-3);
-        assert!((t975(60) - 2.000).abs() < 2e-3);
-        assert!((t975(1000) - 1.962).abs() < 2e-3);
+    fn t_quantiles_are_student_s() {
+        // Published two-sided 95% quantiles.
+        for (df, q) in [
+            (1, 12.706),
+            (3, 3.182),
+            (10, 2.228),
+            (30, 2.042),
+            (60, 2.000),
+        ] {
+            assert!((t975(df) - q).abs() < 1e-3, "t({df}) = {}", t975(df));
+        }
+        assert!((t975(1000) - 1.962).abs() < 1e-3);
+        assert_eq!(t975(0), f64::INFINITY);
     }
 
     #[test]
@@ -203,12 +279,59 @@ mod tests {
         let s = Speedup::from_rounds(&rounds).unwrap();
         assert!((s.speedup - 2.0).abs() < 1e-12, "{s:?}");
         let sd = (4.0 * 0.01 / 3.0f64).sqrt();
-        let half = 3.182 * sd / 2.0;
+        let half = t975(3) * sd / 2.0;
         assert!((s.half_width() - half).abs() < 1e-9, "{s:?}");
         assert!((s.low - 2.0 * (-half).exp()).abs() < 1e-9);
         assert!(!s.within_noise());
         assert_eq!(s.rounds, 4);
         assert_eq!(Speedup::from_rounds(&rounds[..1]), None);
+    }
+
+    #[test]
+    fn replicas_carry_the_interval_with_the_spread_between_them() {
+        // Each replica's rounds agree closely, the replicas do not: ln
+        // ratios around ln 2 + 0.2, ln 2 - 0.2, ln 2 + 0.1, ln 2 - 0.1.
+        let replica = |shift: f64| -> Vec<(f64, f64)> {
+            [0.01, -0.01, 0.0]
+                .iter()
+                .map(|e| (2.0 * (shift + e).exp(), 1.0))
+                .collect()
+        };
+        let replicas: Vec<_> = [0.2, -0.2, 0.1, -0.1].map(replica).to_vec();
+        let s = Speedup::from_replicas(&replicas).unwrap();
+        assert!((s.speedup - 2.0).abs() < 1e-9, "{s:?}");
+        assert_eq!((s.replicas, s.rounds), (4, 12));
+        // sd of the means 0.18257, t(3) 3.1824, n 4.
+        let sd = (0.1f64 / 3.0).sqrt();
+        assert!(
+            (s.half_width() - 3.182_446 * sd / 2.0).abs() < 1e-5,
+            "{s:?}"
+        );
+        // The same rounds pooled as one replica: an interval far too narrow.
+        let pooled = Speedup::from_rounds(&replicas.concat()).unwrap();
+        assert!(pooled.half_width() < s.half_width() / 2.0, "{pooled:?}");
+        // One replica with rounds: its rounds' interval.
+        let one = Speedup::from_replicas(&replicas[..1]).unwrap();
+        assert_eq!(one, Speedup::from_rounds(&replicas[0]).unwrap());
+        assert_eq!(Speedup::from_replicas(&[vec![], vec![(1.0, 1.0)]]), None);
+    }
+
+    #[test]
+    fn the_p_value_of_not_faster_follows_the_interval() {
+        let replicas = |centre: f64| -> Vec<Vec<(f64, f64)>> {
+            [0.1, -0.1, 0.05, -0.05]
+                .iter()
+                .map(|e| vec![((centre + e).exp(), 1.0), ((centre + e).exp(), 1.0)])
+                .collect()
+        };
+        let p = |centre| Speedup::from_replicas(&replicas(centre)).unwrap();
+        // An interval whose low end is exactly 1 has a one-sided p of 2.5%.
+        let half = p(0.0).half_width();
+        assert!((p(half).p_not_faster() - 0.025).abs() < 1e-6);
+        assert!((p(0.0).p_not_faster() - 0.5).abs() < 1e-9);
+        assert!(p(-half).p_not_faster() > 0.97);
+        assert!(p(2.0 * half).p_not_faster() < 0.025);
+        assert_eq!(Speedup::UNCHANGED.p_not_faster(), 1.0);
     }
 
     #[test]
@@ -218,7 +341,7 @@ mod tests {
         let both = Speedup::geomean(&[one, Speedup::UNCHANGED]).unwrap();
         // Half the log error of `one` (the exact part adds none), halved again
         // by n = 2, with the normal quantile in place of t(3).
-        let se = one.half_width() / 3.182;
+        let se = one.half_width() / t975(3);
         assert!(
             (both.half_width() - Z975 * se / 2.0).abs() < 1e-9,
             "{both:?}"

@@ -438,8 +438,10 @@ mod tests {
                 low: speedup - 0.1,
                 high: speedup + 0.1,
                 rounds: 8,
+                replicas: 0,
             }),
             times_us: Some((speedup, 1.0)),
+            discovered: true,
         }
     }
 

@@ -484,8 +484,10 @@ mod tests {
                 low: speedup - half,
                 high: speedup + half,
                 rounds: 5,
+                replicas: 0,
             }),
             times_us: Some((speedup, 1.0)),
+            discovered: true,
         }
     }
 

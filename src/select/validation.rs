@@ -8,8 +8,9 @@
 //! ([`crate::bench::stats::Speedup`]), and ships only when it proved faster.
 //!
 //! The rule: a switch is kept when the whole 95% interval of its speed-up
-//! over `default` lies above 1 and the speed-up is at least 1 + [`NEAR`]
-//! (5%); it reverts to `default` otherwise. The costs are not symmetric.
+//! over `default` lies above 1, the speed-up is at least 1 + [`NEAR`]
+//! (5%), and it is a discovery among every switch the run validated
+//! ([`discoveries`]); it reverts to `default` otherwise. The costs are not symmetric.
 //! `default` is what the user gets without the tool, so a switch has to
 //! earn its place: one that is slower, or that the rounds cannot tell from
 //! `default`, buys nothing measurable and risks a slowdown in the
@@ -20,8 +21,14 @@
 //! rules on and off in separate jobs, `experiments/validation.md`), hence
 //! the least gain worth a switch, the margin the selectors already treat as
 //! noise. A real gain below it is lost, but it is within the machine's
-//! noise. A switch with no effect at all is kept with probability under
-//! 2.5%, and a switch that is slower almost never.
+//! noise.
+//!
+//! A run validates tens of switches, and with each one's test at 5% some
+//! would pass by chance: where nothing differs from `default` at all (an
+//! A/A run), a few would ship. So the p-values of "not faster" go through
+//! the Benjamini-Hochberg step at 5% over the whole run: where no switch
+//! is faster, the run keeps none with probability 95% or more, and where
+//! many are, at most 5% of those kept are expected to be chance.
 
 use crate::bench::stats::Speedup;
 use crate::data::metrics::NEAR;
@@ -43,6 +50,44 @@ pub struct Validation {
     pub speedup: Option<Speedup>,
     /// Mean times over the rounds (µs): `default`'s and the decision's.
     pub times_us: Option<(f64, f64)>,
+    /// Whether [`discoveries`] found it faster than `default` among every
+    /// switch of the run (true in files written before that step).
+    #[serde(default = "discovered_before")]
+    pub discovered: bool,
+}
+
+fn discovered_before() -> bool {
+    true
+}
+
+/// The Benjamini-Hochberg false discovery rate over a run's switches.
+const FALSE_DISCOVERY_RATE: f64 = 0.05;
+
+/// Marks which of `rows` are discoveries: the Benjamini-Hochberg step at
+/// [`FALSE_DISCOVERY_RATE`] over the p-values of "not faster than
+/// `default`" of every measured row (the largest k with the k-th smallest
+/// p-value at most k/m of the rate; the k smallest are discoveries).
+pub fn discoveries(rows: &mut [Validation]) {
+    let mut p: Vec<(f64, usize)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.speedup.map(|s| (s.p_not_faster(), i)))
+        .collect();
+    p.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let m = p.len() as f64;
+    let k = p
+        .iter()
+        .enumerate()
+        .filter(|(rank, (pv, _))| *pv <= (*rank + 1) as f64 / m * FALSE_DISCOVERY_RATE)
+        .map(|(rank, _)| rank + 1)
+        .max()
+        .unwrap_or(0);
+    for v in rows.iter_mut() {
+        v.discovered = false;
+    }
+    for &(_, i) in &p[..k] {
+        rows[i].discovered = true;
+    }
 }
 
 /// What became of a switch.
@@ -52,7 +97,8 @@ pub enum Verdict {
     Kept,
     /// Slower than `default` (the whole interval below 1): reverted.
     Slower,
-    /// Not measurably faster than `default` by [`NEAR`] or more: reverted.
+    /// Not measurably faster than `default` by [`NEAR`] or more, or not a
+    /// discovery among the run's switches: reverted.
     WithinNoise,
     /// Not measured before the time ran out: reverted.
     Unmeasured,
@@ -64,7 +110,8 @@ impl Verdict {
             Verdict::Kept => "kept: faster than default",
             Verdict::Slower => "reverted to default: slower than default",
             Verdict::WithinNoise => {
-                "reverted to default: not measurably faster than default by 5% or more"
+                "reverted to default: not measurably faster than default by 5% or more \
+                 (among all the switches validated)"
             }
             Verdict::Unmeasured => "reverted to default: not validated before the budget ran out",
         }
@@ -75,7 +122,7 @@ impl Validation {
     pub fn verdict(&self) -> Verdict {
         match self.speedup {
             None => Verdict::Unmeasured,
-            Some(s) if s.low > 1.0 && s.speedup >= 1.0 + NEAR => Verdict::Kept,
+            Some(s) if s.low > 1.0 && s.speedup >= 1.0 + NEAR && self.discovered => Verdict::Kept,
             Some(s) if s.high < 1.0 => Verdict::Slower,
             Some(_) => Verdict::WithinNoise,
         }
@@ -200,6 +247,7 @@ mod tests {
             low,
             high,
             rounds: 8,
+            replicas: 0,
         })
     }
 
@@ -211,6 +259,7 @@ mod tests {
             decision: candidate(algorithm),
             speedup: s,
             times_us: s.map(|s| (1.0, 1.0 / s.speedup)),
+            discovered: true,
         }
     }
 
@@ -240,6 +289,75 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    /// A run's validation rows where every switch is `default` itself (an
+    /// A/A run), measured in 4 replicas of 4 rounds with log-normal noise
+    /// within and between replicas, at `sizes` sizes.
+    fn a_a_run(seed: u64, sizes: usize) -> Vec<Validation> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut normal = move || -> f64 {
+            // Box-Muller: rand alone has no normal distribution.
+            let (u, v): (f64, f64) = (rng.random(), rng.random());
+            (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        };
+        (0..sizes)
+            .map(|i| {
+                let replicas: Vec<Vec<(f64, f64)>> = (0..4)
+                    .map(|_| {
+                        let between = 0.05 * normal();
+                        (0..4)
+                            .map(|_| ((between + 0.02 * normal()).exp(), 1.0))
+                            .collect()
+                    })
+                    .collect();
+                row(1 << i, Algorithm::Linear, Speedup::from_replicas(&replicas))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_a_a_run_ships_nothing_with_the_comparisons_controlled() {
+        let runs = 400;
+        let mut any_alone = 0;
+        let mut any_controlled = 0;
+        for seed in 0..runs {
+            let mut rows = a_a_run(seed, 40);
+            // Each switch judged alone: the 5% margin and the interval only.
+            any_alone += rows.iter().any(Validation::kept) as usize;
+            discoveries(&mut rows);
+            any_controlled += rows.iter().any(Validation::kept) as usize;
+        }
+        // Alone, some run in five ships a switch that is default itself;
+        // over the run, at most the false discovery rate's share do.
+        assert!(any_alone > runs as usize / 10, "{any_alone} of {runs}");
+        assert!(
+            any_controlled <= runs as usize / 20,
+            "{any_controlled} of {runs}"
+        );
+    }
+
+    #[test]
+    fn real_effects_stay_discoveries_beside_many_that_are_not() {
+        let mut rows = a_a_run(7, 40);
+        let clear = |centre: f64| {
+            let replicas: Vec<Vec<(f64, f64)>> = [0.05, -0.05, 0.03, -0.03]
+                .iter()
+                .map(|e| vec![((centre + e).exp(), 1.0); 3])
+                .collect();
+            row(4096, Algorithm::Chain, Speedup::from_replicas(&replicas))
+        };
+        rows.push(clear(2f64.ln()));
+        rows.push(clear(1.3f64.ln()));
+        discoveries(&mut rows);
+        let kept: Vec<f64> = rows
+            .iter()
+            .filter(|v| v.kept())
+            .map(|v| v.speedup.unwrap().speedup)
+            .collect();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(kept.iter().all(|s| *s > 1.25));
     }
 
     #[test]

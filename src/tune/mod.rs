@@ -34,9 +34,10 @@ const CONVERGED: f64 = 0.01;
 
 /// Share of the budget kept for validating the decisions: the rounds of
 /// exploring stop when the rest is spent. A validation times a switch and
-/// `default` for at least [`Rounds::min`] rounds of two blocks (some
-/// 0.2 s on a laptop): a quarter of a 3-minute budget validates some
-/// hundred switches, while exploring keeps the larger share.
+/// `default` in at least four replicas of three rounds of two blocks
+/// ([`Rounds::replicated`]; about 0.8 s on 2 cores): a quarter of a
+/// 3-minute budget validates some fifty switches, while exploring keeps
+/// the larger share.
 const VALIDATION_SHARE: f64 = 0.25;
 
 /// Rounds measure this share of the grid each (at least one
@@ -1014,8 +1015,13 @@ fn validate(
             collective: grid.collective,
             ..args.timing.clone()
         };
-        let results =
-            session.compare(grid.collective, &sizes, &opts, &Rounds::default(), seconds)?;
+        let results = session.compare(
+            grid.collective,
+            &sizes,
+            &opts,
+            &Rounds::replicated(),
+            seconds,
+        )?;
         // Rank 0 takes part in every size; the others keep nothing.
         let compared = order
             .into_iter()
@@ -1054,10 +1060,13 @@ fn validations(
                 decision: *candidate,
                 speedup: measured.and_then(|c| c.speedup(1)),
                 times_us: measured.map(|c| (c.mean_us(0), c.mean_us(1))),
+                // Set over the whole run below.
+                discovered: false,
             });
         }
     }
     rows.sort_by_key(|v| (v.collective, v.procs, v.msg_bytes));
+    validation::discoveries(&mut rows);
     rows
 }
 

@@ -169,6 +169,7 @@ fn speedup(speedup: f64, half: f64) -> Speedup {
         low: speedup * (-half).exp(),
         high: speedup * half.exp(),
         rounds: 8,
+        replicas: 0,
     }
 }
 
