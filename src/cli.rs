@@ -119,6 +119,19 @@ pub struct VerifyArgs {
     /// least 5 rounds).
     #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
     pub time_budget: std::time::Duration,
+    /// Confirm the switches of a rules file in this job instead: a `tune`
+    /// directory (its `rules`; its report notes the outcome) or an Open MPI
+    /// classic rules file, from `tune` or `predict`. Each rule that
+    /// switches from the library's own choice is timed against it the way
+    /// `tune` validates, both forced (no rules file may be in effect), and
+    /// the rules that do not hold are set back to 0 in a confirmed copy.
+    /// --collectives, --sizes, --procs and --format do not apply.
+    #[arg(long, value_name = "PATH")]
+    pub confirm: Option<PathBuf>,
+    /// Where --confirm writes the confirmed `rules` and `confirmation.csv`
+    /// [default: `confirmed/` beside the rules file].
+    #[arg(long, value_name = "DIR", requires = "confirm")]
+    pub confirmed: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -129,8 +142,13 @@ pub enum VerifyFormat {
 
 impl VerifyArgs {
     /// What `verify` does, as the library takes it.
-    pub fn options(&self) -> crate::verify::Options {
-        crate::verify::Options {
+    pub fn options(&self) -> crate::error::Result<crate::verify::Options> {
+        let confirm = self
+            .confirm
+            .as_deref()
+            .map(|path| crate::verify::confirm::Confirm::new(path, self.confirmed.as_deref()))
+            .transpose()?;
+        Ok(crate::verify::Options {
             collectives: Collectives::flatten(&self.collectives),
             sizes: self.sizes.0.clone(),
             procs: self
@@ -141,7 +159,8 @@ impl VerifyArgs {
             json: self.format == VerifyFormat::Json,
             out: self.out.clone(),
             seconds: self.time_budget.as_secs_f64(),
-        }
+            confirm,
+        })
     }
 }
 

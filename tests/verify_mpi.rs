@@ -270,3 +270,93 @@ fn a_stopped_verify_keeps_the_collectives_it_finished() {
     // The collective the signal cut short left nothing half written.
     assert!(rows.iter().all(|r| r["collective"] != "alltoall"), "{text}");
 }
+
+/// For 2 ranks (and its twin for 3, as `tune` writes them): a chain of
+/// 1 KiB segments from 1 MiB to 4 MiB, some 15 times slower than the
+/// library's own choice there; for 64 ranks, more than the job has, a
+/// binomial tree everywhere.
+const TO_CONFIRM: &str = "\
+1 # collectives
+7 # bcast
+3 # comm sizes
+2 # comm size
+3
+0 0 0 0 # default
+1048576 2 1 1024 # chain
+4194304 0 0 0 # default
+3 # comm size (a twin of 2)
+3
+0 0 0 0 # default
+1048576 2 1 1024 # chain
+4194304 0 0 0 # default
+64 # comm size
+1
+0 6 0 0 # binomial
+";
+
+#[test]
+fn confirmation_sets_back_a_slow_rule_and_what_the_job_cannot_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = rules(dir.path(), "tuned.rules", TO_CONFIRM);
+    let out_dir = dir.path().join("out");
+    let out = verify(
+        2,
+        &[],
+        &[
+            "--confirm",
+            &file,
+            "--confirmed",
+            out_dir.to_str().unwrap(),
+            "--time-budget",
+            "20s",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let confirmed = std::fs::read_to_string(out_dir.join("rules")).unwrap();
+    assert!(confirmed.starts_with("# Confirmed by bcast-select verify --confirm"));
+    assert!(confirmed.contains("0 of 2 switches"), "{confirmed}");
+    // The chain is set back in its block and in the twin; the binomial rule
+    // for 64 ranks could not be timed in a 2-rank job.
+    assert_eq!(
+        confirmed.matches("1048576 0 0 0 # chain [").count(),
+        2,
+        "{confirmed}"
+    );
+    assert!(
+        confirmed
+            .contains("0 0 0 0 # binomial [binomial not confirmed: not timed in this job (2 ranks"),
+        "{confirmed}"
+    );
+    // What was measured: the chain slower than default at 1 MiB.
+    let csv = std::fs::read_to_string(out_dir.join("confirmation.csv")).unwrap();
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("bcast,2,1048576,"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    let fields: Vec<&str> = row.split(',').collect();
+    let speedup: f64 = fields[4].parse().unwrap();
+    assert!(speedup < 0.5, "{row}");
+    assert_eq!(fields[7], "false", "{row}");
+    assert!(stdout.contains("removed: slower"), "{stdout}");
+    assert!(stdout.contains("removed: not timed"), "{stdout}");
+}
+
+#[test]
+fn confirmation_refuses_a_job_where_the_rules_are_in_effect() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = rules(dir.path(), "tuned.rules", TO_CONFIRM);
+    let mca = [
+        ("coll_tuned_use_dynamic_rules", "1"),
+        ("coll_tuned_dynamic_rules_filename", file.as_str()),
+    ];
+    let out = verify(2, &mca, &["--confirm", &file, "--time-budget", "5s"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("a rules file is in effect in this job"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("confirmed").exists());
+}

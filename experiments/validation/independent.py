@@ -1,47 +1,52 @@
 #!/usr/bin/env python3
-"""Independent check of tune's validated effect: for each tuned job size,
-the rules file on and off in alternating rounds of separate mpirun runs of
-rules_timer.c (no bcast-select code in the loop), at every size where the
-shipped rules switch away from default (elsewhere both runs are the same
-call); the effect per collective and job size is the geometric mean over
-all tuned sizes, switched ones measured, the others 1, with a 95% interval
-from the rounds (paired by round, t on the log ratios, pooled as in the
-report). Prints it next to the effect in DIR/report.md.
+"""Independent check of tune's validated switches: for each communicator
+size with kept switches, the rules file on and off in alternating separate
+mpirun jobs of rules_timer.c (no bcast-select code in the loop), at every
+size where the shipped rules switch away from default (elsewhere both jobs
+run the same call). Prints each kept switch's independent speed-up
+(geometric mean over the job pairs, Student t interval on their log
+ratios) next to the interval tune reported, and whether it lies inside,
+above or below it.
 
-Usage: independent.py DIR [ROUNDS]   (mpicc and mpirun on PATH)
-MPIRUN_ARGS (default: --oversubscribe --bind-to core:overload-allowed, as
-the README's main job) places the ranks as tune's job placed them: rank i
-on core i mod 2, whatever the job's size.
+Usage: independent.py DIR [PAIRS] [--confirmed]   (mpicc, mpirun on PATH; PAIRS 5)
+--confirmed: the rules `verify --confirm DIR` wrote (DIR/confirmed/rules)
+and the switches it kept, with the confirmation's interval beside tune's.
+MPIRUN_ARGS (default: --bind-to core) places the ranks as tune's job did;
+RULES_TIMER names a rules_timer binary built elsewhere.
 """
 import csv, math, os, re, subprocess, sys, tempfile
 
+from replicas import t975
+
+
 def main():
-    out_dir = sys.argv[1]
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 8
-    rules = os.path.abspath(os.path.join(out_dir, "rules"))
+    args = [a for a in sys.argv[1:] if a != "--confirmed"]
+    confirmed = "--confirmed" in sys.argv
+    out_dir = args[0]
+    pairs = int(args[1]) if len(args) > 1 else 5
     rows = list(csv.DictReader(open(os.path.join(out_dir, "validation.csv"))))
     kept = [r for r in rows if r["kept"] == "true"]
-    report = open(os.path.join(out_dir, "report.md")).read()
-    exe = os.path.join(tempfile.mkdtemp(), "rules_timer")
-    here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run(["mpicc", "-O2", "-o", exe, os.path.join(here, "rules_timer.c")], check=True)
+    key = lambda r: (r["collective"], r["procs"], r["msg_bytes"])
+    confirmation = {}
+    if confirmed:
+        rules = os.path.abspath(os.path.join(out_dir, "confirmed", "rules"))
+        confirmation = {key(r): r for r in csv.DictReader(
+            open(os.path.join(out_dir, "confirmed", "confirmation.csv")))}
+        kept = [r for r in kept if confirmation.get(key(r), {}).get("kept") == "true"]
+    else:
+        rules = os.path.abspath(os.path.join(out_dir, "rules"))
+    exe = os.environ.get("RULES_TIMER")
+    if not exe:
+        exe = os.path.join(tempfile.mkdtemp(), "rules_timer")
+        here = os.path.dirname(os.path.abspath(__file__))
+        subprocess.run(["mpicc", "-O2", "-o", exe, os.path.join(here, "rules_timer.c")],
+                       check=True)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    placement = os.environ.get("MPIRUN_ARGS",
-                               "--oversubscribe --bind-to core:overload-allowed").split()
-    # Per collective: the number of tuned sizes per job size, from the report.
-    sizes = {}
-    for part in report.split("# bcast-select tune: ")[1:]:
-        collective = {"MPI_Bcast": "bcast", "MPI_Reduce": "reduce",
-                      "MPI_Allreduce": "allreduce"}[part.split("\n")[0].strip()]
-        for m in re.finditer(r"^\| (\d+) \| (\d+) \| \d+ \| \d+ \| ([^|]+)\|", part, re.M):
-            sizes[(collective, int(m.group(1)))] = (int(m.group(2)), m.group(3).strip())
-    procs_list = sorted({p for (_, p) in sizes})
-    logs = {}  # (collective, procs, bytes) -> [ln(off/on)]
-    for procs in procs_list:
+    placement = os.environ.get("MPIRUN_ARGS", "--bind-to core").split()
+    logs = {}  # (collective, procs, bytes) -> [ln(off/on)] per job pair
+    for procs in sorted({int(r["procs"]) for r in kept}):
         items = [f"{r['collective']}:{r['msg_bytes']}" for r in kept if int(r["procs"]) == procs]
-        if not items:
-            continue
-        for k in range(rounds):
+        for k in range(pairs):
             times = {}
             for setting in (["on", "off"] if k % 2 == 0 else ["off", "on"]):
                 mca = (["--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
@@ -54,32 +59,33 @@ def main():
                     times[(setting, name, int(size))] = float(t)
             for item in items:
                 name, size = item.split(":")
-                key = (name, procs, int(size))
-                logs.setdefault(key, []).append(
+                logs.setdefault((name, procs, int(size)), []).append(
                     math.log(times[("off", name, int(size))] / times[("on", name, int(size))]))
-    print("| collective | ranks | size | independent speed-up (95%) | tune's validation |")
-    print("|---|---:|---:|---|---|")
+    print(f"| collective | ranks | size | independent, {pairs} job pairs (95%) | "
+          "tune's validation | where | confirmation |")
+    print("|---|---:|---:|---|---|---|---|")
+    tally = {"inside": 0, "above": 0, "below": 0}
+    worst = float("inf")
     for (collective, procs, size), v in sorted(logs.items()):
         mean = sum(v) / len(v)
-        half = 1.96 * math.sqrt(sum((x - mean) ** 2 for x in v) / (len(v) - 1) / len(v))
+        sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else 0
+        half = t975(len(v) - 1) * sd / math.sqrt(len(v))
         row = next(r for r in kept if (r["collective"], int(r["procs"]), int(r["msg_bytes"]))
                    == (collective, procs, size))
+        low, high = float(row["low"]), float(row["high"])
+        where = ("above" if math.exp(mean) > high else
+                 "below" if math.exp(mean) < low else "inside")
+        tally[where] += 1
+        worst = min(worst, math.exp(mean))
+        c = confirmation.get(key(row))
+        confirmed_at = (f"{float(c['speedup']):.3f} ({float(c['low']):.3f}-{float(c['high']):.3f})"
+                        if c else "-")
         print(f"| {collective} | {procs} | {size} | {math.exp(mean):.3f} "
               f"({math.exp(mean - half):.3f}-{math.exp(mean + half):.3f}) | "
-              f"{float(row['speedup']):.3f} ({float(row['low']):.3f}-{float(row['high']):.3f}) |")
-    print()
-    print("| collective | ranks | switched sizes kept | independent effect (95%) | tune's report |")
-    print("|---|---:|---:|---|---|")
-    for (collective, procs), (n, reported) in sorted(sizes.items()):
-        parts = [v for (c, p, _), v in logs.items() if c == collective and p == procs]
-        mean = sum(sum(v) / len(v) for v in parts) / n
-        # Squared standard errors of each size's mean log ratio, pooled.
-        var = sum(sum((x - sum(v) / len(v)) ** 2 for x in v) / (len(v) - 1) / len(v)
-                  for v in parts if len(v) > 1)
-        half = 1.96 * math.sqrt(var) / n
-        effect = (f"{math.exp(mean):.3f} ({math.exp(mean - half):.3f}-{math.exp(mean + half):.3f})"
-                  if parts else "1 (default everywhere)")
-        print(f"| {collective} | {procs} | {len(parts)} | {effect} | {reported} |")
+              f"{float(row['speedup']):.3f} ({low:.3f}-{high:.3f}) | {where} | {confirmed_at} |")
+    print(f"\nkept switches: {len(logs)}; independent ratio inside tune's interval "
+          f"{tally['inside']}, above {tally['above']}, below {tally['below']}; "
+          f"lowest {worst:.3f}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
  * tenth of a second, and prints the mean per call: the program an
  * independent rules-on / rules-off comparison runs twice per round (once
  * with Open MPI's rules variables, once without), apart from bcast-select.
- * Usage: rules_timer COLLECTIVE:BYTES...  (bcast, reduce, allreduce; MPI_SUM
+ * Usage: rules_timer COLLECTIVE:BYTES...  (bcast, reduce, allreduce,
+ * gather, scatter, allgather, alltoall, reduce_scatter,
+ * reduce_scatter_block, barrier; BYTES as bcast-select counts a message:
+ * the vector of a reduce or allreduce, each rank's block otherwise; MPI_SUM
  * over MPI_FLOAT for the reductions, root 0). Prints, on rank 0, one line
  * "COLLECTIVE BYTES mean_us T" per item. */
 #include <mpi.h>
@@ -10,27 +13,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int size;
+static int *counts; /* reduce_scatter's: every rank's block the same */
+
 static int call(const char *name, void *a, void *b, long bytes) {
-    if (strcmp(name, "bcast") == 0)
-        return MPI_Bcast(a, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (strcmp(name, "reduce") == 0)
-        return MPI_Reduce(a, b, (int)(bytes / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
-    return MPI_Allreduce(a, b, (int)(bytes / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm w = MPI_COMM_WORLD;
+    int n = (int)bytes, f = (int)(bytes / 4);
+    if (!strcmp(name, "bcast")) return MPI_Bcast(a, n, MPI_BYTE, 0, w);
+    if (!strcmp(name, "reduce")) return MPI_Reduce(a, b, f, MPI_FLOAT, MPI_SUM, 0, w);
+    if (!strcmp(name, "allreduce")) return MPI_Allreduce(a, b, f, MPI_FLOAT, MPI_SUM, w);
+    if (!strcmp(name, "gather")) return MPI_Gather(a, n, MPI_BYTE, b, n, MPI_BYTE, 0, w);
+    if (!strcmp(name, "scatter")) return MPI_Scatter(a, n, MPI_BYTE, b, n, MPI_BYTE, 0, w);
+    if (!strcmp(name, "allgather")) return MPI_Allgather(a, n, MPI_BYTE, b, n, MPI_BYTE, w);
+    if (!strcmp(name, "alltoall")) return MPI_Alltoall(a, n, MPI_BYTE, b, n, MPI_BYTE, w);
+    if (!strcmp(name, "reduce_scatter_block"))
+        return MPI_Reduce_scatter_block(a, b, f, MPI_FLOAT, MPI_SUM, w);
+    if (!strcmp(name, "reduce_scatter")) {
+        for (int i = 0; i < size; i++) counts[i] = f;
+        return MPI_Reduce_scatter(a, b, counts, MPI_FLOAT, MPI_SUM, w);
+    }
+    if (!strcmp(name, "barrier")) return MPI_Barrier(w);
+    fprintf(stderr, "unknown collective %s\n", name);
+    MPI_Abort(w, 2);
+    return 0;
 }
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    counts = malloc(sizeof(int) * size);
     for (int k = 1; k < argc; k++) {
         char name[32];
         long bytes = 0;
-        if (sscanf(argv[k], "%31[a-z]:%ld", name, &bytes) != 2) {
+        if (sscanf(argv[k], "%31[a-z_]:%ld", name, &bytes) != 2) {
             if (rank == 0) fprintf(stderr, "bad item %s\n", argv[k]);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        float *a = calloc(bytes / 4 + 1, sizeof(float));
-        float *b = calloc(bytes / 4 + 1, sizeof(float));
+        /* Room for p blocks each way (and one more). */
+        long floats = (bytes / 4 + 1) * (size + 1);
+        float *a = calloc(floats, sizeof(float));
+        float *b = calloc(floats, sizeof(float));
         /* Warm up, then size the loop to about 0.1 s by one timed call. */
         for (int i = 0; i < 2; i++) call(name, a, b, bytes);
         MPI_Barrier(MPI_COMM_WORLD);

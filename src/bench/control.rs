@@ -355,8 +355,10 @@ impl Drop for Cvar {
 }
 
 /// The first rules file the library reads, as (variable, file): coll/tuned's
-/// (with its rules switched on) or coll/han's (likewise).
-fn rules_in_effect() -> Option<(&'static str, String)> {
+/// (with its rules switched on) or coll/han's (likewise); `None` too where
+/// the tool interface cannot be opened.
+pub(crate) fn rules_in_effect() -> Option<(&'static str, String)> {
+    init_tool_interface().ok()?;
     let on = |name: &str| {
         Cvar::open(name)
             .and_then(|v| v.read())

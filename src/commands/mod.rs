@@ -39,7 +39,7 @@ pub fn run(cli: Cli) -> Result<()> {
         )),
         Command::Model(ModelCommand::Fit { files, format }) => model::fit(&files, format),
         #[cfg(feature = "mpi")]
-        Command::Verify(args) => crate::verify::verify(&args.options()),
+        Command::Verify(args) => crate::verify::verify(&args.options()?),
         #[cfg(not(feature = "mpi"))]
         Command::Verify(_) => Err(crate::error::Error::Usage(
             "this bcast-select was built without MPI (cargo feature `mpi`); \

@@ -285,6 +285,14 @@ fn deploy(run: &Run) -> String {
                     han.display()
                 );
             }
+            let dir = rules.parent().unwrap_or(Path::new("."));
+            let _ = write!(
+                s,
+                "\nConfirm them in a separate job first, without the rules (`confirmed/rules` \
+                 keeps what held there: deploy it instead):\n\n    \
+                 mpirun -n {n} bcast-select verify --confirm {}\n",
+                dir.display()
+            );
             let _ = write!(
                 s,
                 "\nCheck them in your job, under the launcher and environment the application \

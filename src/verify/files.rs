@@ -114,6 +114,9 @@ pub struct TunedRule {
     pub faninout: u64,
     pub segsize: u64,
     pub at: Pos,
+    /// The bytes of the file from the algorithm to the segment size: what
+    /// a rewrite replaces.
+    pub span: std::ops::Range<usize>,
 }
 
 /// The message-size rules of one communicator size.
@@ -268,8 +271,10 @@ pub fn read_tuned(text: &[u8], header: bool) -> Result<TunedRules, FileError> {
                 let msg_size = s.count(&format!("the message size of {rule}"), "")?;
                 let at = s.last;
                 let alg = s.count(&format!("the algorithm of {rule}"), "")?;
+                let span_start = s.last_offset;
                 let faninout = s.count(&format!("the fan-in/out of {rule}"), "")?;
                 let segsize = s.count(&format!("the segment size of {rule}"), "")?;
+                let span = span_start..s.at;
                 if version > 1 && s.next_is_digit() {
                     s.count(&format!("the maximum requests of {rule}"), "")?;
                 }
@@ -288,6 +293,7 @@ pub fn read_tuned(text: &[u8], header: bool) -> Result<TunedRules, FileError> {
                     faninout,
                     segsize,
                     at,
+                    span,
                 });
             }
             section.blocks.push(block);
@@ -443,8 +449,9 @@ pub fn read_han(text: &[u8]) -> Result<HanRules, FileError> {
 struct Scanner<'a> {
     text: &'a [u8],
     at: usize,
-    /// Where the last token read began.
+    /// Where the last token read began, and its byte offset.
     last: Pos,
+    last_offset: usize,
 }
 
 impl<'a> Scanner<'a> {
@@ -453,6 +460,7 @@ impl<'a> Scanner<'a> {
             text,
             at: 0,
             last: Pos { line: 1, column: 1 },
+            last_offset: 0,
         }
     }
 
@@ -518,6 +526,7 @@ impl<'a> Scanner<'a> {
             match self.convert() {
                 Some(v) => {
                     self.last = self.pos(start);
+                    self.last_offset = start;
                     return Some(v);
                 }
                 None if self.at >= self.text.len() => return None,

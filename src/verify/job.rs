@@ -10,10 +10,17 @@ use crate::library::Library;
 /// Verifies the rules files of the job this process belongs to
 /// (collective: every rank calls it). Rank 0 prints.
 pub fn verify(opts: &Options) -> Result<()> {
-    let session = Session::start(false)?;
-    let result = match session.library() {
-        Library::Mpich => super::mpich_run::checked(&session, opts),
-        _ => super::run::checked(&session, opts),
+    // A confirmation forces algorithms: Open MPI must be told at start-up.
+    let session = Session::start(opts.confirm.is_some())?;
+    let result = match (session.library(), &opts.confirm) {
+        (Library::Mpich, Some(_)) => Err(Error::Usage(
+            "--confirm confirms Open MPI's rules files; under MPICH, `tune` validates its \
+             selection file and `verify` checks it in the job"
+                .into(),
+        )),
+        (_, Some(confirm)) => super::confirm_run::confirmed(&session, confirm, opts.seconds),
+        (Library::Mpich, None) => super::mpich_run::checked(&session, opts),
+        (_, None) => super::run::checked(&session, opts),
     };
     // Rank 0 says why before anyone exits: mpirun ends the job at the
     // first rank that exits with an error.

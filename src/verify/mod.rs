@@ -13,6 +13,9 @@
 //! files decide, and the results' rendering; `job` starts the MPI session
 //! and `run` (Open MPI) or `mpich_run` (MPICH) measures.
 
+pub mod confirm;
+#[cfg(feature = "mpi")]
+mod confirm_run;
 pub mod files;
 #[cfg(feature = "mpi")]
 mod job;
@@ -43,6 +46,9 @@ pub struct Options {
     pub out: Option<std::path::PathBuf>,
     /// For all the timing together.
     pub seconds: f64,
+    /// Confirm a rules file in this job instead (the other fields but
+    /// `seconds` unused).
+    pub confirm: Option<confirm::Confirm>,
 }
 
 /// What the job's MPI library says of its rules, read through the tool

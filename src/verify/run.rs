@@ -425,7 +425,7 @@ fn row(collective: Collective, p: &Planned, job: Speedup, rule: Option<Speedup>)
 }
 
 /// How each call is timed: root 0, a seed for nothing random.
-fn timing_options() -> bench::Options {
+pub(super) fn timing_options() -> bench::Options {
     bench::Options {
         collective: Collective::Bcast,
         parts: Vec::new(),

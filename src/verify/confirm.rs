@@ -1,0 +1,514 @@
+//! `verify --confirm`: the switches of a rules file timed again, in a job
+//! of their own, against the library's own choice, and a rules file
+//! written without those that did not hold there.
+//!
+//! One job's measurements carry what that job is: on a virtual machine
+//! its speed, on 16 real cores the way its ranks met (`experiments/
+//! variance.md`). `tune` validates over replicas with the ranks' order
+//! re-drawn, which covers the second; only another job covers the first. So
+//! a rules file is confirmed the way `tune` validates (the algorithm and
+//! `default` both forced through the library's control variables, no rules
+//! file in effect, replicas, the run's tests controlled together), at each
+//! size where a rule switches away from `default`, and a rule stays only
+//! where every size it covers held again.
+//!
+//! This module holds what needs no MPI: which sizes a file's rules switch
+//! at, the verdict per rule, and the confirmed file. [`super::confirm_run`]
+//! times them.
+
+use super::files::{TunedRule, TunedRules};
+use crate::data::{Candidate, Collective};
+use crate::error::{Error, Result};
+use crate::export::{coll_id, tuned_bytes};
+use crate::select::validation::{Validation, Verdict};
+use crate::units::format_bytes;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// What `verify --confirm` reads and writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Confirm {
+    /// The rules file confirmed.
+    pub rules: PathBuf,
+    /// Where the confirmed `rules` and `confirmation.csv` go.
+    pub out_dir: PathBuf,
+    /// The tune directory's report, where the file came from one.
+    pub report: Option<PathBuf>,
+}
+
+impl Confirm {
+    /// From what the user named: a `tune` directory (its `rules`, the
+    /// report noted) or a rules file; the output in `out_dir`, else in
+    /// `confirmed/` beside the rules.
+    pub fn new(path: &Path, out_dir: Option<&Path>) -> Result<Confirm> {
+        let (rules, report) = match path.is_dir() {
+            true => {
+                let report = path.join("report.md");
+                (path.join("rules"), report.is_file().then_some(report))
+            }
+            false => (path.to_path_buf(), None),
+        };
+        if !rules.is_file() {
+            return Err(Error::Usage(format!(
+                "--confirm {}: no rules file there (give a tune directory or an Open MPI \
+                 classic rules file)",
+                path.display()
+            )));
+        }
+        let beside = rules.parent().unwrap_or(Path::new(".")).join("confirmed");
+        Ok(Confirm {
+            rules,
+            out_dir: out_dir.map_or(beside, Path::to_path_buf),
+            report,
+        })
+    }
+}
+
+/// Sizes timed per rule at most, spread over the sizes it covers.
+const SIZES_PER_RULE: usize = 4;
+
+/// One rule of the file that switches away from `default`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Switch {
+    pub collective: Collective,
+    /// The communicator size of the rule's block.
+    pub procs: u32,
+    /// Where the rule is: section, block and rule indices in the file.
+    pub place: (usize, usize, usize),
+    pub candidate: Candidate,
+    /// The message sizes it is timed at (bcast-select's sizes, as
+    /// `validation.csv` has them); empty where this job cannot time it.
+    pub sizes: Vec<u64>,
+    /// Blocks that repeat this rule's block for the next communicator size
+    /// (as `tune` writes them): they take this rule's verdict.
+    pub twins: Vec<usize>,
+}
+
+/// The switches of `rules` a job of `world` ranks times, in file order.
+/// A block for more ranks than the job has is not timed (its switches are
+/// not confirmed) unless it repeats the block before it for one rank more.
+pub fn switches(rules: &TunedRules, world: u32) -> Vec<Switch> {
+    let mut out = Vec::new();
+    for (s, section) in rules.sections.iter().enumerate() {
+        let Some(collective) = Collective::ALL
+            .into_iter()
+            .find(|c| u64::from(coll_id(*c)) == section.id)
+        else {
+            continue;
+        };
+        for (b, block) in section.blocks.iter().enumerate() {
+            let twin_of_previous = b > 0 && {
+                let prev = &section.blocks[b - 1];
+                prev.comm_size + 1 == block.comm_size && same_rules(&prev.rules, &block.rules)
+            };
+            if twin_of_previous {
+                // Every switch of the block before, or of the block it
+                // repeats in turn.
+                for sw in out.iter_mut().filter(|sw: &&mut Switch| {
+                    sw.place.0 == s && (sw.place.1 == b - 1 || sw.twins.last() == Some(&(b - 1)))
+                }) {
+                    sw.twins.push(b);
+                }
+                continue;
+            }
+            let procs = u32::try_from(block.comm_size).unwrap_or(u32::MAX);
+            for (r, rule) in block.rules.iter().enumerate() {
+                let Some(candidate) = super::candidate(collective, rule) else {
+                    continue;
+                };
+                let next = block.rules.get(r + 1).map(|n| n.msg_size);
+                let sizes = if procs <= world && procs >= 2 {
+                    sizes(collective, procs, rule.msg_size, next)
+                } else {
+                    Vec::new()
+                };
+                out.push(Switch {
+                    collective,
+                    procs,
+                    place: (s, b, r),
+                    candidate,
+                    sizes,
+                    twins: Vec::new(),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn same_rules(a: &[TunedRule], b: &[TunedRule]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            (x.msg_size, x.alg, x.faninout, x.segsize) == (y.msg_size, y.alg, y.faninout, y.segsize)
+        })
+}
+
+/// The message sizes a rule from `from` (coll/tuned's bytes) up to `next`
+/// (exclusive; `None`: no end) covers on `procs` ranks, on the grid of its
+/// first whole message up by 4x: all of them, or [`SIZES_PER_RULE`] spread
+/// from the first to the last. A rule without an end is timed at its first.
+fn sizes(collective: Collective, procs: u32, from: u64, next: Option<u64>) -> Vec<u64> {
+    if collective == Collective::Barrier {
+        return vec![0];
+    }
+    let element = collective.element_bytes();
+    // The smallest message coll/tuned looks up at `from` or above.
+    let per = tuned_bytes(collective, procs, element) / element;
+    let first = from.div_ceil(per).div_ceil(element).max(1) * element;
+    let Some(next) = next else {
+        return vec![first];
+    };
+    let grid: Vec<u64> = std::iter::successors(Some(first), |m| m.checked_mul(4))
+        .take_while(|&m| tuned_bytes(collective, procs, m) < next)
+        .collect();
+    if grid.len() <= SIZES_PER_RULE {
+        return grid;
+    }
+    let last = grid.len() - 1;
+    (0..SIZES_PER_RULE)
+        .map(|i| grid[(i * last).div_ceil(SIZES_PER_RULE - 1)])
+        .collect()
+}
+
+/// A switch's verdict: kept where every size it was timed at kept it.
+pub fn verdict(switch: &Switch, rows: &[Validation]) -> Verdict {
+    if switch.sizes.is_empty() {
+        return Verdict::Unmeasured;
+    }
+    let mut worst = Verdict::Kept;
+    for &m in &switch.sizes {
+        let v = rows
+            .iter()
+            .find(|v| {
+                v.collective == switch.collective
+                    && v.procs == switch.procs
+                    && v.msg_bytes == m
+                    && v.decision == switch.candidate
+            })
+            .map_or(Verdict::Unmeasured, Validation::verdict);
+        worst = match (worst, v) {
+            (Verdict::Kept, v) => v,
+            (w, _) => w,
+        };
+    }
+    worst
+}
+
+/// The file's text with every switch not kept set to `0 0 0` (the
+/// library's own choice), its twins with it, a note at the end of each
+/// such line, and a first comment saying what was confirmed where.
+pub fn rewrite(
+    text: &str,
+    rules: &TunedRules,
+    switches: &[Switch],
+    verdicts: &[Verdict],
+    job: &str,
+) -> String {
+    // (byte span of the three numbers, note) per rule set back.
+    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    for (sw, verdict) in switches.iter().zip(verdicts) {
+        if *verdict == Verdict::Kept {
+            continue;
+        }
+        let (s, b, r) = sw.place;
+        let note = match verdict {
+            Verdict::Unmeasured if sw.sizes.is_empty() => {
+                format!(
+                    "{} not confirmed: not timed in this job ({job})",
+                    sw.candidate
+                )
+            }
+            v => format!("{} not confirmed: {}", sw.candidate, v.describe()),
+        };
+        for block in std::iter::once(b).chain(sw.twins.iter().copied()) {
+            let rule = &rules.sections[s].blocks[block].rules[r];
+            edits.push((rule.span.clone(), note.clone()));
+        }
+    }
+    edits.sort_by_key(|(span, _)| std::cmp::Reverse(span.start));
+    let mut out = text.to_string();
+    for (span, note) in &edits {
+        let line_end = out[span.end..]
+            .find('\n')
+            .map_or(out.len(), |i| span.end + i);
+        out.insert_str(line_end, &format!(" [{note}]"));
+        if !out[span.end..line_end].contains('#') {
+            out.insert_str(line_end, " #");
+        }
+        out.replace_range(span.clone(), "0 0 0");
+    }
+    let kept = verdicts.iter().filter(|v| **v == Verdict::Kept).count();
+    let header = format!(
+        "# Confirmed by bcast-select verify --confirm in a separate job ({job}): {kept} of {} \
+         switches from the library's own choice held; the others are set back to 0 0 0.\n",
+        switches.len()
+    );
+    // A version-2 header must stay the file's first bytes.
+    match out.strip_prefix("rule-file-version-") {
+        Some(_) => {
+            let first = out.find('\n').map_or(out.len(), |i| i + 1);
+            out.insert_str(first, &header);
+        }
+        None => out.insert_str(0, &header),
+    }
+    out
+}
+
+/// The confirmation's table, one line per switch, for people.
+pub fn table(switches: &[Switch], verdicts: &[Verdict], rows: &[Validation]) -> String {
+    let mut s = String::from(
+        "collective       ranks  sizes                 rule                          speed-up over default (95%)  verdict\n",
+    );
+    for (sw, verdict) in switches.iter().zip(verdicts) {
+        let sizes = match (sw.sizes.first(), sw.sizes.last()) {
+            (Some(a), Some(b)) if a == b => format_bytes(*a),
+            (Some(a), Some(b)) => format!("{} - {}", format_bytes(*a), format_bytes(*b)),
+            _ => "-".into(),
+        };
+        let measured: Vec<String> = sw
+            .sizes
+            .iter()
+            .filter_map(|&m| {
+                rows.iter()
+                    .find(|v| {
+                        v.collective == sw.collective
+                            && v.procs == sw.procs
+                            && v.msg_bytes == m
+                            && v.decision == sw.candidate
+                    })
+                    .and_then(|v| v.speedup)
+                    .map(|x| format!("{:.2} ({:.2}-{:.2})", x.speedup, x.low, x.high))
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:<16} {:>5}  {:<21} {:<29} {:<28} {}",
+            sw.collective.function(),
+            sw.procs,
+            sizes,
+            sw.candidate.to_string(),
+            if measured.is_empty() {
+                "-".to_string()
+            } else {
+                measured.join(", ")
+            },
+            match verdict {
+                Verdict::Kept => "confirmed",
+                Verdict::Slower => "removed: slower",
+                Verdict::WithinNoise => "removed: not faster",
+                Verdict::Unmeasured => "removed: not timed",
+            }
+        );
+    }
+    s
+}
+
+/// The heading of the confirmation's part of a tune report.
+const REPORT_HEADING: &str = "## Confirmed in a separate job";
+
+/// Puts the confirmation into a tune report: a short part before its
+/// Deploy block (what held, and the file to deploy instead) and the table
+/// at its end; a confirmation noted before is replaced. Returns the
+/// report's summary as it now reads (up to the first collective's part).
+pub fn note_in_report(
+    report: &Path,
+    table: &str,
+    confirmed: &Path,
+    kept: usize,
+    switches: usize,
+) -> Result<String> {
+    let text = std::fs::read_to_string(report)
+        .map_err(|e| Error::io(format!("cannot read {}", report.display()), e))?;
+    let mut text = without_part(&text, REPORT_HEADING);
+    text = without_part(&text, &format!("{REPORT_HEADING}: the table"));
+    let absolute = std::path::absolute(confirmed).unwrap_or_else(|_| confirmed.to_path_buf());
+    let part = format!(
+        "{REPORT_HEADING}\n`verify --confirm` timed every switch of `rules` again in a job of \
+         its own: {kept} of {switches} held, the others are set back to the library's own \
+         choice in `{}`. Deploy that file in place of `rules`:\n\n    \
+         OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n(per switch: the end of this \
+         report)\n\n",
+        absolute.display(),
+        absolute.display()
+    );
+    let at = text.find("## Deploy").unwrap_or(text.len());
+    text.insert_str(at, &part);
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let _ = write!(text, "\n{REPORT_HEADING}: the table\n```\n{table}```\n");
+    write(report, &text)?;
+    let end = text.find("\n## MPI_").map_or(text.len(), |i| i + 1);
+    Ok(text[..end].to_string())
+}
+
+/// Writes `text` to `path`, saying which file where it cannot.
+pub fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+}
+
+/// `text` without the part under `heading` (to the next `## ` heading).
+fn without_part(text: &str, heading: &str) -> String {
+    let Some(start) = text.find(&format!("{heading}\n")) else {
+        return text.to_string();
+    };
+    let body = start + heading.len() + 1;
+    let end = text[body..]
+        .find("\n## ")
+        .map_or(text.len(), |i| body + i + 1);
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Algorithm;
+    use crate::verify::files::read_tuned;
+
+    const FILE: &str = "\
+# a test file
+2 # collectives
+7 # bcast
+3 # comm-size blocks
+2 # comm size
+3 # rules
+0 1 0 0 # from 0 B: linear
+4096 4 0 0 # from 4 KiB: split_binary
+65536 0 0 0 # default
+3 # comm size (a twin of 2)
+3 # rules
+0 1 0 0 # from 0 B: linear
+4096 4 0 0 # from 4 KiB: split_binary
+65536 0 0 0 # default
+8 # comm size
+1 # rules
+0 6 0 65536 # binomial
+9 # gather
+1 # comm-size blocks
+2 # comm size
+2 # rules
+0 0 0 0
+8192 1 0 0 # from 4 KiB (8 KiB in all): linear
+";
+
+    fn parsed() -> TunedRules {
+        read_tuned(FILE.as_bytes(), false).unwrap()
+    }
+
+    #[test]
+    fn each_switch_is_timed_over_the_sizes_its_rule_covers() {
+        let s = switches(&parsed(), 4);
+        type Seen = (Collective, u32, Algorithm, Vec<u64>, Vec<usize>);
+        let got: Vec<Seen> = s
+            .iter()
+            .map(|w| {
+                (
+                    w.collective,
+                    w.procs,
+                    w.candidate.algorithm,
+                    w.sizes.clone(),
+                    w.twins.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                // 1 B to 1 KiB: the first, the last and two between.
+                (
+                    Collective::Bcast,
+                    2,
+                    Algorithm::Linear,
+                    vec![1, 16, 256, 1024],
+                    vec![1]
+                ),
+                (
+                    Collective::Bcast,
+                    2,
+                    Algorithm::SplitBinary,
+                    vec![4096, 16384],
+                    vec![1]
+                ),
+                // 8 ranks in a 4-rank job: not timed.
+                (Collective::Bcast, 8, Algorithm::Binomial, vec![], vec![]),
+                // 8 KiB in all on 2 ranks: 4 KiB blocks; no end.
+                (Collective::Gather, 2, Algorithm::Linear, vec![4096], vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn switches_that_did_not_hold_are_set_back_with_their_twins() {
+        let rules = parsed();
+        let s = switches(&rules, 4);
+        let verdicts = [
+            Verdict::Kept,
+            Verdict::Slower,
+            Verdict::Unmeasured,
+            Verdict::Kept,
+        ];
+        let out = rewrite(FILE, &rules, &s, &verdicts, "4 ranks");
+        let again = read_tuned(out.as_bytes(), false).unwrap();
+        let algs = |section: usize, block: usize| -> Vec<u64> {
+            again.sections[section].blocks[block]
+                .rules
+                .iter()
+                .map(|r| r.alg)
+                .collect()
+        };
+        assert_eq!(algs(0, 0), vec![1, 0, 0]);
+        assert_eq!(algs(0, 1), vec![1, 0, 0], "the twin follows");
+        assert_eq!(algs(0, 2), vec![0]);
+        assert_eq!(algs(1, 0), vec![0, 1]);
+        assert_eq!(again.sections[0].blocks[2].rules[0].segsize, 0);
+        assert!(out.starts_with("# Confirmed by bcast-select verify --confirm"));
+        assert!(out.contains("2 of 4 switches"));
+        assert!(out.contains("4096 0 0 0 # from 4 KiB: split_binary [split_binary not confirmed: reverted to default: slower than default]"), "{out}");
+        assert!(out.contains("not timed in this job (4 ranks)"), "{out}");
+        // Nothing else moved: the kept lines are as they were.
+        assert!(out.contains("0 1 0 0 # from 0 B: linear\n4096 0"));
+    }
+
+    #[test]
+    fn the_report_notes_the_confirmation_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("report.md");
+        let original =
+            "# bcast-select tune: 2 ranks\n| table |\n## Deploy\nlines\n## To know\n- a\n## MPI_Bcast\ndetail\n";
+        std::fs::write(&report, original).unwrap();
+        let confirmed = dir.path().join("confirmed/rules");
+        for _ in 0..2 {
+            let summary = note_in_report(&report, "TABLE\n", &confirmed, 3, 4).unwrap();
+            assert!(summary.contains("3 of 4 held") && summary.ends_with("- a\n"));
+        }
+        let text = std::fs::read_to_string(&report).unwrap();
+        assert_eq!(text.matches(REPORT_HEADING).count(), 2, "{text}");
+        let part = text.find(REPORT_HEADING).unwrap();
+        assert!(part < text.find("## Deploy").unwrap());
+        assert!(text.contains("3 of 4 held"));
+        assert!(text.ends_with("TABLE\n```\n"), "{text}");
+        assert!(text.starts_with("# bcast-select tune: 2 ranks\n| table |\n## Confirmed"));
+    }
+
+    #[test]
+    fn a_version_two_header_stays_first() {
+        let text = format!("rule-file-version-2\n{FILE}");
+        let rules = read_tuned(text.as_bytes(), true).unwrap();
+        let s = switches(&rules, 4);
+        let out = rewrite(
+            &text,
+            &rules,
+            &s,
+            &vec![Verdict::Slower; s.len()],
+            "4 ranks",
+        );
+        assert!(out.starts_with("rule-file-version-2\n# Confirmed"));
+        let again = read_tuned(out.as_bytes(), true).unwrap();
+        assert!(again
+            .sections
+            .iter()
+            .flat_map(|s| &s.blocks)
+            .flat_map(|b| &b.rules)
+            .all(|r| r.alg == 0));
+    }
+}
