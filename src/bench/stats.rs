@@ -213,7 +213,7 @@ const Z975: f64 = 1.959_964;
 /// Two-sided 95% quantile of Student's t with `df` degrees of freedom
 /// (infinite with none). Computed once per `df` up to 256: the timing loop
 /// asks after every sample, and the inversion takes a search.
-fn t975(df: usize) -> f64 {
+pub(crate) fn t975(df: usize) -> f64 {
     fn quantile(df: usize) -> f64 {
         match StudentsT::new(0.0, 1.0, df as f64) {
             Ok(t) if df > 0 => t.inverse_cdf(0.975),

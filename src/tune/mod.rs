@@ -36,8 +36,9 @@ const CONVERGED: f64 = 0.01;
 /// exploring stop when the rest is spent. A validation times a switch and
 /// `default` in at least four replicas of three rounds of two blocks
 /// ([`Rounds::replicated`]; about 0.8 s on 2 cores): a quarter of a
-/// 3-minute budget validates some fifty switches, while exploring keeps
-/// the larger share.
+/// 3-minute budget validates some fifty switches (and what exploring
+/// leaves unused goes to validation too), while exploring keeps the
+/// larger share.
 const VALIDATION_SHARE: f64 = 0.25;
 
 /// Rounds measure this share of the grid each (at least one

@@ -307,28 +307,36 @@ pub fn table(switches: &[Switch], verdicts: &[Verdict], rows: &[Validation]) -> 
 const REPORT_HEADING: &str = "## Confirmed in a separate job";
 
 /// Puts the confirmation into a tune report: a short part before its
-/// Deploy block (what held, and the file to deploy instead) and the table
-/// at its end; a confirmation noted before is replaced. Returns the
+/// Deploy block (what held, how far the speed-ups moved from tune's job to
+/// this one, and the file to deploy instead), the count of sizes that held
+/// beside each collective's kept switches in the summary table, and the
+/// table at its end; a confirmation noted before is replaced. Returns the
 /// report's summary as it now reads (up to the first collective's part).
 pub fn note_in_report(
     report: &Path,
     table: &str,
     confirmed: &Path,
-    kept: usize,
-    switches: usize,
+    rows: &[Validation],
+    (kept, switches): (usize, usize),
 ) -> Result<String> {
     let text = std::fs::read_to_string(report)
         .map_err(|e| Error::io(format!("cannot read {}", report.display()), e))?;
     let mut text = without_part(&text, REPORT_HEADING);
     text = without_part(&text, &format!("{REPORT_HEADING}: the table"));
+    text = with_held(&text, rows);
+    let tuned = std::fs::read_to_string(report.with_file_name("validation.csv"))
+        .map(|csv| tune_speedups(&csv))
+        .unwrap_or_default();
     let absolute = std::path::absolute(confirmed).unwrap_or_else(|_| confirmed.to_path_buf());
     let part = format!(
         "{REPORT_HEADING}\n`verify --confirm` timed every switch of `rules` again in a job of \
          its own: {kept} of {switches} held, the others are set back to the library's own \
-         choice in `{}`. Deploy that file in place of `rules`:\n\n    \
+         choice in `{}` (the summary's `kept` column counts the sizes that held). {}Deploy \
+         that file in place of `rules`:\n\n    \
          OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n(per switch: the end of this \
          report)\n\n",
         absolute.display(),
+        between_jobs(&tuned, rows),
         absolute.display()
     );
     let at = text.find("## Deploy").unwrap_or(text.len());
@@ -336,10 +344,166 @@ pub fn note_in_report(
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    let _ = write!(text, "\n{REPORT_HEADING}: the table\n```\n{table}```\n");
+    let _ = write!(
+        text,
+        "\n{REPORT_HEADING}: the table\n```\n{table}```\n{}",
+        across_jobs(&tuned, rows)
+    );
     write(report, &text)?;
     let end = text.find("\n## MPI_").map_or(text.len(), |i| i + 1);
     Ok(text[..end].to_string())
+}
+
+/// What separates "held" from the kept count in the summary table.
+const HELD: &str = ", held at ";
+
+/// The summary table with each confirmed collective's `kept` cell
+/// followed by how many of its sizes held (a count noted before replaced).
+fn with_held(text: &str, rows: &[Validation]) -> String {
+    let mut column = None;
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let cells: Vec<&str> = line.split('|').collect();
+        if line.starts_with("| collective") {
+            column = cells.iter().position(|c| c.trim() == "kept");
+        }
+        let function = cells.get(1).map(|c| c.trim()).unwrap_or_default();
+        let mine: Vec<&Validation> = rows
+            .iter()
+            .filter(|v| v.collective.function() == function)
+            .collect();
+        match column {
+            Some(k) if line.starts_with("| MPI_") && !mine.is_empty() && k < cells.len() => {
+                let held = mine.iter().filter(|v| v.kept()).count();
+                let before = cells[k].trim().split(HELD).next().unwrap_or_default();
+                let cell = format!(" {before}{HELD}{held} of {} ", mine.len());
+                let mut cells: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
+                cells[k] = cell;
+                out.push_str(&cells.join("|"));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Each size both jobs timed: tune's speed-up, this job's, and the two
+/// together (geometric mean; 95% interval from the spread between the two
+/// jobs, pooled over every size both timed, Student's t with as many
+/// degrees of freedom as sizes), as a table; empty where no size was
+/// timed in both. One job's interval holds that job only: this one holds
+/// what moved between the two.
+fn across_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
+    let both: Vec<(&Validation, f64, f64)> = rows
+        .iter()
+        .filter_map(|v| {
+            let key = (
+                v.collective.name().to_string(),
+                v.procs,
+                v.msg_bytes,
+                v.decision.to_string(),
+            );
+            let before = tuned.iter().find(|(k, _)| *k == key)?.1;
+            Some((v, before, v.speedup?.speedup))
+        })
+        .collect();
+    if both.is_empty() {
+        return String::new();
+    }
+    let n = both.len();
+    let var = both
+        .iter()
+        .map(|(_, a, b)| (a / b).ln().powi(2) / 2.0)
+        .sum::<f64>()
+        / n as f64;
+    let half = crate::bench::stats::t975(n) * (var / 2.0).sqrt();
+    let mut s = format!(
+        "\nAcross tune's job and this one (interval from the spread between the two jobs, \
+         pooled over {n} sizes):\n\n| collective | ranks | size | rule | tune's job | this job | \
+         across both (95%) |\n|---|---:|---:|---|---:|---:|---|\n"
+    );
+    for (v, a, b) in both {
+        let mean = (a.ln() + b.ln()) / 2.0;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {a:.2} | {b:.2} | {:.2} ({:.2}-{:.2}) |",
+            v.collective.function(),
+            v.procs,
+            format_bytes(v.msg_bytes),
+            v.decision,
+            mean.exp(),
+            (mean - half).exp(),
+            (mean + half).exp()
+        );
+    }
+    s
+}
+
+/// A row of tune's `validation.csv`: (collective, ranks, size, decision)
+/// and its speed-up.
+type TuneRow = ((String, u32, u64, String), f64);
+
+/// tune's speed-up per (collective, ranks, size, decision) from its
+/// `validation.csv`.
+fn tune_speedups(csv: &str) -> Vec<TuneRow> {
+    csv.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let key = (
+                f.first()?.to_string(),
+                f.get(1)?.parse().ok()?,
+                f.get(2)?.parse().ok()?,
+                f.get(3)?.to_string(),
+            );
+            Some((key, f.get(4)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// How far the speed-ups moved between tune's job and this one, per size
+/// class: the median and the largest change, as a sentence.
+fn between_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
+    let classes: [(&str, u64, u64); 3] = [
+        ("below 4 KiB", 0, 4096),
+        ("4 KiB to 256 KiB", 4096, 262_144),
+        ("256 KiB and above", 262_144, u64::MAX),
+    ];
+    let mut parts = Vec::new();
+    for (name, low, high) in classes {
+        let mut moved: Vec<f64> = rows
+            .iter()
+            .filter(|v| (low..high).contains(&v.msg_bytes))
+            .filter_map(|v| {
+                let key = (
+                    v.collective.name().to_string(),
+                    v.procs,
+                    v.msg_bytes,
+                    v.decision.to_string(),
+                );
+                let before = tuned.iter().find(|(k, _)| *k == key)?.1;
+                Some((before / v.speedup?.speedup).ln().abs())
+            })
+            .collect();
+        if moved.is_empty() {
+            continue;
+        }
+        moved.sort_by(f64::total_cmp);
+        let pct = |x: f64| (x.exp() - 1.0) * 100.0;
+        parts.push(format!(
+            "{name} {:.0}% (largest {:.0}%, {} sizes)",
+            pct(moved[moved.len() / 2]),
+            pct(moved[moved.len() - 1]),
+            moved.len()
+        ));
+    }
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!(
+            "Between tune's job and this one the speed-ups moved by a median of {}. ",
+            parts.join("; ")
+        ),
+    }
 }
 
 /// Writes `text` to `path`, saying which file where it cannot.
@@ -473,21 +637,75 @@ mod tests {
     fn the_report_notes_the_confirmation_once() {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().join("report.md");
-        let original =
-            "# bcast-select tune: 2 ranks\n| table |\n## Deploy\nlines\n## To know\n- a\n## MPI_Bcast\ndetail\n";
+        let original = "# bcast-select tune: 2 ranks\n\
+            | collective | ranks | kept    | at 2 ranks |\n\
+            | ---------- | ----- | ------- | ---------- |\n\
+            | MPI_Bcast  | 2     | 2 of 10 | 1.2        |\n\
+            | MPI_Reduce | 2     | 0 of 9  | 1          |\n\
+            ## Deploy\nlines\n## To know\n- a\n## MPI_Bcast\ndetail\n";
         std::fs::write(&report, original).unwrap();
+        std::fs::write(
+            dir.path().join("validation.csv"),
+            "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
+             bcast,2,4,linear,1.5,1.4,1.6,true\n\
+             bcast,2,4096,linear,2.0,1.9,2.1,true\n",
+        )
+        .unwrap();
+        let confirmation = |m: u64, speedup: f64, discovered: bool| Validation {
+            collective: Collective::Bcast,
+            procs: 2,
+            msg_bytes: m,
+            decision: Candidate {
+                algorithm: Algorithm::Linear,
+                segsize: None,
+                fanout: None,
+                implementation: crate::data::Impl::Ompi,
+            },
+            speedup: Some(crate::bench::stats::Speedup {
+                speedup,
+                low: speedup * 0.95,
+                high: speedup * 1.05,
+                rounds: 12,
+                replicas: 4,
+            }),
+            times_us: None,
+            discovered,
+        };
+        let rows = [confirmation(4, 1.0, false), confirmation(4096, 2.2, true)];
         let confirmed = dir.path().join("confirmed/rules");
         for _ in 0..2 {
-            let summary = note_in_report(&report, "TABLE\n", &confirmed, 3, 4).unwrap();
+            let summary = note_in_report(&report, "TABLE\n", &confirmed, &rows, (3, 4)).unwrap();
             assert!(summary.contains("3 of 4 held") && summary.ends_with("- a\n"));
+            // 1.5 -> 1.0 is 50% below 4 KiB; 2.0 -> 2.2 is 10% above.
+            assert!(
+                summary.contains("below 4 KiB 50% (largest 50%, 1 sizes); 4 KiB to 256 KiB 10%"),
+                "{summary}"
+            );
+            assert!(summary.contains("| 2 of 10, held at 1 of 2 |"), "{summary}");
+            assert!(summary.contains("| 0 of 9  |"), "{summary}");
         }
+        // Both sizes timed twice: ln ratios 0.405 and -0.095, pooled sd
+        // sqrt((0.405^2 + 0.095^2) / 4), t(2) 4.303.
+        let text = std::fs::read_to_string(&report).unwrap();
+        let across = &text[text.find("Across tune's job").unwrap()..];
+        let sd: f64 = ((1.5f64.ln().powi(2) + (2.0f64 / 2.2).ln().powi(2)) / 4.0).sqrt();
+        let half = 4.302_653 * sd / 2f64.sqrt();
+        let mean = (2.0f64.ln() + 2.2f64.ln()) / 2.0;
+        let row = format!(
+            "| MPI_Bcast | 2 | 4 KiB | linear | 2.00 | 2.20 | {:.2} ({:.2}-{:.2}) |",
+            mean.exp(),
+            (mean - half).exp(),
+            (mean + half).exp()
+        );
+        assert!(across.contains(&row), "{across}\n{row}");
+        assert_eq!(text.matches("Across tune's job").count(), 1);
         let text = std::fs::read_to_string(&report).unwrap();
         assert_eq!(text.matches(REPORT_HEADING).count(), 2, "{text}");
         let part = text.find(REPORT_HEADING).unwrap();
         assert!(part < text.find("## Deploy").unwrap());
         assert!(text.contains("3 of 4 held"));
-        assert!(text.ends_with("TABLE\n```\n"), "{text}");
-        assert!(text.starts_with("# bcast-select tune: 2 ranks\n| table |\n## Confirmed"));
+        assert!(text.ends_with(&format!("{row}\n")), "{text}");
+        assert!(text.contains("| 1          |\n## Confirmed in a separate job\n"));
     }
 
     #[test]

@@ -73,7 +73,8 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
         confirm.out_dir.join("confirmation.csv").display()
     );
     if let Some(report) = &confirm.report {
-        let summary = confirm::note_in_report(report, &table, &rules_out, kept, switches.len())?;
+        let summary =
+            confirm::note_in_report(report, &table, &rules_out, &rows, (kept, switches.len()))?;
         eprintln!("verify: noted the confirmation in {}\n", report.display());
         // The tune's summary, now with the confirmation: the last thing
         // printed, as `tune` ends with it.
