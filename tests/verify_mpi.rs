@@ -163,10 +163,13 @@ fn bench_refuses_to_measure_under_a_rules_file() {
 }
 
 /// A rooted collective's rule is seen at work as a broadcast's is: a file
-/// forcing gather's linear_sync on 2 ranks (the fixed decision runs
-/// binomial at 64 B; the extra round trip timed 0.57-0.60 of it on the
-/// development VM) is in effect, its decision named, the call timed
-/// slower; scatter, which the file leaves alone, keeps the library's choice.
+/// forcing gather's linear_sync on 2 ranks (its extra round trip timed
+/// 0.67-0.77 of the library's choice at 1 KiB through the job's
+/// communicator, 0.57-0.65 forced alone, in six jobs on the development
+/// VM) is in effect, its decision named, the call timed slower; scatter,
+/// which the file leaves alone, keeps the library's choice. (At 64 B the
+/// job's call timed 0.59-0.73 and the forced one 0.42-0.53: a job near the
+/// middle read as "not seen" in about one job in four.)
 #[test]
 fn a_slow_gather_rule_is_seen_at_work() {
     let dir = tempfile::tempdir().unwrap();
@@ -179,19 +182,22 @@ fn a_slow_gather_rule_is_seen_at_work() {
         "--collectives",
         "gather,scatter",
         "--sizes",
-        "64",
+        "1024",
         "--format",
         "json",
         "--time-budget",
         "20s",
     ];
-    // Two jobs at most: under a loaded test run (2 ranks sharing 2 busy
-    // cores) one job's rounds may not tell 0.6 from 1; the rule must be
-    // seen at work in one of two.
+    // Three jobs at most: under a loaded test run one job's rounds may not
+    // tell the rule from the library's choice; it must be seen at work in
+    // one of three.
     let mut out = verify(2, &mca, &args);
-    if !out.status.success() {
+    for again in ["second", "third"] {
+        if out.status.success() {
+            break;
+        }
         eprintln!(
-            "first job: {}; running a second",
+            "job: {}; running a {again}",
             String::from_utf8_lossy(&out.stderr)
         );
         out = verify(2, &mca, &args);

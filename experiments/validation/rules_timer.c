@@ -7,7 +7,9 @@
  * reduce_scatter_block, barrier; BYTES as bcast-select counts a message:
  * the vector of a reduce or allreduce, each rank's block otherwise; MPI_SUM
  * over MPI_FLOAT for the reductions, root 0). Prints, on rank 0, one line
- * "COLLECTIVE BYTES mean_us T" per item. */
+ * "COLLECTIVE BYTES mean_us T" per item. With REFILL=1 in the environment
+ * every rank writes its send buffer before each call (as bcast-select's
+ * harness fills its payload), to see what that costs each algorithm. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,8 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     counts = malloc(sizeof(int) * size);
+    const char *r = getenv("REFILL");
+    int refill = r && r[0] == '1';
     for (int k = 1; k < argc; k++) {
         char name[32];
         long bytes = 0;
@@ -67,6 +71,7 @@ int main(int argc, char **argv) {
         if (iters > 20000) iters = 20000;
         double total = 0;
         for (int i = 0; i < iters; i++) {
+            if (refill) memset(a, 1 + (i & 1), (size_t)floats * sizeof(float));
             MPI_Barrier(MPI_COMM_WORLD);
             t0 = MPI_Wtime();
             call(name, a, b, bytes);
