@@ -220,7 +220,7 @@ fn replicated(
     };
     let mut store: Option<Vec<f32>> = None;
     for r in 0..rounds.max_replicas.max(1) {
-        let replica = (r > 0).then(|| permuted(comm));
+        let replica = (r > 0).then(|| permuted(comm)).transpose()?;
         let on = replica.as_ref().unwrap_or(comm);
         // Allocated while the previous replica's buffers are still held, so
         // that the new ones land elsewhere.
@@ -273,14 +273,15 @@ fn replicated(
 /// A communicator over the ranks of `comm` in a random order (rank 0
 /// draws it): the root and every rank's neighbours land on other cores.
 /// Collective.
-fn permuted(comm: &SimpleCommunicator) -> SimpleCommunicator {
+fn permuted(comm: &SimpleCommunicator) -> Result<SimpleCommunicator> {
     let mut order: Vec<i32> = (0..comm.size()).collect();
     if comm.rank() == 0 {
         order.shuffle(&mut rand::rng());
     }
     comm.process_at_rank(0).broadcast_into(&mut order[..]);
+    // Every rank asks for colour 0, so every rank gets the communicator.
     comm.split_by_color_with_key(Color::with_value(0), order[comm.rank() as usize])
-        .expect("every rank takes part with the same colour")
+        .ok_or_else(|| Error::Other("MPI_Comm_split left this rank out of a replica".into()))
 }
 
 /// The runner of one arm on `comm`. Collective.

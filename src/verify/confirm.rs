@@ -394,19 +394,7 @@ fn with_held(text: &str, rows: &[Validation]) -> String {
 /// timed in both. One job's interval holds that job only: this one holds
 /// what moved between the two.
 fn across_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
-    let both: Vec<(&Validation, f64, f64)> = rows
-        .iter()
-        .filter_map(|v| {
-            let key = (
-                v.collective.name().to_string(),
-                v.procs,
-                v.msg_bytes,
-                v.decision.to_string(),
-            );
-            let before = tuned.iter().find(|(k, _)| *k == key)?.1;
-            Some((v, before, v.speedup?.speedup))
-        })
-        .collect();
+    let both: Vec<(&Validation, f64, f64)> = in_both(tuned, rows).collect();
     if both.is_empty() {
         return String::new();
     }
@@ -443,6 +431,24 @@ fn across_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
 /// and its speed-up.
 type TuneRow = ((String, u32, u64, String), f64);
 
+/// Each confirmation row tune's job timed too: the row, tune's speed-up
+/// and this job's.
+fn in_both<'a>(
+    tuned: &'a [TuneRow],
+    rows: &'a [Validation],
+) -> impl Iterator<Item = (&'a Validation, f64, f64)> + 'a {
+    rows.iter().filter_map(|v| {
+        let key = (
+            v.collective.name().to_string(),
+            v.procs,
+            v.msg_bytes,
+            v.decision.to_string(),
+        );
+        let before = tuned.iter().find(|(k, _)| *k == key)?.1;
+        Some((v, before, v.speedup?.speedup))
+    })
+}
+
 /// tune's speed-up per (collective, ranks, size, decision) from its
 /// `validation.csv`.
 fn tune_speedups(csv: &str) -> Vec<TuneRow> {
@@ -471,19 +477,9 @@ fn between_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
     ];
     let mut parts = Vec::new();
     for (name, low, high) in classes {
-        let mut moved: Vec<f64> = rows
-            .iter()
-            .filter(|v| (low..high).contains(&v.msg_bytes))
-            .filter_map(|v| {
-                let key = (
-                    v.collective.name().to_string(),
-                    v.procs,
-                    v.msg_bytes,
-                    v.decision.to_string(),
-                );
-                let before = tuned.iter().find(|(k, _)| *k == key)?.1;
-                Some((before / v.speedup?.speedup).ln().abs())
-            })
+        let mut moved: Vec<f64> = in_both(tuned, rows)
+            .filter(|(v, _, _)| (low..high).contains(&v.msg_bytes))
+            .map(|(_, before, now)| (before / now).ln().abs())
             .collect();
         if moved.is_empty() {
             continue;
