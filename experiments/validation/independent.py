@@ -6,7 +6,10 @@ size where the shipped rules switch away from default (elsewhere both jobs
 run the same call). Prints each kept switch's independent speed-up
 (geometric mean over the job pairs, Student t interval on their log
 ratios) next to the interval tune reported, and whether it lies inside,
-above or below it.
+above or below it; with --confirmed also next to the interval across
+tune's job and the confirmation's (the report's headline after `verify
+--confirm`: the geometric mean of the two jobs, Student t on the spread
+between them pooled over every size both timed).
 
 Usage: independent.py DIR [PAIRS] [--confirmed]   (mpicc, mpirun on PATH; PAIRS 5)
 --confirmed: the rules `verify --confirm DIR` wrote (DIR/confirmed/rules)
@@ -61,10 +64,28 @@ def main():
                 name, size = item.split(":")
                 logs.setdefault((name, procs, int(size)), []).append(
                     math.log(times[("off", name, int(size))] / times[("on", name, int(size))]))
+    # Across both jobs: every size both timed (same decision) pools the
+    # spread between the jobs.
+    both = {key(r): (float(r["speedup"]), float(confirmation[key(r)]["speedup"]))
+            for r in rows if key(r) in confirmation
+            and confirmation[key(r)]["decision"] == r["decision"]
+            and r["speedup"] and confirmation[key(r)]["speedup"]}
+    pooled = (sum(math.log(a / b) ** 2 / 2 for a, b in both.values()) / len(both)
+              if both else None)
+
+    def across(k):
+        if k not in both or pooled is None:
+            return None
+        a, b = both[k]
+        mean = (math.log(a) + math.log(b)) / 2
+        half = t975(len(both)) * math.sqrt(pooled / 2)
+        return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
     print(f"| collective | ranks | size | independent, {pairs} job pairs (95%) | "
-          "tune's validation | where | confirmation |")
-    print("|---|---:|---:|---|---|---|---|")
+          "tune's validation | where | confirmation | across both jobs | where |")
+    print("|---|---:|---:|---|---|---|---|---|---|")
     tally = {"inside": 0, "above": 0, "below": 0}
+    tally_both = {"inside": 0, "above": 0, "below": 0}
     worst = float("inf")
     for (collective, procs, size), v in sorted(logs.items()):
         mean = sum(v) / len(v)
@@ -80,12 +101,23 @@ def main():
         c = confirmation.get(key(row))
         confirmed_at = (f"{float(c['speedup']):.3f} ({float(c['low']):.3f}-{float(c['high']):.3f})"
                         if c else "-")
+        a = across(key(row))
+        where_both = "-"
+        if a:
+            where_both = ("above" if math.exp(mean) > a[2] else
+                          "below" if math.exp(mean) < a[1] else "inside")
+            tally_both[where_both] += 1
+        across_at = f"{a[0]:.3f} ({a[1]:.3f}-{a[2]:.3f})" if a else "-"
         print(f"| {collective} | {procs} | {size} | {math.exp(mean):.3f} "
               f"({math.exp(mean - half):.3f}-{math.exp(mean + half):.3f}) | "
-              f"{float(row['speedup']):.3f} ({low:.3f}-{high:.3f}) | {where} | {confirmed_at} |")
+              f"{float(row['speedup']):.3f} ({low:.3f}-{high:.3f}) | {where} | {confirmed_at} | "
+              f"{across_at} | {where_both} |")
     print(f"\nkept switches: {len(logs)}; independent ratio inside tune's interval "
           f"{tally['inside']}, above {tally['above']}, below {tally['below']}; "
           f"lowest {worst:.3f}")
+    if confirmed:
+        print(f"inside the interval across both jobs {tally_both['inside']}, above "
+              f"{tally_both['above']}, below {tally_both['below']}")
 
 
 if __name__ == "__main__":

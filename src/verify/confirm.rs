@@ -323,16 +323,20 @@ pub fn note_in_report(
         .map_err(|e| Error::io(format!("cannot read {}", report.display()), e))?;
     let mut text = without_part(&text, REPORT_HEADING);
     text = without_part(&text, &format!("{REPORT_HEADING}: the table"));
-    text = with_held(&text, rows);
     let tuned = std::fs::read_to_string(report.with_file_name("validation.csv"))
         .map(|csv| tune_speedups(&csv))
         .unwrap_or_default();
+    let sizes = tuned_sizes(&report.with_file_name("data.csv"));
+    text = with_held(&text, rows, &Effects::new(&tuned, rows, &sizes));
     let absolute = std::path::absolute(confirmed).unwrap_or_else(|_| confirmed.to_path_buf());
     let part = format!(
         "{REPORT_HEADING}\n`verify --confirm` timed every switch of `rules` again in a job of \
          its own: {kept} of {switches} held, the others are set back to the library's own \
-         choice in `{}` (the summary's `kept` column counts the sizes that held). {}Deploy \
-         that file in place of `rules`:\n\n    \
+         choice in `{}`. The summary now counts only what held: its `kept` column says how \
+         many sizes held, and its effects are those of the confirmed rules, each size that \
+         held at the geometric mean of the two jobs, its interval from the spread between \
+         them (the sizes that did not hold count as 1). {}Deploy that file in place of \
+         `rules`:\n\n    \
          OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n(per switch: the end of this \
          report)\n\n",
         absolute.display(),
@@ -358,33 +362,196 @@ pub fn note_in_report(
 const HELD: &str = ", held at ";
 
 /// The summary table with each confirmed collective's `kept` cell
-/// followed by how many of its sizes held (a count noted before replaced).
-fn with_held(text: &str, rows: &[Validation]) -> String {
-    let mut column = None;
+/// followed by how many of its sizes held (a count noted before replaced),
+/// and its effect cells those of the confirmed rules where `effects` can
+/// say them.
+fn with_held(text: &str, rows: &[Validation], effects: &Effects) -> String {
+    // The columns: kept, the job's size ("at 4 ranks"), all sizes, largest.
+    let mut columns: Option<[Option<usize>; 4]> = None;
+    let mut job_procs = None;
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.split_inclusive('\n') {
         let cells: Vec<&str> = line.split('|').collect();
         if line.starts_with("| collective") {
-            column = cells.iter().position(|c| c.trim() == "kept");
+            let at = |name: &str| cells.iter().position(|c| c.trim() == name);
+            let job = cells.iter().position(|c| {
+                let c = c.trim();
+                c.starts_with("at ") && c.ends_with(" ranks")
+            });
+            job_procs = job.and_then(|k| {
+                cells[k].trim()["at ".len()..]
+                    .trim_end_matches(" ranks")
+                    .parse::<u32>()
+                    .ok()
+            });
+            columns = Some([at("kept"), job, at("all sizes"), at("largest kept")]);
         }
         let function = cells.get(1).map(|c| c.trim()).unwrap_or_default();
         let mine: Vec<&Validation> = rows
             .iter()
             .filter(|v| v.collective.function() == function)
             .collect();
-        match column {
-            Some(k) if line.starts_with("| MPI_") && !mine.is_empty() && k < cells.len() => {
-                let held = mine.iter().filter(|v| v.kept()).count();
-                let before = cells[k].trim().split(HELD).next().unwrap_or_default();
-                let cell = format!(" {before}{HELD}{held} of {} ", mine.len());
-                let mut cells: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
-                cells[k] = cell;
-                out.push_str(&cells.join("|"));
-            }
-            _ => out.push_str(line),
+        let Some([Some(k), job, all, largest]) = columns else {
+            out.push_str(line);
+            continue;
+        };
+        if !line.starts_with("| MPI_") || mine.is_empty() || k >= cells.len() {
+            out.push_str(line);
+            continue;
         }
+        let mut cells: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
+        let held = mine.iter().filter(|v| v.kept()).count();
+        let before = cells[k].trim().split(HELD).next().unwrap_or_default();
+        cells[k] = format!(" {before}{HELD}{held} of {} ", mine.len());
+        let collective = mine[0].collective;
+        let mut set = |column: Option<usize>, value: Option<String>| {
+            if let (Some(c), Some(v)) = (column, value) {
+                if c < cells.len() {
+                    cells[c] = format!(" {v} ");
+                }
+            }
+        };
+        set(
+            job,
+            job_procs.and_then(|p| effects.cell(collective, Some(p))),
+        );
+        set(all, effects.cell(collective, None));
+        set(largest, effects.largest(collective));
+        out.push_str(&cells.join("|"));
     }
     out
+}
+
+/// The message sizes `tune` decided, per collective and communicator size:
+/// those of its `data.csv` where `default` was measured (a barrier's at
+/// size 0 only); none where the file cannot be read.
+fn tuned_sizes(data: &Path) -> Vec<(Collective, u32, u64)> {
+    let mut out = Vec::new();
+    if !data.is_file() {
+        return out;
+    }
+    for collective in Collective::ALL {
+        let choice = crate::data::load::Choice {
+            collective: Some(collective),
+            ..Default::default()
+        };
+        let Ok(loaded) = crate::data::load::load_files(&[data.to_path_buf()], &choice) else {
+            continue;
+        };
+        let mut configs: Vec<(Collective, u32, u64)> = loaded
+            .dataset
+            .measurements()
+            .iter()
+            .filter(|m| m.candidate.is_default())
+            .filter(|m| !collective.returns_at_once(m.config.msg_bytes))
+            .map(|m| (collective, m.config.procs, m.config.msg_bytes))
+            .collect();
+        configs.sort_unstable();
+        configs.dedup();
+        out.extend(configs);
+    }
+    out
+}
+
+/// The effect of the confirmed rules, per collective: each size that held
+/// at the geometric mean of tune's job and the confirmation's, its interval
+/// from the spread between the two jobs (pooled over every size both
+/// timed), every other size tuned at 1.
+struct Effects<'a> {
+    /// The sizes that held: the row and ln of its speed-up across both.
+    held: Vec<(&'a Validation, f64)>,
+    /// The message sizes tuned, per collective and communicator size.
+    sizes: &'a [(Collective, u32, u64)],
+    /// The pooled variance of one job's ln speed-up and its degrees of
+    /// freedom.
+    spread: Option<(f64, usize)>,
+}
+
+impl<'a> Effects<'a> {
+    fn new(
+        tuned: &'a [TuneRow],
+        rows: &'a [Validation],
+        sizes: &'a [(Collective, u32, u64)],
+    ) -> Effects<'a> {
+        let held = rows
+            .iter()
+            .filter(|v| v.kept())
+            .filter_map(|v| {
+                let now = v.speedup?.speedup.ln();
+                let before = in_both(tuned, std::slice::from_ref(v)).next();
+                Some((v, before.map_or(now, |(_, b, _)| (b.ln() + now) / 2.0)))
+            })
+            .collect();
+        Effects {
+            held,
+            sizes,
+            spread: spread(tuned, rows),
+        }
+    }
+
+    /// The cell of `collective` at communicator size `procs` (`None`: all
+    /// sizes); `None` where the sizes tuned are not known.
+    fn cell(&self, collective: Collective, procs: Option<u32>) -> Option<String> {
+        let within = |p: u32| procs.is_none_or(|q| q == p);
+        let n = self
+            .sizes
+            .iter()
+            .filter(|(c, p, _)| *c == collective && within(*p))
+            .count();
+        if n == 0 {
+            return None;
+        }
+        let held: Vec<f64> = self
+            .held
+            .iter()
+            .filter(|(v, _)| v.collective == collective && within(v.procs))
+            .map(|(_, ln)| *ln)
+            .collect();
+        if held.is_empty() {
+            return Some("1 (default)".into());
+        }
+        let mean = held.iter().sum::<f64>() / n as f64;
+        let Some((var, df)) = self.spread else {
+            return Some(format!("{:.2}", mean.exp()));
+        };
+        // Each held size is the mean of two jobs: var / 2 each.
+        let half =
+            crate::bench::stats::t975(df) * (held.len() as f64 * var / 2.0).sqrt() / n as f64;
+        Some(format!(
+            "{:.2} ({:.2}–{:.2})",
+            mean.exp(),
+            (mean - half).exp(),
+            (mean + half).exp()
+        ))
+    }
+
+    /// The largest effect of a size that held, as the summary shows it.
+    fn largest(&self, collective: Collective) -> Option<String> {
+        let cell = self
+            .held
+            .iter()
+            .filter(|(v, _)| v.collective == collective)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or("-".into(), |(v, ln)| {
+                format!(
+                    "{:.2}x, {} at {} ranks",
+                    ln.exp(),
+                    format_bytes(v.msg_bytes),
+                    v.procs
+                )
+            });
+        Some(cell)
+    }
+}
+
+/// The variance of one job's ln speed-up from the differences between the
+/// two jobs, pooled over every size both timed, and its degrees of freedom
+/// (the sizes); `None` where none was timed in both.
+fn spread(tuned: &[TuneRow], rows: &[Validation]) -> Option<(f64, usize)> {
+    let both: Vec<f64> = in_both(tuned, rows)
+        .map(|(_, a, b)| (a / b).ln().powi(2) / 2.0)
+        .collect();
+    (!both.is_empty()).then(|| (both.iter().sum::<f64>() / both.len() as f64, both.len()))
 }
 
 /// Each size both jobs timed: tune's speed-up, this job's, and the two
@@ -398,12 +565,9 @@ fn across_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
     if both.is_empty() {
         return String::new();
     }
-    let n = both.len();
-    let var = both
-        .iter()
-        .map(|(_, a, b)| (a / b).ln().powi(2) / 2.0)
-        .sum::<f64>()
-        / n as f64;
+    let Some((var, n)) = spread(tuned, rows) else {
+        return String::new();
+    };
     let half = crate::bench::stats::t975(n) * (var / 2.0).sqrt();
     let mut s = format!(
         "\nAcross tune's job and this one (interval from the spread between the two jobs, \
@@ -634,10 +798,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().join("report.md");
         let original = "# bcast-select tune: 2 ranks\n\
-            | collective | ranks | kept    | at 2 ranks |\n\
-            | ---------- | ----- | ------- | ---------- |\n\
-            | MPI_Bcast  | 2     | 2 of 10 | 1.2        |\n\
-            | MPI_Reduce | 2     | 0 of 9  | 1          |\n\
+            | collective | ranks | kept    | at 2 ranks | all sizes | largest kept |\n\
+            | ---------- | ----- | ------- | ---------- | --------- | ------------ |\n\
+            | MPI_Bcast  | 2     | 2 of 10 | 1.2        | 1.2       | 3x           |\n\
+            | MPI_Reduce | 2     | 0 of 9  | 1          | 1         | -            |\n\
             ## Deploy\nlines\n## To know\n- a\n## MPI_Bcast\ndetail\n";
         std::fs::write(&report, original).unwrap();
         std::fs::write(
@@ -645,6 +809,14 @@ mod tests {
             "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
              bcast,2,4,linear,1.5,1.4,1.6,true\n\
              bcast,2,4096,linear,2.0,1.9,2.1,true\n",
+        )
+        .unwrap();
+        // Three sizes tuned on 2 ranks (`default` timed at each).
+        std::fs::write(
+            dir.path().join("data.csv"),
+            "collective,algorithm,procs,msg_bytes,time_us\n\
+             bcast,default,2,4,1.0\nbcast,linear,2,4,0.5\n\
+             bcast,default,2,4096,3.0\nbcast,default,2,65536,9.0\n",
         )
         .unwrap();
         let confirmation = |m: u64, speedup: f64, discovered: bool| Validation {
@@ -679,6 +851,33 @@ mod tests {
             );
             assert!(summary.contains("| 2 of 10, held at 1 of 2 |"), "{summary}");
             assert!(summary.contains("| 0 of 9  |"), "{summary}");
+            // Only 4 KiB held, across both jobs at sqrt(2.0 * 2.2), over
+            // the three sizes tuned; its interval from the pooled spread
+            // (two sizes, t(2)).
+            let held = (2.0f64.ln() + 2.2f64.ln()) / 2.0;
+            let var = (1.5f64.ln().powi(2) + (2.0f64 / 2.2).ln().powi(2)) / 4.0;
+            let half = 4.302_653 * (var / 2.0).sqrt() / 3.0;
+            let cell = format!(
+                "{:.2} ({:.2}–{:.2})",
+                (held / 3.0).exp(),
+                (held / 3.0 - half).exp(),
+                (held / 3.0 + half).exp()
+            );
+            let bcast = summary
+                .lines()
+                .find(|l| l.starts_with("| MPI_Bcast"))
+                .unwrap();
+            assert_eq!(
+                bcast,
+                format!(
+                    "| MPI_Bcast  | 2     | 2 of 10, held at 1 of 2 | {cell} | {cell} | {:.2}x, \
+                     4 KiB at 2 ranks |",
+                    held.exp()
+                )
+            );
+            // Nothing of MPI_Reduce was confirmed: its cells stay.
+            assert!(summary.contains("| 1          | 1         | -            |"));
+            assert!(summary.contains("counts only what held"));
         }
         // Both sizes timed twice: ln ratios 0.405 and -0.095, pooled sd
         // sqrt((0.405^2 + 0.095^2) / 4), t(2) 4.303.
@@ -701,7 +900,7 @@ mod tests {
         assert!(part < text.find("## Deploy").unwrap());
         assert!(text.contains("3 of 4 held"));
         assert!(text.ends_with(&format!("{row}\n")), "{text}");
-        assert!(text.contains("| 1          |\n## Confirmed in a separate job\n"));
+        assert!(text.contains("| -            |\n## Confirmed in a separate job\n"));
     }
 
     #[test]
