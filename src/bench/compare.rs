@@ -19,10 +19,13 @@
 //! 30% in ln; the rounds of one job saw a third of that, and only the ranks'
 //! order re-drawn inside the job reproduced it (`experiments/variance.md`).
 
+use super::campaign::resolve_roots;
 use super::control::{self, TunedControl};
 use super::mpich::MpichControl;
-use super::run::{each_size, measure, resolve_roots, Buffers, Controls, Runner, Session};
+use super::runner::{Buffers, Controls, Runner};
+use super::session::{each_size, Session};
 use super::stats::Speedup;
+use super::timing::measure;
 use super::{points::Point, Options};
 use crate::data::{Arrival, Candidate, Collective, Impl, Mapping};
 use crate::error::{Error, Result};

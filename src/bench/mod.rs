@@ -27,17 +27,24 @@ pub mod mpich;
 pub mod payload;
 pub mod points;
 #[cfg(feature = "mpi")]
-mod run;
+mod campaign;
+mod checks;
+mod progress;
+mod runner;
+mod session;
+mod timing;
 pub mod stats;
 #[cfg(feature = "mpi")]
 pub mod topology;
 
 use crate::data::{Arrival, Config, Mapping};
+#[cfg(feature = "mpi")]
+pub(crate) use campaign::cannot_run;
+#[cfg(feature = "mpi")]
+pub use campaign::run;
 use points::Point;
-#[cfg(feature = "mpi")]
-pub(crate) use run::{cannot_run, Controls};
-#[cfg(feature = "mpi")]
-pub use run::{library_version, run, Session};
+pub(crate) use runner::Controls;
+pub use session::{library_version, Session};
 use std::path::PathBuf;
 use std::time::Duration;
 
