@@ -1,6 +1,9 @@
+use super::engine::Intervals;
 use super::*;
+use crate::collective::Combines;
 use crate::data::{Algorithm, NodeOrder};
 use crate::schedule::{bcast::SCHEDULED, Spec};
+use crate::schedule::{Op, Schedule, Span};
 use partials::Clash;
 
 fn schedule(algorithm: Algorithm, procs: u32, root: u32, msg: u64, segsize: u64) -> Schedule {
