@@ -28,10 +28,15 @@ pub mod payload;
 pub mod points;
 #[cfg(feature = "mpi")]
 mod campaign;
+#[cfg(feature = "mpi")]
 mod checks;
+#[cfg(feature = "mpi")]
 mod progress;
+#[cfg(feature = "mpi")]
 mod runner;
+#[cfg(feature = "mpi")]
 mod session;
+#[cfg(feature = "mpi")]
 mod timing;
 pub mod stats;
 #[cfg(feature = "mpi")]
@@ -43,7 +48,9 @@ pub(crate) use campaign::cannot_run;
 #[cfg(feature = "mpi")]
 pub use campaign::run;
 use points::Point;
+#[cfg(feature = "mpi")]
 pub(crate) use runner::Controls;
+#[cfg(feature = "mpi")]
 pub use session::{library_version, Session};
 use std::path::PathBuf;
 use std::time::Duration;
