@@ -131,3 +131,111 @@ fn rules(t: &DecisionTable) -> Vec<Rule> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::*;
+    use crate::export::*;
+
+    /// HAN's file: per job size its own configuration, sizes above it
+    /// handed back to HAN unless the next job starts there; `default`
+    /// keeps HAN, any other choice goes to tuned, runs of one merged.
+    #[test]
+    fn han_rules_route_each_job() {
+        let pipeline = cand(Algorithm::Pipeline, Some(1024), None);
+        let binomial = cand(Algorithm::Binomial, Some(0), None);
+        let tuned = cand(Algorithm::Tuned, None, None);
+        let tables = [
+            table(8, [pipeline, tuned, pipeline]),
+            table(4, [Candidate::DEFAULT, pipeline, binomial]),
+            table(9, [Candidate::DEFAULT; 3]),
+        ];
+        let text = render(&bcast(&tables), Format::OmpiHan, &opts(1)).unwrap();
+        assert!(text.contains("coll_han_dynamic_rules_filename"), "{text}");
+        let expected = [
+            "1",
+            "7",
+            "1",
+            "2", // one collective: bcast, one level: the job's communicator
+            "5", // configurations
+            "1",
+            "1",
+            "0 han", // below every job: HAN (its reader needs a first size of 1)
+            "4",
+            "2",
+            "0 han",
+            "65536 tuned", // 4 ranks
+            "5",
+            "1",
+            "0 han", // above 4: HAN
+            "8",
+            "1",
+            "0 tuned", // 8 ranks; 9 starts at once
+            "9",
+            "1",
+            "0 han",
+        ];
+        assert_eq!(numbers(&text), expected);
+        let one = render(&bcast(&tables[..1]), Format::OmpiHan, &opts(1)).unwrap();
+        assert_eq!(
+            numbers(&one),
+            ["1", "7", "1", "2", "1", "1", "1", "0 tuned"],
+            "one job covers every size"
+        );
+    }
+
+    /// HAN's file routes every collective given, each by its id in
+    /// coll/base's order: allreduce 2, bcast 7, reduce 11.
+    #[test]
+    fn han_rules_route_every_collective() {
+        let ring = cand(Algorithm::SegmentedRing, Some(64), None);
+        let binomial = cand(Algorithm::Binomial, Some(0), None);
+        let sections = vec![
+            Section {
+                collective: Collective::Reduce,
+                tables: vec![table(4, [Candidate::DEFAULT; 3])],
+            },
+            Section {
+                collective: Collective::Bcast,
+                tables: vec![table(4, [binomial; 3])],
+            },
+            Section {
+                collective: Collective::Allreduce,
+                tables: vec![table(4, [Candidate::DEFAULT, ring, ring])],
+            },
+        ];
+        let text = render(&sections, Format::OmpiHan, &opts(1)).unwrap();
+        assert!(
+            text.contains("MPI_Allreduce and MPI_Bcast and MPI_Reduce routing"),
+            "{text}"
+        );
+        // Per collective: id, one level (the job's communicator), one
+        // configuration from size 1, its rules.
+        let expected = [
+            "3", // collectives
+            "2",
+            "1",
+            "2",
+            "1",
+            "1",
+            "2",
+            "0 han",
+            "65536 tuned", // allreduce
+            "7",
+            "1",
+            "2",
+            "1",
+            "1",
+            "1",
+            "0 tuned", // bcast
+            "11",
+            "1",
+            "2",
+            "1",
+            "1",
+            "1",
+            "0 han", // reduce
+        ];
+        assert_eq!(numbers(&text), expected);
+    }
+}

@@ -59,3 +59,36 @@ fn comm_rules(collective: Collective, tables: &[DecisionTable]) -> Result<Vec<Va
     }
     Ok(comms)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::*;
+    use crate::export::*;
+
+    #[test]
+    fn ompi_json_leaves_default_ranges_to_the_library() {
+        let t = table(
+            32,
+            [
+                cand(Algorithm::Knomial, Some(0), Some(4)),
+                Candidate::DEFAULT,
+                cand(Algorithm::SplitBinary, Some(8192), None),
+            ],
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&render(&bcast(&[t]), Format::OmpiJson, &opts(1)).unwrap())
+                .unwrap();
+        let comm = &v["collectives"]["bcast"][0];
+        assert_eq!(
+            (comm["comm_size_min"].clone(), comm["comm_size_max"].clone()),
+            (32.into(), 32.into())
+        );
+        let rules = comm["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0]["alg"], "knomial");
+        assert_eq!(rules[0]["msg_size_max"], 65535);
+        assert_eq!(rules[1]["alg"], "split_binary_tree");
+        assert_eq!(rules[1]["msg_size_min"], 1048576);
+        assert!(rules[1].get("msg_size_max").is_none(), "open-ended");
+    }
+}

@@ -202,3 +202,67 @@ fn rule_lines(collective: Collective, t: &DecisionTable, comm_size: u32) -> Resu
         )
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::*;
+    use crate::export::*;
+
+    #[test]
+    fn classic_rules_single_job() {
+        let t = table(
+            16,
+            [
+                Candidate::DEFAULT,
+                cand(Algorithm::Chain, Some(8192), None),
+                cand(Algorithm::Binomial, Some(0), None),
+            ],
+        );
+        let text = render(&bcast(&[t]), Format::OmpiRules, &opts(1)).unwrap();
+        assert_eq!(
+            numbers(&text),
+            [
+                "1",
+                "7",
+                "1",
+                "16",
+                "3",
+                "0 0 0 0",
+                "65536 2 4 8192",
+                "1048576 6 0 0"
+            ]
+        );
+        // Comments never put digits where Open MPI reads numbers.
+        assert!(text
+            .lines()
+            .all(|l| l.starts_with('#') || l.starts_with(char::is_numeric)));
+        let v2 = render(
+            &bcast(&[table(4, [Candidate::DEFAULT; 3])]),
+            Format::OmpiRules,
+            &opts(2),
+        )
+        .unwrap();
+        assert!(v2.starts_with("rule-file-version-2\n"));
+        // Identical neighbours merge: one rule.
+        assert_eq!(numbers(&v2)[5..], ["1", "0 0 0 0"]);
+    }
+
+    #[test]
+    fn classic_rules_several_jobs_pair_their_blocks() {
+        let lin = cand(Algorithm::Linear, None, None);
+        let bin = cand(Algorithm::Binary, Some(0), None);
+        let text = render(
+            &bcast(&[table(4, [lin; 3]), table(8, [bin; 3])]),
+            Format::OmpiRules,
+            &opts(1),
+        )
+        .unwrap();
+        assert_eq!(
+            numbers(&text),
+            [
+                "1", "7", "4", "4", "1", "0 1 0 0", "5", "1", "0 1 0 0", "8", "1", "0 5 0 0", "9",
+                "1", "0 5 0 0"
+            ]
+        );
+    }
+}

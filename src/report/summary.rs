@@ -410,7 +410,7 @@ fn absolute(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use crate::data::{Algorithm, Candidate};
-    use crate::export::tests::{cand, table};
+    use crate::export::fixtures::{cand, table};
     use crate::report::shipped_plots::Pictures;
     use crate::report::tune::Explored;
 

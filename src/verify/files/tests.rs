@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::data::{Algorithm, Candidate, Collective};
-use crate::export::tests::{cand, table};
+use crate::export::fixtures::{cand, table};
 use crate::export::{self, Format, Section};
 
 fn candidate(algorithm: Algorithm, segsize: u64) -> Candidate {
