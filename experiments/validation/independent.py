@@ -30,6 +30,8 @@ def main():
     rows = list(csv.DictReader(open(os.path.join(out_dir, "validation.csv"))))
     kept = [r for r in rows if r["kept"] == "true"]
     key = lambda r: (r["collective"], r["procs"], r["msg_bytes"])
+    # A rules file's segment size 0 reads back as none; tune wrote seg=0.
+    decision = lambda r: r["decision"].replace(" seg=0", "")
     confirmation = {}
     if confirmed:
         rules = os.path.abspath(os.path.join(out_dir, "confirmed", "rules"))
@@ -68,7 +70,7 @@ def main():
     # spread between the jobs.
     both = {key(r): (float(r["speedup"]), float(confirmation[key(r)]["speedup"]))
             for r in rows if key(r) in confirmation
-            and confirmation[key(r)]["decision"] == r["decision"]
+            and decision(confirmation[key(r)]) == decision(r)
             and r["speedup"] and confirmation[key(r)]["speedup"]}
     pooled = (sum(math.log(a / b) ** 2 / 2 for a, b in both.values()) / len(both)
               if both else None)

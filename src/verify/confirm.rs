@@ -606,11 +606,17 @@ fn in_both<'a>(
             v.collective.name().to_string(),
             v.procs,
             v.msg_bytes,
-            v.decision.to_string(),
+            decision_key(&v.decision.to_string()),
         );
         let before = tuned.iter().find(|(k, _)| *k == key)?.1;
         Some((v, before, v.speedup?.speedup))
     })
+}
+
+/// A decision as both jobs name it: a rules file's segment size 0 reads
+/// back as no segment size, which `tune` wrote as `seg=0`.
+fn decision_key(decision: &str) -> String {
+    decision.replace(" seg=0", "")
 }
 
 /// tune's speed-up per (collective, ranks, size, decision) from its
@@ -624,7 +630,7 @@ fn tune_speedups(csv: &str) -> Vec<TuneRow> {
                 f.first()?.to_string(),
                 f.get(1)?.parse().ok()?,
                 f.get(2)?.parse().ok()?,
-                f.get(3)?.to_string(),
+                decision_key(f.get(3)?),
             );
             Some((key, f.get(4)?.parse().ok()?))
         })
@@ -901,6 +907,37 @@ mod tests {
         assert!(text.contains("3 of 4 held"));
         assert!(text.ends_with(&format!("{row}\n")), "{text}");
         assert!(text.contains("| -            |\n## Confirmed in a separate job\n"));
+    }
+
+    #[test]
+    fn an_unsegmented_decision_pairs_with_its_rule() {
+        let tuned = tune_speedups(
+            "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
+             bcast,2,4096,split_binary seg=0,1.3,1.2,1.4,true\n",
+        );
+        let row = Validation {
+            collective: Collective::Bcast,
+            procs: 2,
+            msg_bytes: 4096,
+            decision: Candidate {
+                algorithm: Algorithm::SplitBinary,
+                segsize: None,
+                fanout: None,
+                implementation: crate::data::Impl::Ompi,
+            },
+            speedup: Some(crate::bench::stats::Speedup {
+                speedup: 1.5,
+                low: 1.4,
+                high: 1.6,
+                rounds: 12,
+                replicas: 4,
+            }),
+            times_us: None,
+            discovered: true,
+        };
+        let both: Vec<_> = in_both(&tuned, std::slice::from_ref(&row)).collect();
+        assert_eq!(both.len(), 1);
+        assert_eq!((both[0].1, both[0].2), (1.3, 1.5));
     }
 
     #[test]
