@@ -416,7 +416,7 @@ fn with_held(text: &str, rows: &[Validation], effects: &Effects) -> String {
             job_procs.and_then(|p| effects.cell(collective, Some(p))),
         );
         set(all, effects.cell(collective, None));
-        set(largest, effects.largest(collective));
+        set(largest, Some(effects.largest(collective)));
         out.push_str(&cells.join("|"));
     }
     out
@@ -426,30 +426,28 @@ fn with_held(text: &str, rows: &[Validation], effects: &Effects) -> String {
 /// those of its `data.csv` where `default` was measured (a barrier's at
 /// size 0 only); none where the file cannot be read.
 fn tuned_sizes(data: &Path) -> Vec<(Collective, u32, u64)> {
-    let mut out = Vec::new();
     if !data.is_file() {
-        return out;
+        return Vec::new();
     }
-    for collective in Collective::ALL {
-        let choice = crate::data::load::Choice {
-            collective: Some(collective),
-            ..Default::default()
-        };
-        let Ok(loaded) = crate::data::load::load_files(&[data.to_path_buf()], &choice) else {
-            continue;
-        };
-        let mut configs: Vec<(Collective, u32, u64)> = loaded
-            .dataset
-            .measurements()
-            .iter()
-            .filter(|m| m.candidate.is_default())
-            .filter(|m| !collective.returns_at_once(m.config.msg_bytes))
-            .map(|m| (collective, m.config.procs, m.config.msg_bytes))
-            .collect();
-        configs.sort_unstable();
-        configs.dedup();
-        out.extend(configs);
-    }
+    // One read of the file: its rows come back per collective.
+    let choice = crate::data::load::Choice::default();
+    let Ok((systems, _)) = crate::data::load::load_systems(&[data.to_path_buf()], &choice) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(Collective, u32, u64)> = systems
+        .iter()
+        .flat_map(|(system, dataset)| {
+            let collective = system.collective;
+            dataset
+                .measurements()
+                .iter()
+                .filter(|m| m.candidate.is_default())
+                .filter(move |m| !collective.returns_at_once(m.config.msg_bytes))
+                .map(move |m| (collective, m.config.procs, m.config.msg_bytes))
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
     out
 }
 
@@ -526,9 +524,8 @@ impl<'a> Effects<'a> {
     }
 
     /// The largest effect of a size that held, as the summary shows it.
-    fn largest(&self, collective: Collective) -> Option<String> {
-        let cell = self
-            .held
+    fn largest(&self, collective: Collective) -> String {
+        self.held
             .iter()
             .filter(|(v, _)| v.collective == collective)
             .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -539,8 +536,7 @@ impl<'a> Effects<'a> {
                     format_bytes(v.msg_bytes),
                     v.procs
                 )
-            });
-        Some(cell)
+            })
     }
 }
 
