@@ -39,7 +39,8 @@ pub enum Command {
     /// the smallest predicted time, the runner-up and the margin. Needs no MPI.
     Predict(PredictArgs),
     /// Train on one part of the data and compare every selector (oracle,
-    /// default, ompi-fixed, analytical, each learner and hybrid, auto) on
+    /// default, ompi-fixed, naive, analytical, each learner and hybrid,
+    /// nearest, auto) on
     /// configurations the models
     /// never saw: speed-up over default, slowdown vs the best, hit rates.
     Evaluate(EvaluateArgs),
@@ -781,7 +782,8 @@ pub struct PredictArgs {
     pub late_fraction: Option<crate::data::Arrival>,
     /// Selector: auto (the learner cross-validation chose), analytical (the
     /// cost models alone), knn, gbm, gam, linear, hybrid-knn, hybrid-gbm,
-    /// hybrid-gam (a learner fed the cost model's prediction).
+    /// hybrid-gam (a learner fed the cost model's prediction), nearest (the
+    /// times measured at the nearest trained job size).
     #[arg(long, default_value = "auto")]
     pub learner: String,
     #[arg(long, default_value = "table", value_parser = one_of(crate::export::Format::ALL))]

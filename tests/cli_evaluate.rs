@@ -67,6 +67,7 @@ fn json_has_the_design_fields_and_the_ranking() {
             "hybrid-knn",
             "hybrid-gbm",
             "hybrid-gam",
+            "nearest",
             "auto"
         ]
     );

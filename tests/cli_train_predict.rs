@@ -101,8 +101,8 @@ fn train_writes_a_model_that_predict_reads() {
     assert_eq!(manifest["candidates"].as_array().unwrap().len(), 5);
     assert_eq!(
         manifest["cv"].as_array().unwrap().len(),
-        8,
-        "7 learners, analytical"
+        9,
+        "7 learners, analytical, nearest"
     );
     assert_eq!(manifest["training"]["rows"], 840);
     let auto = manifest["auto"]["inside"].as_str().unwrap().to_string();

@@ -4,11 +4,12 @@
 
 use crate::analytical::Fitted;
 use crate::data::metrics::{pairwise_accuracy, Pairwise, Tally};
-use crate::data::{Arrival, Candidate, Config, Dataset, Mapping, Measurement};
+use crate::data::{Candidate, Config, Dataset, Measurement};
 use crate::error::{Error, Result};
 use crate::library::Library;
 use crate::ompi_fixed;
 use crate::select::decision::{DecisionTable, Job};
+use crate::select::measured::{job_distance, key, Key};
 use crate::select::{Auto, SelectorKind};
 use crate::train::cv::CvScore;
 use crate::train::{self, Choice, Options};
@@ -293,14 +294,11 @@ pub fn pool(reports: Vec<Report>) -> Option<Report> {
 /// smaller on a tie) with the same mapping, size and arrival.
 struct Naive {
     /// The best candidate of each trained job, by what must match.
-    best: BTreeMap<NaiveKey, Vec<(JobSize, Candidate)>>,
+    best: BTreeMap<Key, Vec<(JobSize, Candidate)>>,
 }
 
 /// (procs, nodes) of a trained job.
 type JobSize = (u32, u32);
-
-/// Mapping, message size, imbalance (bits) and arrival of a configuration.
-type NaiveKey = (Mapping, u64, u64, Arrival);
 
 impl Naive {
     fn new(train: &Dataset) -> Naive {
@@ -308,7 +306,7 @@ impl Naive {
         for group in train.by_config() {
             let c = &group[0].config;
             if let Some(m) = group.iter().min_by(|a, b| a.time_us.total_cmp(&b.time_us)) {
-                best.entry((c.mapping, c.msg_bytes, c.imbalance.to_bits(), c.arrival))
+                best.entry(key(c))
                     .or_default()
                     .push(((c.procs, c.nodes), m.candidate));
             }
@@ -317,14 +315,12 @@ impl Naive {
     }
 
     fn pick(&self, c: &Config) -> Option<Candidate> {
-        let jobs = self
-            .best
-            .get(&(c.mapping, c.msg_bytes, c.imbalance.to_bits(), c.arrival))?;
-        let far = |a: u32, b: u32| (f64::from(a) / f64::from(b)).ln().abs();
-        jobs.iter()
+        self.best
+            .get(&key(c))?
+            .iter()
             .min_by(|((p, n), _), ((q, m), _)| {
-                (far(*p, c.procs), far(*n, c.nodes), *p)
-                    .partial_cmp(&(far(*q, c.procs), far(*m, c.nodes), *q))
+                job_distance(*p, *n, c)
+                    .partial_cmp(&job_distance(*q, *m, c))
                     .unwrap_or(std::cmp::Ordering::Equal)
             })
             .map(|(_, candidate)| *candidate)
@@ -353,6 +349,7 @@ impl Report {
             auto: vec![Auto {
                 inside: SelectorKind::Learner(crate::learn::LearnerKind::Knn),
                 outside: SelectorKind::Analytical,
+                evidence: crate::select::Evidence::Jobs,
             }],
             cv: Vec::new(),
             configs,

@@ -294,7 +294,7 @@ fn selectors() -> Vec<String> {
 /// `oracle` black, `default` grey, `auto` red, the others apart from them.
 fn line_colour(selector: &str) -> RGBColor {
     // Indices into [`DISTINCT`], in the order of [`selectors`].
-    const LINES: [usize; 13] = [10, 0, 12, 3, 5, 6, 4, 2, 14, 7, 8, 13, 1];
+    const LINES: [usize; 14] = [10, 0, 12, 3, 5, 6, 4, 2, 14, 7, 8, 13, 11, 1];
     let names = selectors();
     // A selector this list does not know (none should be) takes one of
     // the colours no selector has.

@@ -52,6 +52,9 @@ pub fn text(trained: &Trained, dir: &Path) -> String {
             );
         }
     }
+    if !m.cv.is_empty() {
+        let _ = writeln!(t, "auto chosen on {}", m.auto.evidence);
+    }
     let _ = writeln!(t, "auto = {}; model written to {}", m.auto, dir.display());
     t
 }

@@ -31,9 +31,60 @@ struct Timed {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Measured {
     times: HashMap<Config, Vec<Timed>>,
+    /// The measured jobs of each configuration but its job size (see
+    /// [`Measured::nearest`]).
+    jobs: HashMap<Key, Vec<Config>>,
+}
+
+/// What must match for one job's measurement to stand in for another's:
+/// mapping, message size, imbalance (bits) and arrival.
+pub type Key = (Mapping, u64, u64, Arrival);
+
+/// The key of `c`.
+pub fn key(c: &Config) -> Key {
+    (c.mapping, c.msg_bytes, c.imbalance.to_bits(), c.arrival)
+}
+
+/// How far the job (procs, nodes) lies from `c`'s, in the order a job is
+/// nearer: procs in log scale, then nodes in log scale, then the smaller.
+pub fn job_distance(procs: u32, nodes: u32, c: &Config) -> (f64, f64, u32) {
+    let far = |a: u32, b: u32| (f64::from(a.max(1)) / f64::from(b.max(1))).ln().abs();
+    (far(procs, c.procs), far(nodes, c.nodes), procs)
 }
 
 impl Measured {
+    fn with(times: HashMap<Config, Vec<Timed>>) -> Measured {
+        let mut jobs: HashMap<Key, Vec<Config>> = HashMap::new();
+        for c in times.keys() {
+            jobs.entry(key(c)).or_default().push(*c);
+        }
+        // In one order, whatever the map's: a measurement and its file
+        // compare equal.
+        jobs.values_mut().for_each(|v| v.sort());
+        Measured { times, jobs }
+    }
+
+    /// The times measured at the job nearest `config` (see
+    /// [`job_distance`]) among the measured configurations that differ
+    /// from it in job size only: the naive choice's evidence, and a price
+    /// for `default` where a model has none.
+    pub fn nearest(&self, config: &Config) -> Option<impl Iterator<Item = (Candidate, f64)> + '_> {
+        let near = self.jobs.get(&key(config))?.iter().min_by(|a, b| {
+            job_distance(a.procs, a.nodes, config)
+                .partial_cmp(&job_distance(b.procs, b.nodes, config))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })?;
+        Some(self.times[near].iter().map(|t| (t.candidate, t.time_us)))
+    }
+
+    /// `candidate`'s time at the job nearest `config` (see
+    /// [`Measured::nearest`]), if it was measured there.
+    pub fn nearest_time(&self, config: &Config, candidate: &Candidate) -> Option<f64> {
+        self.nearest(config)?
+            .find(|(c, _)| c == candidate)
+            .map(|(_, t)| t)
+    }
+
     /// The configurations of `d` with `default` and another of `candidates`
     /// measured.
     pub fn of(d: &Dataset, candidates: &[Candidate]) -> Measured {
@@ -53,7 +104,7 @@ impl Measured {
                 (with_default && offered.len() >= 2).then(|| (group[0].config, offered))
             })
             .collect();
-        Measured { times }
+        Measured::with(times)
     }
 
     pub fn len(&self) -> usize {
@@ -205,7 +256,7 @@ impl Measured {
             };
             times.insert(config, measured);
         }
-        Ok(Measured { times })
+        Ok(Measured::with(times))
     }
 }
 
@@ -316,6 +367,34 @@ mod tests {
         entries[1].times[1].1 = f64::NAN;
         let err = Measured::from_file(&entries, &candidates).unwrap_err();
         assert!(err.starts_with("entry 2:"), "{err}");
+    }
+
+    /// The nearest job is the nearest in procs (log scale), the smaller on
+    /// a tie; only jobs of the same mapping, size and arrival count.
+    #[test]
+    fn the_nearest_job_stands_in() {
+        let mut rows = Vec::new();
+        for (procs, t) in [(2, 1.0), (8, 4.0), (32, 16.0)] {
+            rows.push(row(procs, 64, Algorithm::Default, t));
+            rows.push(row(procs, 64, Algorithm::Linear, t / 2.0));
+        }
+        rows.push(row(4, 1024, Algorithm::Default, 100.0));
+        rows.push(row(4, 1024, Algorithm::Linear, 50.0));
+        let d = Dataset::from_rows(rows, Provenance::default());
+        let candidates: Vec<Candidate> = d.candidates().into_iter().collect();
+        let measured = Measured::of(&d, &candidates);
+        let default = |procs, msg| {
+            let config = row(procs, msg, Algorithm::Default, 1.0).config;
+            measured.nearest_time(&config, &Candidate::DEFAULT)
+        };
+        assert_eq!(default(8, 64), Some(4.0), "measured there");
+        assert_eq!(default(12, 64), Some(4.0), "12/8 is nearer than 32/12");
+        assert_eq!(default(4, 64), Some(1.0), "4 is as far from 2 as from 8");
+        assert_eq!(default(1000, 64), Some(16.0), "beyond: the largest");
+        assert_eq!(default(8, 1024), Some(100.0), "only 4 measured 1 KiB");
+        assert_eq!(default(8, 512), None, "no job measured 512 B");
+        let back = Measured::from_file(&measured.to_file(&candidates), &candidates).unwrap();
+        assert_eq!(back, measured, "the index is rebuilt from the file");
     }
 
     /// The floor at a size is the fastest time measured there on any job;

@@ -28,18 +28,23 @@ pub struct Ranked {
     pub predicted_us: f64,
 }
 
-/// A way of choosing: the analytical model alone, or a learner.
+/// A way of choosing: the analytical model alone, a learner, or the
+/// nearest measured job's times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SelectorKind {
     Analytical,
     Learner(LearnerKind),
+    /// Each candidate's time measured at the nearest trained job with the
+    /// same mapping, size and arrival: the naive choice, under a policy.
+    Nearest,
 }
 
 impl SelectorKind {
-    /// The analytical selector, then each of `learners`.
+    /// The analytical selector, each of `learners`, then the nearest job.
     pub fn all(learners: &[LearnerKind]) -> Vec<SelectorKind> {
         std::iter::once(SelectorKind::Analytical)
             .chain(learners.iter().map(|&k| SelectorKind::Learner(k)))
+            .chain(std::iter::once(SelectorKind::Nearest))
             .collect()
     }
 
@@ -47,6 +52,7 @@ impl SelectorKind {
         match self {
             SelectorKind::Analytical => "analytical",
             SelectorKind::Learner(k) => k.name(),
+            SelectorKind::Nearest => "nearest",
         }
     }
 }
@@ -63,9 +69,12 @@ impl FromStr for SelectorKind {
         if s.trim().eq_ignore_ascii_case("analytical") {
             return Ok(SelectorKind::Analytical);
         }
+        if s.trim().eq_ignore_ascii_case("nearest") {
+            return Ok(SelectorKind::Nearest);
+        }
         s.parse()
             .map(SelectorKind::Learner)
-            .map_err(|e| format!("{e}, or analytical"))
+            .map_err(|e| format!("{e}, analytical or nearest"))
     }
 }
 
@@ -89,6 +98,36 @@ impl<'de> Deserialize<'de> for SelectorKind {
 pub struct Auto {
     pub inside: SelectorKind,
     pub outside: SelectorKind,
+    /// What chose `inside`.
+    #[serde(default)]
+    pub evidence: Evidence,
+}
+
+/// What cross-validation's choice between selectors rests on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Evidence {
+    /// Held-out job sizes inside the trained range, two or more.
+    Jobs,
+    /// The message sizes of the one job size held out inside the range.
+    MessageSizes,
+    /// Nothing held out inside the range: the first selector.
+    #[default]
+    None,
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Evidence::Jobs => "held-out job sizes",
+            Evidence::MessageSizes => {
+                "thin evidence (one job size held out inside the trained range): auto \
+                 takes the nearest job's measurements, with margins chosen on the held-out \
+                 message sizes"
+            }
+            Evidence::None => "no held-out job size inside the trained range",
+        })
+    }
 }
 
 impl fmt::Display for Auto {
@@ -170,16 +209,26 @@ pub enum Predictor<'a> {
     /// The analytical model alone; candidates it cannot price are not
     /// offered.
     Analytical(&'a Fitted),
+    /// The times measured at the nearest trained job; candidates not
+    /// measured there are not offered.
+    Nearest(&'a Measured),
 }
 
 impl<'a> Predictor<'a> {
     /// The predictor of a selector: learners need their per-candidate
-    /// `models`, hybrid ones and the analytical selector the model.
-    pub fn of(kind: SelectorKind, models: &'a [Model], analytical: &'a Fitted) -> Predictor<'a> {
+    /// `models`, hybrid ones and the analytical selector the model, the
+    /// nearest job the measurements.
+    pub fn of(
+        kind: SelectorKind,
+        models: &'a [Model],
+        analytical: &'a Fitted,
+        measured: &'a Measured,
+    ) -> Predictor<'a> {
         match kind {
             SelectorKind::Analytical => Predictor::Analytical(analytical),
             SelectorKind::Learner(k) if k.is_hybrid() => Predictor::Hybrid(models, analytical),
             SelectorKind::Learner(_) => Predictor::Learned(models),
+            SelectorKind::Nearest => Predictor::Nearest(measured),
         }
     }
 }
@@ -311,6 +360,10 @@ pub struct Selector<'a> {
     pub collective: crate::data::Collective,
     pub candidates: &'a [Candidate],
     pub predictor: Predictor<'a>,
+    /// What the training data measured: `default`'s price where the
+    /// predictor has none (a model that cannot price the library's own
+    /// choice must not keep it for that reason alone).
+    pub measured: &'a Measured,
     /// What the learners' models predict.
     pub target: Target,
     pub mappings: &'a [Vec<Mapping>],
@@ -323,9 +376,11 @@ impl Selector<'_> {
     /// `default` first where the policy keeps it. A candidate never
     /// measured under the configuration's mapping is not offered (its
     /// prediction there would be pure extrapolation), unless no candidate
-    /// was; nor is one the predictor cannot price, except `default`; nor
-    /// one that cannot run on the configuration's ranks (two_proc off 2).
-    /// Empty only when nothing is left.
+    /// was; nor is one the predictor cannot price, except `default`
+    /// (priced by the nearest job's measurement where the predictor has
+    /// no price, unpriced where neither has); nor one that cannot run on
+    /// the configuration's ranks (two_proc off 2). Empty only when nothing
+    /// is left.
     pub fn rank(&self, config: &Config, allowed: Option<&[bool]>) -> Vec<Ranked> {
         let base = features::base(config);
         let terms = match self.predictor {
@@ -340,7 +395,7 @@ impl Selector<'_> {
                 let term = terms.as_ref()?.of(candidate);
                 Some(models[i].predict(&hybrid::row(config, term)) + term)
             }
-            Predictor::Analytical(_) => None,
+            Predictor::Analytical(_) | Predictor::Nearest(_) => None,
         };
         // `default`'s ln time, for the ratios to it (a hybrid's ratio holds
         // `default`'s term too, taken off here).
@@ -361,6 +416,7 @@ impl Selector<'_> {
                 Some(ln.exp())
             }
             Predictor::Analytical(fitted) => fitted.predict_us(config, candidate),
+            Predictor::Nearest(measured) => measured.nearest_time(config, candidate),
         };
         let mut ranked: Vec<Ranked> = self
             .candidates
@@ -369,8 +425,13 @@ impl Selector<'_> {
             .filter(|(i, _)| allowed.is_none_or(|a| a[*i]))
             .filter(|(_, c)| self.collective.runs_on(c.algorithm, config.procs))
             .filter_map(|(index, candidate)| {
-                let predicted_us = predict(index, candidate)
-                    .or_else(|| candidate.is_default().then_some(f64::NAN))?;
+                let predicted_us = predict(index, candidate).or_else(|| {
+                    candidate.is_default().then(|| {
+                        self.measured
+                            .nearest_time(config, candidate)
+                            .unwrap_or(f64::NAN)
+                    })
+                })?;
                 Some(Ranked {
                     index,
                     candidate: *candidate,
@@ -532,9 +593,55 @@ mod tests {
         assert_eq!(Policy::CAUTIOUS.margin_at(0.5), 1.0);
     }
 
+    /// A model that cannot price `default` (the analytical model on MPICH,
+    /// whose own choice runs in its device layer) prices it by the
+    /// nearest job's measurement, so that a candidate predicted far faster
+    /// replaces it; with nothing measured, `default` stays, unpriced.
+    #[test]
+    fn an_unpriced_default_takes_its_measured_time() {
+        let mut rows = Vec::new();
+        for procs in [2u32, 4, 8] {
+            for msg in [64u64, 4096, 65536] {
+                let t = f64::from(procs) * (1.0 + msg as f64 / 1024.0);
+                rows.push(row(procs, msg, Algorithm::Linear, t));
+                rows.push(row(procs, msg, Algorithm::Binomial, t));
+                rows.push(row(procs, msg, Algorithm::Default, 1000.0 * t));
+            }
+        }
+        let d = Dataset::from_rows(rows, Provenance::default());
+        let mut fitted = crate::analytical::fit::fit_dataset(&d);
+        fitted.library = crate::library::Library::Mpich;
+        let candidates: Vec<Candidate> = d.candidates().into_iter().collect();
+        let at = config(6, 4096);
+        assert!(fitted.predict_us(&at, &Candidate::DEFAULT).is_none());
+        let measured = Measured::of(&d, &candidates);
+        let none = Measured::default();
+        let mappings = vec![vec![Mapping::Core]; candidates.len()];
+        let rank = |measured: &Measured| {
+            let selector = Selector {
+                collective: d.provenance.collective(),
+                candidates: &candidates,
+                predictor: Predictor::Analytical(&fitted),
+                measured,
+                target: Target::RatioToDefault,
+                mappings: &mappings,
+                policy: Policy::NONE,
+                range: Range::of(&d),
+            };
+            selector.rank(&at, None)
+        };
+        let priced = rank(&measured);
+        let default = priced.iter().find(|r| r.candidate.is_default()).unwrap();
+        let at_8 = measured.time(&config(8, 4096), &Candidate::DEFAULT);
+        assert_eq!(Some(default.predicted_us), at_8, "8 ranks is nearest 6");
+        assert!(!priced[0].candidate.is_default(), "{priced:?}");
+        let unpriced = rank(&none);
+        assert!(unpriced[0].candidate.is_default() && unpriced[0].predicted_us.is_nan());
+    }
+
     #[test]
     fn selector_kinds_read_and_write_their_names() {
-        for name in ["analytical", "knn", "hybrid-gbm"] {
+        for name in ["analytical", "knn", "hybrid-gbm", "nearest"] {
             let kind: SelectorKind = name.parse().unwrap();
             assert_eq!(kind.name(), name);
             let json = serde_json::to_string(&kind).unwrap();

@@ -21,7 +21,8 @@ use crate::analytical::Fitted;
 use crate::data::metrics::Tally;
 use crate::data::{Config, Dataset};
 use crate::error::Result;
-use crate::select::{prefer_default, Auto, Policy, Range, Ranked, SelectorKind};
+use crate::select::measured::Measured;
+use crate::select::{prefer_default, Auto, Evidence, Policy, Range, Ranked, SelectorKind};
 use crate::train::samples::TrainingSet;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -162,16 +163,26 @@ pub fn cross_validate(
     if held_out.first().is_none_or(|h| h.is_empty()) {
         return Ok(None);
     }
-    let policies: Vec<Policy> = held_out.iter().map(|h| choose_policy(h)).collect();
+    let thin = held_out[0]
+        .iter()
+        .filter(|h| h.distance == 0.0)
+        .map(|h| h.job)
+        .collect::<BTreeSet<_>>()
+        .len()
+        < 2;
+    let policies: Vec<Policy> = held_out.iter().map(|h| choose_policy(h, thin)).collect();
     let scores = kinds
         .iter()
         .zip(&held_out)
         .zip(&policies)
         .map(|((&kind, held_out), &policy)| score(kind, groups.len(), policy, held_out))
         .collect();
+    let (inside, evidence) = most_cautious_of_the_best(kinds, &held_out, &policies, true, thin);
+    let (outside, _) = most_cautious_of_the_best(kinds, &held_out, &policies, false, thin);
     let auto = Auto {
-        inside: most_cautious_of_the_best(kinds, &held_out, &policies, |d| d == 0.0),
-        outside: most_cautious_of_the_best(kinds, &held_out, &policies, |d| d > 0.0),
+        inside,
+        outside,
+        evidence,
     };
     Ok(Some(Cv { scores, auto }))
 }
@@ -183,24 +194,31 @@ pub struct Cv {
     pub auto: Auto,
 }
 
-/// The `auto` choice among `kinds` on the held-out configurations whose
-/// distance `keep` accepts: of the selectors (each under its policy) whose
-/// mean log slowdown exceeds the best one's by no more than one standard
-/// error of the paired differences, the one that keeps `default` most
-/// often (then the earlier in `kinds`). Picking the best of several noisy
-/// scores favours the luckiest; among those the data cannot tell apart,
-/// the cautious one is the safe choice.
+/// The `auto` choice among `kinds` on the held-out configurations inside
+/// their fold's trained range (or, not `inside`, beyond it): of the
+/// selectors (each under its policy) whose mean log slowdown exceeds the
+/// best one's by no more than one standard error of the paired
+/// differences, the one that keeps `default` most often (then the earlier
+/// in `kinds`). Picking the best of several noisy scores favours the
+/// luckiest; among those the data cannot tell apart, the cautious one is
+/// the safe choice — unless the evidence is `thin` (see [`clusters`]):
+/// then the nearest job's measurements, which need no model. A model
+/// chosen on one job's message sizes was chosen on what that job's run
+/// happened to do (on an MPICH campaign of three job sizes the model that
+/// led there was 36% of the time 10% slower than `default` on the next
+/// sizes). With the evidence that chose.
 fn most_cautious_of_the_best(
     kinds: &[SelectorKind],
     held_out: &[Vec<HeldOut>],
     policies: &[Policy],
-    keep: impl Fn(f64) -> bool,
-) -> SelectorKind {
+    inside: bool,
+    thin: bool,
+) -> (SelectorKind, Evidence) {
     let chosen: Vec<usize> = (0..held_out[0].len())
-        .filter(|&i| keep(held_out[0][i].distance))
+        .filter(|&i| (held_out[0][i].distance == 0.0) == inside)
         .collect();
     if chosen.is_empty() {
-        return kinds[0];
+        return (kinds[0], Evidence::None);
     }
     let losses: Vec<Vec<f64>> = held_out
         .iter()
@@ -213,11 +231,38 @@ fn most_cautious_of_the_best(
         .map(|(h, p)| chosen.iter().filter(|&&i| h[i].keeps_default(p)).count())
         .collect();
     let options: Vec<usize> = (0..kinds.len()).collect();
-    let jobs: Vec<(u32, u32)> = chosen.iter().map(|&i| held_out[0][i].job).collect();
+    let (jobs, evidence) = clusters(chosen.iter().map(|&i| &held_out[0][i]), thin);
     let near = within_one_error(&losses, &jobs, &options);
-    near.into_iter()
-        .max_by(|&a, &b| kept[a].cmp(&kept[b]).then(b.cmp(&a)))
-        .map_or(kinds[0], |i| kinds[i])
+    let nearest = kinds.iter().position(|&k| k == SelectorKind::Nearest);
+    let pick = match nearest {
+        Some(i) if thin => i,
+        _ => near
+            .into_iter()
+            .max_by(|&a, &b| kept[a].cmp(&kept[b]).then(b.cmp(&a)))
+            .unwrap_or(0),
+    };
+    (kinds[pick], evidence)
+}
+
+/// How the errors of `held_out` configurations are clustered, and the
+/// evidence that makes. By job, normally: the sizes of one job share its
+/// run. Each message size on its own where the evidence is `thin` (fewer
+/// than two job sizes held out inside the trained range, as in a campaign
+/// of three job sizes: what the sizes show is the only evidence there
+/// is; with one job per cluster, no option could be shown worse than
+/// another, and the first selector would decide by default).
+fn clusters<'a>(
+    held_out: impl Iterator<Item = &'a HeldOut>,
+    thin: bool,
+) -> (Vec<(u32, u32)>, Evidence) {
+    let jobs: Vec<(u32, u32)> = held_out.map(|h| h.job).collect();
+    match thin {
+        true => (
+            (0..jobs.len() as u32).map(|i| (i, u32::MAX)).collect(),
+            Evidence::MessageSizes,
+        ),
+        false => (jobs, Evidence::Jobs),
+    }
 }
 
 /// Which of `options` (indices into `losses`) have a mean loss above the
@@ -300,11 +345,12 @@ fn held_out_picks(
     kinds: &[SelectorKind],
     hybrid: bool,
 ) -> Result<Vec<Vec<HeldOut>>> {
-    let part = d.subset(|m| !held.contains(&m.config.procs));
-    let range = Range::of(&part);
-    let part = part.thinned(MOST_FITTED);
+    let whole = d.subset(|m| !held.contains(&m.config.procs));
+    let range = Range::of(&whole);
+    let part = whole.thinned(MOST_FITTED);
     let set = TrainingSet::along(&part, hybrid, full);
     let cs = &set.cs;
+    let measured = Measured::of(&whole, &cs.candidates);
     let scored = scored_part(d, held);
     let tests: Vec<(Config, Vec<bool>, BTreeMap<usize, f64>)> = scored
         .by_config()
@@ -328,7 +374,9 @@ fn held_out_picks(
     // every selector ranks something, so that selectors pair up.
     let selectors: Vec<_> = fitted
         .iter()
-        .map(|(kind, models)| set.selector(*kind, models, Policy::NONE, Range::default()))
+        .map(|(kind, models)| {
+            set.selector(*kind, models, &measured, Policy::NONE, Range::default())
+        })
         .collect();
     // On every core.
     let ranked: Vec<Option<Vec<Vec<Ranked>>>> = tests
@@ -360,7 +408,7 @@ fn held_out_picks(
 /// of the paired differences in held-out log slowdown. Pairing by
 /// configuration cancels what both options share (most picks are the
 /// same), so a rare outlier cannot hide a real difference.
-fn one_standard_error(held_out: &[&HeldOut], options: &[Policy]) -> Option<Policy> {
+fn one_standard_error(held_out: &[&HeldOut], options: &[Policy], thin: bool) -> Option<Policy> {
     if held_out.is_empty() {
         return None;
     }
@@ -369,7 +417,7 @@ fn one_standard_error(held_out: &[&HeldOut], options: &[Policy]) -> Option<Polic
         .map(|p| held_out.iter().map(|h| h.log_slowdown(p)).collect())
         .collect();
     let all: Vec<usize> = (0..options.len()).collect();
-    let jobs: Vec<(u32, u32)> = held_out.iter().map(|h| h.job).collect();
+    let (jobs, _) = clusters(held_out.iter().copied(), thin);
     within_one_error(&losses, &jobs, &all)
         .last()
         .map(|&i| options[i])
@@ -379,7 +427,7 @@ fn one_standard_error(held_out: &[&HeldOut], options: &[Policy]) -> Option<Polic
 /// inside their fold's trained range, then its growth on those outside,
 /// valid as far out as they reached (no farther: nothing showed how the
 /// selector does there).
-fn choose_policy(held_out: &[HeldOut]) -> Policy {
+fn choose_policy(held_out: &[HeldOut], thin: bool) -> Policy {
     let inside: Vec<&HeldOut> = held_out.iter().filter(|h| h.distance == 0.0).collect();
     let margins: Vec<Policy> = MARGINS
         .iter()
@@ -388,7 +436,7 @@ fn choose_policy(held_out: &[HeldOut]) -> Policy {
             ..Policy::NONE
         })
         .collect();
-    let margin = one_standard_error(&inside, &margins).map_or(0.0, |p| p.margin);
+    let margin = one_standard_error(&inside, &margins, thin).map_or(0.0, |p| p.margin);
     let outside: Vec<&HeldOut> = held_out
         .iter()
         .filter(|h| h.distance > 0.0 && h.distance.is_finite())
@@ -401,7 +449,7 @@ fn choose_policy(held_out: &[HeldOut]) -> Policy {
             validated_doublings: f64::INFINITY,
         })
         .collect();
-    match one_standard_error(&outside, &growths) {
+    match one_standard_error(&outside, &growths, thin) {
         Some(p) => Policy {
             validated_doublings: outside.iter().map(|h| h.distance).fold(0.0, f64::max),
             ..p
@@ -459,6 +507,7 @@ pub fn choose_auto(kinds: &[SelectorKind], cv: Option<&Cv>) -> Auto {
         Auto {
             inside: kinds[0],
             outside: kinds[0],
+            evidence: Evidence::None,
         },
         |cv| cv.auto,
     )
@@ -511,7 +560,7 @@ mod tests {
             let d = 1.0 + f64::from(i % 3);
             held(i % 5, [10.0, 7.0], [10.0, 15.0], d)
         }));
-        let policy = choose_policy(&cases);
+        let policy = choose_policy(&cases, false);
         assert!(policy.margin_at(1.0) >= 0.3, "{policy:?}");
         for h in &cases[20..] {
             assert_eq!(h.log_slowdown(&policy), 0.0, "keeps default outside");
@@ -526,26 +575,72 @@ mod tests {
         let cases: Vec<HeldOut> = (0..10)
             .map(|i| held(i % 3, [10.0, 9.0], [10.0, 10.0], 0.0))
             .collect();
-        let policy = choose_policy(&cases);
+        let policy = choose_policy(&cases, false);
         assert_eq!(policy.margin, *MARGINS.last().unwrap());
         assert_eq!(policy.margin_at(0.1), 1.0, "nothing outside: cautious");
     }
 
     /// Predictions right on every size of a single held-out job are no
-    /// evidence that they hold on other jobs: the cautious setting stays.
-    /// The same picks on two jobs are.
+    /// evidence that they hold on other jobs: clustered by job, the
+    /// cautious setting stays. The same picks on two jobs are. Where one
+    /// job is all the campaign can hold out (thin evidence), its sizes are.
     #[test]
     fn one_job_is_no_evidence() {
         // Linear predicted 30% faster, measured twice as fast.
         let right = |procs| held(procs, [10.0, 7.0], [10.0, 5.0], 0.0);
         let one: Vec<HeldOut> = (0..30).map(|_| right(8)).collect();
-        assert_eq!(choose_policy(&one).margin, *MARGINS.last().unwrap());
+        assert_eq!(choose_policy(&one, false).margin, *MARGINS.last().unwrap());
         assert!(clustered_error(&[0.1, 0.2, 0.3], &[(8, 1); 3], 0.2).is_infinite());
         let two: Vec<HeldOut> = (0..30).map(|i| right(8 + 8 * (i % 2))).collect();
         assert_eq!(
-            choose_policy(&two).margin,
+            choose_policy(&two, false).margin,
             0.2,
             "the most cautious margin that switches"
+        );
+        assert_eq!(
+            choose_policy(&one, true).margin,
+            0.2,
+            "its sizes, when thin"
+        );
+    }
+
+    /// A campaign of three job sizes holds out one inside its range: `auto`
+    /// takes the nearest job's measurements and says the evidence was
+    /// thin. With five, held-out jobs choose.
+    #[test]
+    fn thin_evidence_takes_the_nearest_job() {
+        let campaign = |procs: &[u32]| {
+            let mut rows = Vec::new();
+            for &p in procs {
+                for msg in [8u64, 64, 512, 4096] {
+                    let t = f64::from(p) * (1.0 + msg as f64 / 64.0);
+                    rows.push(row(p, msg, Algorithm::Default, 2.0 * t));
+                    rows.push(row(p, msg, Algorithm::Linear, t));
+                    rows.push(row(p, msg, Algorithm::Binomial, 3.0 * t));
+                }
+            }
+            Dataset::from_rows(rows, Provenance::default())
+        };
+        let kinds = [
+            SelectorKind::Learner(crate::learn::LearnerKind::Linear),
+            SelectorKind::Nearest,
+        ];
+        let cv = |procs: &[u32]| {
+            let d = campaign(procs);
+            let full = crate::analytical::fit::fit_dataset(&d);
+            cross_validate(&d, &full, &kinds, 5, || {})
+                .unwrap()
+                .unwrap()
+        };
+        let thin = cv(&[2, 4, 8]);
+        assert_eq!(thin.auto.evidence, Evidence::MessageSizes);
+        assert_eq!(thin.auto.inside, SelectorKind::Nearest);
+        assert_eq!(thin.auto.outside, SelectorKind::Nearest);
+        let jobs = cv(&[2, 4, 8, 16, 32]);
+        assert_eq!(jobs.auto.evidence, Evidence::Jobs);
+        assert_eq!(
+            jobs.auto.inside, kinds[0],
+            "both pick linear everywhere: the earlier of the tie"
         );
     }
 

@@ -74,6 +74,7 @@ impl Choice {
             Choice::One(kind) => Auto {
                 inside: kind,
                 outside: kind,
+                ..auto
             },
         }
     }
@@ -210,7 +211,7 @@ impl Trained {
                         .into(),
                 ))
             }
-            SelectorKind::Analytical => &[][..],
+            SelectorKind::Analytical | SelectorKind::Nearest => &[][..],
             SelectorKind::Learner(learner) => {
                 let loaded = self.learners.iter().find(|l| l.learner == learner);
                 &loaded
@@ -222,7 +223,8 @@ impl Trained {
         Ok(Selector {
             collective: m.training.collective,
             candidates: &m.candidates,
-            predictor: Predictor::of(kind, models, &self.analytical),
+            predictor: Predictor::of(kind, models, &self.analytical, &self.measured),
+            measured: &self.measured,
             target: m.target,
             mappings: &m.candidate_mappings,
             policy: policy(&m.cv, kind),

@@ -9,6 +9,7 @@ use crate::learn::features::{self, Samples};
 use crate::learn::hybrid::{self, Terms};
 use crate::learn::target::Target;
 use crate::learn::Model;
+use crate::select::measured::Measured;
 use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -175,18 +176,20 @@ impl TrainingSet {
             .collect()
     }
 
-    /// The selector of `kind`'s fitted `models`.
+    /// The selector of `kind`'s fitted `models`, with what was `measured`.
     pub fn selector<'a>(
         &'a self,
         kind: SelectorKind,
         models: &'a [Model],
+        measured: &'a Measured,
         policy: Policy,
         range: Range,
     ) -> Selector<'a> {
         Selector {
             collective: self.cs.collective,
             candidates: &self.cs.candidates,
-            predictor: Predictor::of(kind, models, &self.analytical),
+            predictor: Predictor::of(kind, models, &self.analytical, measured),
+            measured,
             target: self.cs.target,
             mappings: &self.cs.mappings,
             policy,
@@ -263,7 +266,8 @@ mod tests {
     fn rmse(set: &TrainingSet, kind: LearnerKind, test: &Dataset) -> f64 {
         let kind = SelectorKind::Learner(kind);
         let models = set.fit(kind).unwrap();
-        let selector = set.selector(kind, &models, Policy::default(), Range::default());
+        let none = Measured::default();
+        let selector = set.selector(kind, &models, &none, Policy::default(), Range::default());
         let mut se = 0.0;
         for m in test.measurements() {
             let ranked = selector.rank(&m.config, None);
@@ -320,9 +324,11 @@ mod tests {
         let set = TrainingSet::new(&d, false);
         assert_eq!(set.cs.target, Target::RatioToDefault);
         let models = set.fit(SelectorKind::Learner(kind)).unwrap();
+        let none = Measured::default();
         let selector = set.selector(
             SelectorKind::Learner(kind),
             &models,
+            &none,
             Policy::NONE,
             Range::default(),
         );
@@ -344,6 +350,7 @@ mod tests {
             collective: times.collective,
             candidates: &times.candidates,
             predictor: Predictor::Learned(&models),
+            measured: &none,
             target: Target::Time,
             mappings: &times.mappings,
             policy: Policy::NONE,

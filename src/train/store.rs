@@ -132,7 +132,7 @@ pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
         .into_iter()
         .filter_map(|k| match k {
             SelectorKind::Learner(l) => Some(l),
-            SelectorKind::Analytical => None,
+            SelectorKind::Analytical | SelectorKind::Nearest => None,
         })
         .collect();
     learners.dedup();
