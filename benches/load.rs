@@ -3,7 +3,7 @@
 //! public campaign of 13,755 rows, whose target was < 200 ms in a release
 //! build). Prints the figures; asserts nothing. Run: cargo bench --bench load
 
-use bcast_select::data::load::load_file;
+use collsel::data::load::load_file;
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -4,7 +4,7 @@
 //! contribution, 4 MiB each. Prints the figures; asserts nothing. Run:
 //! cargo bench --bench payload
 
-use bcast_select::bench::payload;
+use collsel::bench::payload;
 use std::time::Instant;
 
 /// Median microseconds of `f` over `runs` calls.

@@ -3,14 +3,14 @@
 //! table < 50 ms), for `auto` and every other selector the model offers.
 //! Prints figures; asserts nothing. Run: cargo bench --bench predict
 
-use bcast_select::analytical::price::price;
-use bcast_select::data::Mapping;
-use bcast_select::learn::features;
-use bcast_select::learn::LearnerKind;
-use bcast_select::select::decision::{DecisionTable, Job};
-use bcast_select::select::SelectorKind;
-use bcast_select::train::store::{load, load_manifest};
-use bcast_select::train::{Choice, Trained};
+use collsel::analytical::price::price;
+use collsel::data::Mapping;
+use collsel::learn::features;
+use collsel::learn::LearnerKind;
+use collsel::select::decision::{DecisionTable, Job};
+use collsel::select::SelectorKind;
+use collsel::train::store::{load, load_manifest};
+use collsel::train::{Choice, Trained};
 use std::path::Path;
 use std::time::Instant;
 
@@ -34,7 +34,7 @@ fn main() {
         procs: 2 * ppn,
         mapping: Mapping::Core,
         imbalance: 0.0,
-        arrival: bcast_select::data::Arrival::Barrier,
+        arrival: collsel::data::Arrival::Barrier,
     };
     println!(
         "selector           one config (us)  30-size table (ms): cold  warm median\n\

@@ -4,13 +4,13 @@
 //! symbolic, as the fit runs it) on jobs up to 24,576 ranks.
 //! Run: cargo bench --bench simulate
 
-use bcast_select::analytical::platform::Platform;
-use bcast_select::analytical::price::{price, price_terms, Statistic};
-use bcast_select::data::{
+use collsel::analytical::platform::Platform;
+use collsel::analytical::price::{price, price_terms, Statistic};
+use collsel::data::{
     Algorithm, Arrival, Candidate, Collective, Config, Impl, Mapping, NodeOrder, Placement,
 };
-use bcast_select::schedule::{Schedule, Spec};
-use bcast_select::sim::{simulate, stage_structure, CostModel, Link};
+use collsel::schedule::{Schedule, Spec};
+use collsel::sim::{simulate, stage_structure, CostModel, Link};
 use std::time::Instant;
 
 fn main() {

@@ -4,20 +4,20 @@
 //! plus `default` (a copy of binomial's rows).
 //! Prints figures; asserts nothing. Run: cargo bench --bench train
 
-use bcast_select::data::{Algorithm, Candidate, Dataset, Mapping, Measurement, Provenance};
-use bcast_select::evaluate::{evaluate, split, Split};
-use bcast_select::learn::LearnerKind;
-use bcast_select::select::SelectorKind;
-use bcast_select::sim::campaign::{run, Campaign};
-use bcast_select::sim::{CostModel, Link};
-use bcast_select::train::cv::cross_validate;
-use bcast_select::train::samples::TrainingSet;
-use bcast_select::train::Options;
+use collsel::data::{Algorithm, Candidate, Dataset, Mapping, Measurement, Provenance};
+use collsel::evaluate::{evaluate, split, Split};
+use collsel::learn::LearnerKind;
+use collsel::select::SelectorKind;
+use collsel::sim::campaign::{run, Campaign};
+use collsel::sim::{CostModel, Link};
+use collsel::train::cv::cross_validate;
+use collsel::train::samples::TrainingSet;
+use collsel::train::Options;
 use std::time::Instant;
 
 fn main() {
     let campaign = Campaign {
-        collective: bcast_select::data::Collective::Bcast,
+        collective: collsel::data::Collective::Bcast,
         procs: (2..=138).step_by(1).take(137).collect(),
         cores_per_node: 32,
         mappings: vec![Mapping::Core, Mapping::Socket, Mapping::Node],

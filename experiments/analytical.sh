@@ -11,7 +11,7 @@
 # experiments/attic/analytical-before.patch applied), for the before/after columns.
 set -euo pipefail
 [ -z "${BIN:-}" ] && cargo build --release --quiet
-bin=${BIN:-target/release/bcast-select}
+bin=${BIN:-target/release/collsel}
 out=experiments/results/analytical
 splits=$(mktemp -d)
 mkdir -p "$out"

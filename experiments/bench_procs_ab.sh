@@ -14,7 +14,7 @@
 # OMPI_ALLOW_RUN_AS_ROOT variables are set here).
 set -euo pipefail
 [ -z "${BIN:-}" ] && cargo build --release --quiet
-bin=${BIN:-target/release/bcast-select}
+bin=${BIN:-target/release/collsel}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

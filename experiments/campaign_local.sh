@@ -16,7 +16,7 @@ minutes=${2:-5}
 cargo build --quiet
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for p in 2 3 4 5 6 7 8; do
-    mpirun -n "$p" --oversubscribe target/debug/bcast-select bench \
+    mpirun -n "$p" --oversubscribe target/debug/collsel bench \
         --out "$out" --sizes 1:4M:x4 --segsizes 0,8K,64K --impl own,ompi \
         --algorithms default,linear,chain,pipeline,split_binary,binary,binomial \
         --max-seconds 1 --time-budget "${minutes}m" --machine local-2core

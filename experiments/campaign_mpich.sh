@@ -18,9 +18,9 @@ if [ ! -x "$v/bin/mpicc" ]; then
   "$v/bin/pip" install -q 'mpich==5.0.*'
 fi
 PATH=$v/bin:$PATH OMPI_NO_PKG_CONFIG=1 MPICH_NO_PKG_CONFIG=1 CARGO_TARGET_DIR=target/mpich \
-  cargo build --quiet --bin bcast-select
+  cargo build --quiet --bin collsel
 for c in bcast reduce allreduce allgather alltoall; do
-  "$v/bin/mpirun" -n 6 -env LD_LIBRARY_PATH "$v/lib" target/mpich/debug/bcast-select bench \
+  "$v/bin/mpirun" -n 6 -env LD_LIBRARY_PATH "$v/lib" target/mpich/debug/collsel bench \
     --collective "$c" --impl mpich --procs 2,3,4,5,6 --sizes 4:1M:x8 \
     --max-seconds 0.3 --max-reps 50 --time-budget "${minutes}m" --machine local-2core \
     --out "$out"

@@ -9,12 +9,12 @@
 # geometric-mean speed-up over default, and the share of the oracle's gain;
 # then the targets, met or missed, per dataset).
 # Run from the repository root: bash experiments/evaluate.sh
-# (BIN=path/to/bcast-select uses an existing build instead of building one.)
+# (BIN=path/to/collsel uses an existing build instead of building one.)
 set -euo pipefail
 if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
 fi
-bin=${BIN:-target/release/bcast-select}
+bin=${BIN:-target/release/collsel}
 out=experiments/results/evaluate
 data=${DATA:-data/local-2core.csv ../shared/data/derin_orfeo_epyc.csv ../shared/data/zampar_orfeo_thin_2024feb.csv}
 mkdir -p "$out"

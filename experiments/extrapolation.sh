@@ -13,7 +13,7 @@
 # Run from the repository root: bash experiments/extrapolation.sh
 set -euo pipefail
 [ -z "${BIN:-}" ] && cargo build --release --quiet
-bin=${BIN:-target/release/bcast-select}
+bin=${BIN:-target/release/collsel}
 out=experiments/results/extrapolation
 mkdir -p "$out"
 files=$(ls data/*.csv ../shared/data/*.csv | awk -F/ '!seen[$NF]++')

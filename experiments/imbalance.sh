@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 out=experiments/results/imbalance
 mkdir -p "$out"
 cargo build --quiet
-bin=target/debug/bcast-select
+bin=target/debug/collsel
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 reps=(--min-reps 40 --max-reps 400 --target-ci 0.03 --max-seconds 4 --machine local-2core)
 # 8 ranks is the experiment; 4 ranks gives the model a second job size.

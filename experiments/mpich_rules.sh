@@ -4,13 +4,13 @@
 # its mpicc, and times MPI_Bcast (payload checked by the program) with:
 #   1. no file; 2. MPICH's own selection file (BASE); 3. a bcast-only file;
 #   4. BASE with its bcast part replaced by a deliberately slow rule (pipelined
-#      tree, 64-byte chunks) written by bcast-select's exporter, with and
+#      tree, 64-byte chunks) written by collsel's exporter, with and
 #      without the variables that route bcast to MPICH's selection.
 # Usage (repository root): BASE=path/to/maint/tuning/coll/mpir/generic.json \
-#   bash experiments/mpich_rules.sh   (BIN=target/release/bcast-select)
+#   bash experiments/mpich_rules.sh   (BIN=target/release/collsel)
 set -euo pipefail
 : "${BASE:?set BASE to the file maint/tuning/coll/mpir/generic.json of MPICH}"
-bin=${BIN:-target/release/bcast-select}
+bin=${BIN:-target/release/collsel}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/mpich"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replay of `bcast-select plan` on measured data (no MPI needed).
+"""Replay of `collsel plan` on measured data (no MPI needed).
 
 For each file with at least 8 distinct procs values, the held-out-procs split of
 ../shared/tools/selection_table.py ("within": every third procs value, from the

@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 cargo build --release --quiet
 # A copy: rebuilding during the replay must not change the binary under it.
 TMP=$(mktemp -d)
-cp target/release/bcast-select "$TMP/"
-BIN=$TMP/bcast-select
+cp target/release/collsel "$TMP/"
+BIN=$TMP/collsel
 OUT=${OUT:-experiments/results/plan}
 SEEDS=${SEEDS:-3}
 mkdir -p "$OUT"

@@ -2,7 +2,7 @@
 # Own/Open MPI time ratio of reduce algorithms at large messages, where
 # Open MPI's reduce allocates its accumulator and segments every call.
 # Usage: bash experiments/reduce_working_memory.sh BIN OUT.csv
-# (BIN: a release build of bcast-select; run once per build, alternating.)
+# (BIN: a release build of collsel; run once per build, alternating.)
 set -euo pipefail
 bin=$1
 out=$2

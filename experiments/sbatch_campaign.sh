@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A bcast-select campaign on a Slurm cluster: one job per allocation; submit
+# A collsel campaign on a Slurm cluster: one job per allocation; submit
 # it once per job size you care about, e.g.
 #
 #   sbatch --nodes=2 --ntasks-per-node=32 experiments/sbatch_campaign.sh
@@ -13,14 +13,14 @@
 # PROCS="2:64:x2" measures those communicator sizes inside this one
 # allocation instead (bench --procs: each on a sub-communicator, the other
 # ranks sleeping; MAPPING=node deals a size's ranks over the nodes).
-#SBATCH --job-name=bcast-select
+#SBATCH --job-name=collsel
 #SBATCH --time=01:00:00
 #SBATCH --exclusive
-#SBATCH --output=bcast-select-%j.log
+#SBATCH --output=collsel-%j.log
 set -euo pipefail
 
-OUT=${OUT:-$HOME/bcast-select/data/$(hostname -s | sed 's/[0-9]*$//')-campaign.csv}
-BIN=${BIN:-$HOME/bcast-select/target/release/bcast-select}
+OUT=${OUT:-$HOME/collsel/data/$(hostname -s | sed 's/[0-9]*$//')-campaign.csv}
+BIN=${BIN:-$HOME/collsel/target/release/collsel}
 mkdir -p "$(dirname "$OUT")"
 
 # One rank per core; add --distribution=cyclic to measure the `node` mapping

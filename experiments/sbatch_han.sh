@@ -2,7 +2,7 @@
 # Open MPI 5 across nodes on a real cluster: what serves MPI_Bcast (coll/han),
 # what `bench` times, and whether the exported files reach the broadcast.
 # Needs 2+ nodes, Open MPI 5 (its mpirun/srun and mpicc on PATH) and
-# bcast-select built against it (the mpi crate finds the library through
+# collsel built against it (the mpi crate finds the library through
 # mpicc or pkg-config at build time: `cargo build --release` with Open MPI
 # 5's bin first on PATH), e.g.
 #
@@ -19,15 +19,15 @@
 #     alone" (the deliberately slow tuned rule reaches the job's
 #     communicator), and "default decision" equals "HAN on" (HAN kept).
 #  4. Every run says min_us, none bad_payload (each broadcast is verified).
-#SBATCH --job-name=bcast-select-han
+#SBATCH --job-name=collsel-han
 #SBATCH --time=00:30:00
 #SBATCH --exclusive
-#SBATCH --output=bcast-select-han-%j.log
+#SBATCH --output=collsel-han-%j.log
 set -euo pipefail
 
-DIR=${DIR:-$HOME/bcast-select/han-check-${SLURM_JOB_ID:-local}}
-BIN=${BIN:-$HOME/bcast-select/target/release/bcast-select}
-SRC=${SRC:-$HOME/bcast-select}
+DIR=${DIR:-$HOME/collsel/han-check-${SLURM_JOB_ID:-local}}
+BIN=${BIN:-$HOME/collsel/target/release/collsel}
+SRC=${SRC:-$HOME/collsel}
 mkdir -p "$DIR"
 mpicc -O2 -o "$DIR/bcast_timer" "$SRC/tests/mpi/bcast_timer.c"
 # The timing program under the environment assignments given.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tune a Slurm allocation in one job: `bcast-select tune` measures a seed
+# Tune a Slurm allocation in one job: `collsel tune` measures a seed
 # grid over the allocation's communicator sizes, then plans and measures in
 # rounds, then writes data, model, Open MPI rules and a report, e.g.
 #
@@ -8,14 +8,14 @@
 # Keep BUDGET well below the Slurm limit: training and the report come
 # after it. A job stopped early is resumed by submitting it again (the
 # points in $DIR/data.csv are not measured again).
-#SBATCH --job-name=bcast-select-tune
+#SBATCH --job-name=collsel-tune
 #SBATCH --time=00:45:00
 #SBATCH --exclusive
-#SBATCH --output=bcast-select-tune-%j.log
+#SBATCH --output=collsel-tune-%j.log
 set -euo pipefail
 
-DIR=${DIR:-$HOME/bcast-select/tuned/$(hostname -s | sed 's/[0-9]*$//')-${SLURM_JOB_NUM_NODES:-1}n}
-BIN=${BIN:-$HOME/bcast-select/target/release/bcast-select}
+DIR=${DIR:-$HOME/collsel/tuned/$(hostname -s | sed 's/[0-9]*$//')-${SLURM_JOB_NUM_NODES:-1}n}
+BIN=${BIN:-$HOME/collsel/target/release/collsel}
 BUDGET=${BUDGET:-30m}
 
 srun --cpu-bind=cores "$BIN" tune \

@@ -6,7 +6,7 @@
 # noise — a load test, not a model of any machine). Prints wall time and
 # peak memory of `train` and `evaluate --split procs`.
 # Run from the repository root: bash experiments/scale.sh (needs python3
-# and GNU time; BIN=path/to/bcast-select uses an existing build).
+# and GNU time; BIN=path/to/collsel uses an existing build).
 # SIZE=1m: the 1,000,000-row variant of issue #21 (sizes also at 3·2^k,
 # mappings core/socket/node, chain fan-outs 2,3,4,6,8, ppn up to 96, up
 # to 256 nodes; 1,054,725 rows, 41 candidates); it also times loading
@@ -16,7 +16,7 @@ set -euo pipefail
 if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
 fi
-bin=${BIN:-target/release/bcast-select}
+bin=${BIN:-target/release/collsel}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 python3 - "$out/big.csv" "${SIZE:-183k}" <<'PY'

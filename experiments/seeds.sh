@@ -5,12 +5,12 @@
 # over seeds of the share of the oracle's geometric-mean speed-up over
 # default, in brackets the share of picks >10% slower than default.
 # Run from the repository root: bash experiments/seeds.sh (needs python3;
-# BIN=path/to/bcast-select uses an existing build).
+# BIN=path/to/collsel uses an existing build).
 set -euo pipefail
 if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
 fi
-bin=${BIN:-target/release/bcast-select}
+bin=${BIN:-target/release/collsel}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 data=${DATA:-data/local-2core.csv ../shared/data/derin_orfeo_epyc.csv ../shared/data/zampar_orfeo_thin_2024feb.csv}

@@ -3,7 +3,7 @@
 # seeds 1-5, every data/ and ../shared/data/ file: auto's captured share
 # (its geometric-mean speed-up over default / the oracle's) and its share
 # of configurations >10% slower than default, per seed.
-#   A=/path/to/old/bcast-select B=/path/to/new/bcast-select bash experiments/seeds_ab.sh
+#   A=/path/to/old/collsel B=/path/to/new/collsel bash experiments/seeds_ab.sh
 # (eighth session: A built from 4134acb, B from a1f7410; table in
 # experiments/extrapolation.md, "Eighth session").
 set -euo pipefail

@@ -13,7 +13,7 @@ cross-validated policy), what these rules would have captured:
 Cells: captured share of the oracle's geometric-mean speed-up over default /
 share of test configurations more than 10% slower than default.
 Usage: python3 experiments/protocols.py /tmp/parts data/*.csv ../shared/data/*.csv
-       python3 experiments/vote.py target/release/bcast-select /tmp/parts"""
+       python3 experiments/vote.py target/release/collsel /tmp/parts"""
 import collections, csv, glob, math, os, subprocess, sys
 
 SELECTORS = ["analytical", "knn", "gbm", "gam", "linear", "hybrid-knn", "hybrid-gbm", "hybrid-gam"]

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// collective for each message size of a job, from measurements on the
 /// job's own machine.
 #[derive(Debug, Parser)]
-#[command(name = "bcast-select", version, about, long_about = None)]
+#[command(name = "collsel", version, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -52,7 +52,7 @@ pub enum Command {
     /// unmeasured points together. `bench --points NEXT.csv` measures them.
     Plan(PlanArgs),
     /// Measure a collective on this MPI job; run it under mpirun or srun, e.g.
-    /// `mpirun -n 8 bcast-select bench --out data/mine.csv`. Runs our
+    /// `mpirun -n 8 collsel bench --out data/mine.csv`. Runs our
     /// re-implementations (impl own), Open MPI's forced algorithms (impl
     /// ompi, set through the MPI tool interface) and the library default,
     /// verifies every call's result on every rank, appends one row per point and
@@ -61,7 +61,7 @@ pub enum Command {
     /// algorithm is meant for that).
     Bench(BenchArgs),
     /// Tune this allocation in one job: run it under mpirun or srun, e.g.
-    /// `mpirun -n 64 bcast-select tune --time-budget 30m --out-dir tuned`.
+    /// `mpirun -n 64 collsel tune --time-budget 30m --out-dir tuned`.
     /// Measures Open MPI's own algorithms (what a rules file selects) and
     /// `default`: a seed grid over the job's communicator sizes (every
     /// `default` point and every candidate on a lattice of configurations),
@@ -80,7 +80,7 @@ pub enum Command {
     /// effect and what they change: run it under the launcher and in the
     /// environment the application uses, e.g. `mpirun -n 64 --mca
     /// coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename
-    /// $PWD/rules bcast-select verify`. Reads Open MPI's variables through
+    /// $PWD/rules collsel verify`. Reads Open MPI's variables through
     /// the MPI tool interface and each file as this Open MPI reads it, then
     /// times each collective and size through the rules against the
     /// library's own choice, and against the rule's algorithm alone, in

@@ -1,4 +1,4 @@
-//! bcast-select: choose the fastest algorithm, segment size and fan-out of
+//! collsel: choose the fastest algorithm, segment size and fan-out of
 //! each MPI collective it knows (`collective`) per message size for a job,
 //! from measurements on the job's machine.
 //!

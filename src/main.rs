@@ -1,5 +1,5 @@
-use bcast_select::{cli::Cli, commands};
 use clap::Parser;
+use collsel::{cli::Cli, commands};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -7,7 +7,7 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            if !matches!(e, bcast_select::Error::Reported(_)) {
+            if !matches!(e, collsel::Error::Reported(_)) {
                 eprintln!("error: {e}");
             }
             ExitCode::from(e.exit_code() as u8)

@@ -25,7 +25,7 @@ fn bench(dir: &Path, launch: &[&str], args: &[&str]) -> PathBuf {
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
             .args(launch)
             .args(["--mca", "coll_han_priority", "40"])
-            .arg(env!("CARGO_BIN_EXE_bcast-select"))
+            .arg(env!("CARGO_BIN_EXE_collsel"))
             .args(["bench", "--out"])
             .arg(&csv)
             .args(args)

@@ -5,7 +5,7 @@
 
 mod common;
 
-use bcast_select::data::{load::load_file, Algorithm, Dataset, Impl};
+use collsel::data::{load::load_file, Algorithm, Dataset, Impl};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -15,7 +15,7 @@ fn bench(ranks: u32, out: &Path, args: &[&str]) -> Output {
         .args(["-n", &ranks.to_string(), "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .arg(env!("CARGO_BIN_EXE_collsel"))
         .args(["bench", "--out"])
         .arg(out)
         .args(args)
@@ -257,13 +257,13 @@ fn every_reduce_algorithm_sums_exactly_for_every_job_size() {
         &["--sizes", "4", "--algorithms", "binomial"],
     ));
     let load = |c| load_files_of(&csv, c);
-    let reduce = load(bcast_select::data::Collective::Reduce);
+    let reduce = load(collsel::data::Collective::Reduce);
     // Per size and job: default 1, linear 2, chain 2 segs x 2 fanouts x 2
     // impls, pipeline, binary, binomial, in-order binary 2 x 2 each,
     // rabenseifner 2.
     assert_eq!(reduce.measurements().len(), 4 * 5 * 29);
     // Binomial with the default three segment sizes, own and Open MPI's.
-    let bcast = load(bcast_select::data::Collective::Bcast);
+    let bcast = load(collsel::data::Collective::Bcast);
     assert_eq!(bcast.measurements().len(), 6);
 
     let forced = dir.path().join("forced.csv");
@@ -285,7 +285,7 @@ fn every_reduce_algorithm_sums_exactly_for_every_job_size() {
             "20",
         ],
     ));
-    let data = load_files_of(&forced, bcast_select::data::Collective::Reduce);
+    let data = load_files_of(&forced, collsel::data::Collective::Reduce);
     let fine = time_of(&data, Algorithm::Pipeline, Some(1024), Impl::Ompi);
     let whole = time_of(&data, Algorithm::Pipeline, Some(0), Impl::Ompi);
     assert!(
@@ -322,7 +322,7 @@ fn every_allreduce_algorithm_sums_exactly_on_every_rank() {
             "0,4,12,1000,100000,1M",
         ],
     );
-    let data = load_files_of(&csv, bcast_select::data::Collective::Allreduce);
+    let data = load_files_of(&csv, collsel::data::Collective::Allreduce);
     // Per size and job: default 1; linear, nonoverlapping, recursive
     // doubling, ring, rabenseifner 2 each; segmented ring 2 segs x 2 impls.
     assert_eq!(data.measurements().len(), 4 * 6 * 15);
@@ -346,7 +346,7 @@ fn every_allreduce_algorithm_sums_exactly_on_every_rank() {
             "20",
         ],
     ));
-    let data = load_files_of(&forced, bcast_select::data::Collective::Allreduce);
+    let data = load_files_of(&forced, collsel::data::Collective::Allreduce);
     for imp in [Impl::Ompi, Impl::Own] {
         let fine = time_of(&data, Algorithm::SegmentedRing, Some(1024), imp);
         let whole = time_of(&data, Algorithm::SegmentedRing, Some(0), imp);
@@ -384,7 +384,7 @@ fn every_allgather_algorithm_gives_every_rank_every_block() {
             "0,1,3,1000,100000,1M",
         ],
     );
-    let data = load_files_of(&csv, bcast_select::data::Collective::Allgather);
+    let data = load_files_of(&csv, collsel::data::Collective::Allgather);
     // Per size: default and linear (Open MPI's only) 1 each; bruck,
     // recursive doubling, ring, neighbor 2 each; sparbit ours only (the
     // apt Open MPI 4.1 has no id 7: refused there); two_proc 2 on 2 ranks.
@@ -423,7 +423,7 @@ fn every_alltoall_algorithm_gives_every_rank_its_blocks() {
             "0,1,3,1000,100000,1M",
         ],
     );
-    let data = load_files_of(&csv, bcast_select::data::Collective::Alltoall);
+    let data = load_files_of(&csv, collsel::data::Collective::Alltoall);
     // Per size: default 1; linear, pairwise, modified_bruck, linear_sync
     // 2 each (ours, Open MPI's); two_proc 2 on 2 ranks.
     let per_size = |ranks: usize| 1 + 4 * 2 + if ranks == 2 { 2 } else { 0 };
@@ -600,7 +600,7 @@ fn every_barrier_algorithm_holds_every_rank_until_the_last_entered() {
             "1K",
         ],
     );
-    let data = load_files_of(&csv, bcast_select::data::Collective::Barrier);
+    let data = load_files_of(&csv, collsel::data::Collective::Barrier);
     // default; linear, double_ring, recursive_doubling, bruck, tree ours
     // and Open MPI's; two_proc both on 2 ranks.
     let per_job = |ranks: usize| 1 + 5 * 2 + if ranks == 2 { 2 } else { 0 };
@@ -674,19 +674,19 @@ fn on_2_3_5_8_ranks(csv: &Path, args: &[&str]) {
     }
 }
 
-fn load_files_of(path: &Path, collective: bcast_select::data::Collective) -> Dataset {
-    let choice = bcast_select::data::load::Choice {
+fn load_files_of(path: &Path, collective: collsel::data::Collective) -> Dataset {
+    let choice = collsel::data::load::Choice {
         collective: Some(collective),
         ..Default::default()
     };
-    bcast_select::data::load::load_files(&[path.to_path_buf()], &choice)
+    collsel::data::load::load_files(&[path.to_path_buf()], &choice)
         .unwrap()
         .dataset
 }
 
 #[test]
 fn arrival_delivers_under_imbalanced_arrivals() {
-    use bcast_select::data::Arrival;
+    use collsel::data::Arrival;
     let dir = tempfile::tempdir().unwrap();
     let reps = [
         "--roots",
@@ -931,7 +931,7 @@ fn listed_points_bring_their_collective() {
     let csv = dir.path().join("out.csv");
     let listed = ["--points", points.to_str().unwrap(), "--max-reps", "2"];
     ok(&bench(3, &csv, &listed));
-    let data = load_files_of(&csv, bcast_select::data::Collective::Reduce);
+    let data = load_files_of(&csv, collsel::data::Collective::Reduce);
     assert_eq!(data.measurements().len(), 2);
 
     let out = bench(3, &csv, &[&listed[..], &["--collective", "bcast"]].concat());

@@ -5,7 +5,7 @@
 use assert_cmd::Command;
 
 fn bin() -> Command {
-    Command::cargo_bin("bcast-select").unwrap()
+    Command::cargo_bin("collsel").unwrap()
 }
 
 /// Broadcast and reduce rows of the same jobs: for each, `default` and
@@ -117,7 +117,7 @@ fn bench_help_names_every_collectives_defaults() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    for c in bcast_select::data::Collective::ALL {
+    for c in collsel::data::Collective::ALL {
         let d = c.describe();
         let algorithms: Vec<&str> = d.measured.iter().map(|a| a.name()).collect();
         let expected = format!("{} default,{}", c.name(), algorithms.join(","));
@@ -146,7 +146,7 @@ fn help_names_every_collective_where_one_is_asked_for() {
     if cfg!(feature = "mpi") {
         commands.extend([vec!["bench"], vec!["tune"], vec!["verify"]]);
     }
-    let names: Vec<&str> = bcast_select::data::Collective::ALL
+    let names: Vec<&str> = collsel::data::Collective::ALL
         .iter()
         .map(|c| c.name())
         .collect();
@@ -156,8 +156,8 @@ fn help_names_every_collective_where_one_is_asked_for() {
         assert!(text.contains(&listed), "{args:?}: {text}");
     }
     let text = help(&["schedule", "show"]);
-    for c in bcast_select::data::Collective::ALL {
-        let scheduled: Vec<&str> = bcast_select::schedule::scheduled(c)
+    for c in collsel::data::Collective::ALL {
+        let scheduled: Vec<&str> = collsel::schedule::scheduled(c)
             .iter()
             .map(|a| a.name())
             .collect();

@@ -4,7 +4,7 @@ use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 fn bin() -> Command {
-    Command::cargo_bin("bcast-select").unwrap()
+    Command::cargo_bin("collsel").unwrap()
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {

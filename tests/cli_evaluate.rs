@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use std::collections::{BTreeMap, BTreeSet};
 
 fn evaluate(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("bcast-select")
+    Command::cargo_bin("collsel")
         .unwrap()
         .arg("evaluate")
         .args(args)
@@ -226,7 +226,7 @@ fn systems_are_evaluated_apart_and_train_asks_which() {
     let path = dir.path().join("two.csv");
     std::fs::write(&path, two).unwrap();
 
-    let o = Command::cargo_bin("bcast-select")
+    let o = Command::cargo_bin("collsel")
         .unwrap()
         .args(["train"])
         .arg(&path)
@@ -239,7 +239,7 @@ fn systems_are_evaluated_apart_and_train_asks_which() {
     assert!(stderr.contains("2 machine/MPI combinations"), "{stderr}");
 
     let json = |extra: &[&str]| -> serde_json::Value {
-        let o = Command::cargo_bin("bcast-select")
+        let o = Command::cargo_bin("collsel")
             .unwrap()
             .args([
                 "evaluate",
@@ -291,7 +291,7 @@ fn evaluate_scores_the_decisions_predict_writes() {
     std::fs::write(&train_csv, train).unwrap();
     std::fs::write(&test_csv, test).unwrap();
     let run = |args: &[&std::ffi::OsStr]| {
-        let o = Command::cargo_bin("bcast-select")
+        let o = Command::cargo_bin("collsel")
             .unwrap()
             .args(args)
             .output()

@@ -5,7 +5,7 @@ use assert_cmd::Command;
 use std::path::Path;
 
 fn model_fit(file: &Path, format: &str) -> String {
-    let done = Command::cargo_bin("bcast-select")
+    let done = Command::cargo_bin("collsel")
         .unwrap()
         .args(["model", "fit"])
         .arg(file)

@@ -6,7 +6,7 @@ use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 fn bin() -> Command {
-    Command::cargo_bin("bcast-select").unwrap()
+    Command::cargo_bin("collsel").unwrap()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 /// Runs `schedule show` with `args`.
 fn show(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("bcast-select")
+    Command::cargo_bin("collsel")
         .unwrap()
         .args(["schedule", "show"])
         .args(args)
@@ -101,7 +101,7 @@ fn knomial_radix_4_on_10_ranks() {
 
 #[test]
 fn stage_lines_report_cross_node_transfers() {
-    let out = Command::cargo_bin("bcast-select")
+    let out = Command::cargo_bin("collsel")
         .unwrap()
         .args([
             "schedule",
@@ -185,7 +185,7 @@ fn reduce_trees_on_7_and_8_ranks() {
             (6, vec![7])
         ]
     );
-    let out = Command::cargo_bin("bcast-select")
+    let out = Command::cargo_bin("collsel")
         .unwrap()
         .args(["schedule", "show", "--collective", "reduce"])
         .args(["--algorithm", "split_binary", "--procs", "4"])
@@ -200,7 +200,7 @@ fn reduce_trees_on_7_and_8_ranks() {
 #[test]
 fn allreduce_schedules_are_described() {
     let show = |args: &[&str]| {
-        let out = Command::cargo_bin("bcast-select")
+        let out = Command::cargo_bin("collsel")
             .unwrap()
             .args(["schedule", "show", "--collective", "allreduce"])
             .args(args)

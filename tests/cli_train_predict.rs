@@ -6,7 +6,7 @@ use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 fn bin() -> Command {
-    Command::cargo_bin("bcast-select").unwrap()
+    Command::cargo_bin("collsel").unwrap()
 }
 
 /// The synthetic campaign ([`common::synthetic_campaign`]) written next to
@@ -92,7 +92,7 @@ fn train_writes_a_model_that_predict_reads() {
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(
         manifest["format_version"],
-        bcast_select::train::store::FORMAT_VERSION
+        collsel::train::store::FORMAT_VERSION
     );
     assert_eq!(
         manifest["target"], "ratio_to_default",
@@ -188,7 +188,7 @@ fn analytical_and_hybrid_selectors_work_on_every_dataset() {
     let mut models = Vec::new();
     for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
         let before = models.len();
-        for c in bcast_select::data::Collective::ALL {
+        for c in collsel::data::Collective::ALL {
             let collective = c.name();
             let stem = file.file_stem().unwrap().to_string_lossy();
             let model = dir.path().join(format!("{stem}-{collective}"));
@@ -363,7 +363,7 @@ fn predict_refuses_what_it_cannot_use() {
 
     let manifest = model.join("manifest.json");
     let original = std::fs::read_to_string(&manifest).unwrap();
-    let version = bcast_select::train::store::FORMAT_VERSION;
+    let version = collsel::train::store::FORMAT_VERSION;
     std::fs::write(
         &manifest,
         original.replace(
@@ -839,9 +839,9 @@ fn measured_jobs_follow_their_measurements() {
 /// other job sizes decide as the model does.
 #[test]
 fn predict_keeps_default_where_tunes_validation_reverted() {
-    use bcast_select::bench::stats::Speedup;
-    use bcast_select::data::Collective;
-    use bcast_select::select::validation::Validation;
+    use collsel::bench::stats::Speedup;
+    use collsel::data::Collective;
+    use collsel::select::validation::Validation;
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("model");
     train(&model, &["--learners", "linear"]);
@@ -856,11 +856,11 @@ fn predict_keeps_default_where_tunes_validation_reverted() {
     let before = predict(&model, &args);
     assert_eq!(choice("8", &before), "chain");
     assert_eq!(choice("12", &before), "chain");
-    let chain = bcast_select::data::Candidate {
-        algorithm: bcast_select::data::Algorithm::Chain,
+    let chain = collsel::data::Candidate {
+        algorithm: collsel::data::Algorithm::Chain,
         segsize: None,
         fanout: None,
-        implementation: bcast_select::data::Impl::Ompi,
+        implementation: collsel::data::Impl::Ompi,
     };
     let slower = Validation {
         collective: Collective::Bcast,

@@ -255,7 +255,7 @@ fn mpich_runs_every_collective_from_one_selection() {
 /// measurably slower than its tree at 4 MiB.
 #[test]
 fn mpich_runs_every_one_of_its_algorithms_from_a_model_measured_under_mpich() {
-    use bcast_select::data::Collective;
+    use collsel::data::Collective;
     let bin = mpich_bin();
     let dir = tempfile::tempdir().unwrap();
     let exe = common::compile_timer(&bin.join("mpicc"), dir.path());
@@ -291,7 +291,7 @@ fn mpich_runs_every_one_of_its_algorithms_from_a_model_measured_under_mpich() {
     }
     std::fs::write(&csv, text).unwrap();
     let radix = dir.path().join("model-radix");
-    let o = Command::cargo_bin("bcast-select")
+    let o = Command::cargo_bin("collsel")
         .unwrap()
         .args(["train", "--learners", "knn", "--out"])
         .arg(&radix)
@@ -328,7 +328,7 @@ fn mpich_runs_every_one_of_its_algorithms_from_a_model_measured_under_mpich() {
         "8 KiB chunks {t_slow} us, 256 KiB chunks {t_chunked} us: the chunk did not apply?"
     );
     // Open MPI cannot take MPICH's algorithms.
-    let o = Command::cargo_bin("bcast-select")
+    let o = Command::cargo_bin("collsel")
         .unwrap()
         .arg("predict")
         .arg("--model")

@@ -57,7 +57,7 @@ fn trained(
     let csv = dir.join(format!("{collective}-{winner}.csv"));
     std::fs::write(&csv, text).unwrap();
     let model = dir.join(format!("{collective}-{winner}"));
-    let o = Command::cargo_bin("bcast-select")
+    let o = Command::cargo_bin("collsel")
         .unwrap()
         .arg("train")
         .arg(&csv)
@@ -76,7 +76,7 @@ fn export(model: &Path, dir: &Path) -> (PathBuf, PathBuf) {
             "{}-{name}",
             model.file_name().unwrap().to_string_lossy()
         ));
-        let o = Command::cargo_bin("bcast-select")
+        let o = Command::cargo_bin("collsel")
             .unwrap()
             .args(["predict", "--model"])
             .arg(model)

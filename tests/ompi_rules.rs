@@ -122,7 +122,7 @@ fn model_of(dir: &Path, collective: &str) -> PathBuf {
     }
     std::fs::write(&csv, text).unwrap();
     let model = dir.join(format!("model-{collective}"));
-    let out = Command::cargo_bin("bcast-select")
+    let out = Command::cargo_bin("collsel")
         .unwrap()
         .arg("train")
         .arg(&csv)
@@ -145,7 +145,7 @@ fn export(model: &Path, args: &[&str], out: &Path) -> String {
 
 /// [`export`] of several models (one per collective) into one file.
 fn export_all(models: &[&Path], args: &[&str], out: &Path) -> String {
-    let mut cmd = Command::cargo_bin("bcast-select").unwrap();
+    let mut cmd = Command::cargo_bin("collsel").unwrap();
     cmd.arg("predict");
     for model in models {
         cmd.arg("--model").arg(model);
@@ -521,7 +521,7 @@ fn open_mpi_6_json_decides_as_the_classic_file() {
     let model = distinctive_model(dir.path());
     let args = ["--procs", "2:8:x2", "--sizes", "1:4M:x4"];
     let classic = export(&model, &args, &dir.path().join("rules.txt"));
-    let o = Command::cargo_bin("bcast-select")
+    let o = Command::cargo_bin("collsel")
         .unwrap()
         .args(["predict", "--model"])
         .arg(&model)

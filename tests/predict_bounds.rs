@@ -6,9 +6,9 @@
 //! selector of the shipped model (trained on `data/local-2core.csv`, 2 to
 //! 8 ranks).
 
-use bcast_select::data::{Arrival, Mapping};
-use bcast_select::select::decision::{Choice, DecisionTable, Job};
-use bcast_select::train::{store, Choice as Decide};
+use collsel::data::{Arrival, Mapping};
+use collsel::select::decision::{Choice, DecisionTable, Job};
+use collsel::train::{store, Choice as Decide};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -18,11 +18,9 @@ const MODEL: &str = "trained/default";
 /// the model's training data, read from the data itself.
 fn fastest_measured() -> BTreeMap<u64, f64> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let loaded = bcast_select::data::load::load_files(
-        &[root.join("data/local-2core.csv")],
-        &Default::default(),
-    )
-    .unwrap();
+    let loaded =
+        collsel::data::load::load_files(&[root.join("data/local-2core.csv")], &Default::default())
+            .unwrap();
     let mut fastest = BTreeMap::new();
     for m in loaded.dataset.measurements() {
         let t = fastest.entry(m.config.msg_bytes).or_insert(f64::INFINITY);
@@ -102,7 +100,7 @@ fn predictions_are_bounded_times_for_every_job_size_and_selector() {
 #[test]
 fn rules_beyond_the_trained_sizes_are_marked() {
     let rules = |nodes: &str, ppn: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bcast-select"))
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_collsel"))
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .args(["predict", "--model", MODEL, "--format", "ompi-rules"])
             .args(["--nodes", nodes, "--ppn", ppn])
@@ -110,7 +108,7 @@ fn rules_beyond_the_trained_sizes_are_marked() {
             .unwrap();
         assert!(out.status.success(), "{out:?}");
         let text = String::from_utf8(out.stdout).unwrap();
-        bcast_select::verify::files::read_tuned(text.as_bytes(), false).unwrap();
+        collsel::verify::files::read_tuned(text.as_bytes(), false).unwrap();
         text
     };
     let beyond = rules("64", "128");
@@ -118,7 +116,7 @@ fn rules_beyond_the_trained_sizes_are_marked() {
         beyond.contains("# NOTE: rules marked EXTRAPOLATED"),
         "{beyond}"
     );
-    assert!(beyond.contains("bcast-select verify"), "{beyond}");
+    assert!(beyond.contains("collsel verify"), "{beyond}");
     let marked = beyond.lines().filter(|l| l.ends_with(" EXTRAPOLATED"));
     assert_eq!(
         marked.count(),

@@ -3,9 +3,9 @@
 //! the root, and every allreduce algorithm on every rank, for any job
 //! shape, root, size, segment size and fan-out.
 
-use bcast_select::data::{Collective, NodeOrder, Placement};
-use bcast_select::schedule::{bcast::SCHEDULED, scheduled, Schedule, Spec};
-use bcast_select::sim::{simulate, CostModel, Link};
+use collsel::data::{Collective, NodeOrder, Placement};
+use collsel::schedule::{bcast::SCHEDULED, scheduled, Schedule, Spec};
+use collsel::sim::{simulate, CostModel, Link};
 use proptest::prelude::*;
 
 const COST: CostModel = CostModel {
@@ -45,7 +45,7 @@ proptest! {
         let placement = Placement::new(procs, nodes, ppn, order).unwrap();
         for algorithm in SCHEDULED {
             let fanout = if algorithm.name() == "knomial" { fanout.max(2) } else { fanout };
-            let spec = Spec { collective: bcast_select::data::Collective::Bcast, algorithm, procs, root, msg_bytes: msg, segsize, fanout: Some(fanout) };
+            let spec = Spec { collective: collsel::data::Collective::Bcast, algorithm, procs, root, msg_bytes: msg, segsize, fanout: Some(fanout) };
             let schedule = Schedule::new(spec).unwrap();
             let outcome = simulate(&schedule, &placement, &COST);
             prop_assert!(outcome.is_ok(), "{:?}: {}", spec, outcome.unwrap_err());
@@ -156,7 +156,7 @@ fn block_algorithms_deliver(
         };
         let Ok(schedule) = Schedule::new(spec) else {
             prop_assert!(
-                algorithm == bcast_select::data::Algorithm::TwoProc && procs > 2,
+                algorithm == collsel::data::Algorithm::TwoProc && procs > 2,
                 "{:?}",
                 spec
             );
@@ -252,7 +252,7 @@ proptest! {
         for &algorithm in scheduled(Collective::Barrier) {
             let spec = Spec { collective: Collective::Barrier, algorithm, procs, root: 0, msg_bytes: 0, segsize: 0, fanout: None };
             let Ok(schedule) = Schedule::new(spec) else {
-                prop_assert!(algorithm == bcast_select::data::Algorithm::TwoProc && procs > 2);
+                prop_assert!(algorithm == collsel::data::Algorithm::TwoProc && procs > 2);
                 continue;
             };
             let outcome = simulate(&schedule, &placement, &COST);

@@ -9,7 +9,7 @@ fn retraining_reproduces_trained_default() {
     // This project's own campaign of one machine: a model never blends
     // machines.
     let data = ["data/local-2core.csv"];
-    let o = Command::cargo_bin("bcast-select")
+    let o = Command::cargo_bin("collsel")
         .unwrap()
         .arg("train")
         .args(data)
@@ -35,7 +35,7 @@ fn retraining_reproduces_trained_default() {
         assert!(
             shipped == fresh,
             "trained/default/{f} differs from a fresh training run: retrain with \
-             `bcast-select train data/local-2core.csv --out trained/default` \
+             `collsel train data/local-2core.csv --out trained/default` \
              and commit it"
         );
     }

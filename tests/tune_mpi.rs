@@ -26,7 +26,7 @@ fn tune(dir: &Path, args: &[&str]) -> Output {
         .env("FONTCONFIG_FILE", &config)
         .env("FONTCONFIG_PATH", fonts.path())
         .env("XDG_DATA_HOME", fonts.path())
-        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .arg(env!("CARGO_BIN_EXE_collsel"))
         .args(["tune", "--out-dir"])
         .arg(dir)
         .args(args)
@@ -43,7 +43,7 @@ fn tune(dir: &Path, args: &[&str]) -> Output {
 fn report_shape<'a>(report: &'a str, stderr: &str, dir: &Path) -> &'a str {
     let first = report.find("\n## MPI_").expect("a section per collective");
     let summary = &report[..first];
-    assert!(summary.starts_with("# bcast-select tune: "), "{summary}");
+    assert!(summary.starts_with("# collsel tune: "), "{summary}");
     // Nothing of tune's after it (the launcher may still add its own).
     let printed = stderr
         .rfind(summary)
@@ -57,7 +57,7 @@ fn report_shape<'a>(report: &'a str, stderr: &str, dir: &Path) -> &'a str {
     let deploy = lines.iter().position(|l| *l == "## Deploy");
     let end = lines
         .iter()
-        .position(|l| l.contains("bcast-select verify") || l.starts_with("Nothing to deploy"));
+        .position(|l| l.contains("collsel verify") || l.starts_with("Nothing to deploy"));
     assert!(
         matches!((table, deploy, end), (Some(t), Some(d), Some(e)) if t < d && d < e && e < 40),
         "{summary}"
@@ -155,7 +155,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     let summary = report_shape(&report, &stderr, &out_dir);
     // A row per collective, each explored on every communicator size.
-    for c in bcast_select::data::Collective::ALL {
+    for c in collsel::data::Collective::ALL {
         let row = summary
             .lines()
             .find(|l| l.starts_with(&format!("| {} ", c.function())))
@@ -213,7 +213,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     let rows = common::csv_rows(&validation);
     // The deploy block checks exactly the collectives that switch somewhere.
     let mut switching: Vec<&str> = Vec::new();
-    for c in bcast_select::data::Collective::ALL {
+    for c in collsel::data::Collective::ALL {
         if rows
             .iter()
             .any(|r| r["collective"] == c.name() && r["kept"] == "true")
@@ -225,7 +225,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         true => assert!(summary.contains("Nothing to deploy"), "{summary}"),
         false => assert!(
             summary.contains(&format!(
-                "bcast-select verify --collectives {} --sizes 1,1024,65536 --procs 2,3,4\n",
+                "collsel verify --collectives {} --sizes 1,1024,65536 --procs 2,3,4\n",
                 switching.join(",")
             )),
             "{switching:?}: {summary}"
@@ -238,7 +238,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         }
     }
     let rules_text = std::fs::read(out_dir.join("rules")).unwrap();
-    let rules = bcast_select::verify::files::read_tuned(&rules_text, false).unwrap();
+    let rules = collsel::verify::files::read_tuned(&rules_text, false).unwrap();
     // (name, coll id, sizes, whether the file's size is the block × p)
     for (name, id, sizes, per_block) in [
         ("bcast", 7, &[1u64, 1024, 65536][..], false),
@@ -281,11 +281,11 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         );
     }
     let load = |collective| {
-        let choice = bcast_select::data::load::Choice {
+        let choice = collsel::data::load::Choice {
             collective: Some(collective),
             ..Default::default()
         };
-        bcast_select::data::load::load_files(&[out_dir.join("data.csv")], &choice)
+        collsel::data::load::load_files(&[out_dir.join("data.csv")], &choice)
             .unwrap()
             .dataset
     };
@@ -293,12 +293,12 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     // message sizes, x 2 for the reductions (1 byte is no whole float),
     // x 1 for the barrier (no message size).
     for (collective, expected) in [
-        (bcast_select::data::Collective::Bcast, 9),
-        (bcast_select::data::Collective::Reduce, 6),
-        (bcast_select::data::Collective::Allreduce, 6),
-        (bcast_select::data::Collective::Allgather, 9),
-        (bcast_select::data::Collective::Alltoall, 9),
-        (bcast_select::data::Collective::Barrier, 3),
+        (collsel::data::Collective::Bcast, 9),
+        (collsel::data::Collective::Reduce, 6),
+        (collsel::data::Collective::Allreduce, 6),
+        (collsel::data::Collective::Allgather, 9),
+        (collsel::data::Collective::Alltoall, 9),
+        (collsel::data::Collective::Barrier, 3),
     ] {
         let data = load(collective);
         let defaults = data
@@ -316,7 +316,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
             .map(|l| l.split('#').next().unwrap().trim().to_string())
             .collect()
     };
-    let predicted = Command::new(env!("CARGO_BIN_EXE_bcast-select"))
+    let predicted = Command::new(env!("CARGO_BIN_EXE_collsel"))
         .arg("predict")
         .args(
             [
@@ -413,13 +413,13 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     assert!(!ok && out.contains("bcast_error"), "{out}");
 
     // Resumed: everything measured is kept, nothing measured twice.
-    let before: std::collections::HashMap<_, usize> = bcast_select::data::Collective::ALL
+    let before: std::collections::HashMap<_, usize> = collsel::data::Collective::ALL
         .into_iter()
         .map(|c| (c, load(c).measurements().len()))
         .collect();
     let again = tune(&out_dir, &args);
     assert!(again.status.success());
-    for collective in bcast_select::data::Collective::ALL {
+    for collective in collsel::data::Collective::ALL {
         let before = before[&collective];
         let rerun = load(collective);
         assert_eq!(rerun.duplicate_rows(), 0);
@@ -439,8 +439,8 @@ fn tune_measures_every_barrier_algorithm_on_every_size() {
         &out_dir,
         &["--time-budget", "20s", "--collectives", "barrier"],
     );
-    let (stderr, data) = refused_nothing(&out, &out_dir, bcast_select::data::Collective::Barrier);
-    use bcast_select::data::Algorithm;
+    let (stderr, data) = refused_nothing(&out, &out_dir, collsel::data::Collective::Barrier);
+    use collsel::data::Algorithm;
     for procs in 2..=4 {
         let mut measured: Vec<_> = data
             .measurements()
@@ -481,7 +481,7 @@ fn tune_decides_a_barrier_measured_at_one_size() {
         "4",
     ];
     let out = tune(&out_dir, &args);
-    let (stderr, data) = refused_nothing(&out, &out_dir, bcast_select::data::Collective::Barrier);
+    let (stderr, data) = refused_nothing(&out, &out_dir, collsel::data::Collective::Barrier);
     assert_eq!(data.measurements().len(), 6, "{stderr}");
     assert!(
         stderr.contains("no candidate has 3 or more measurements"),
@@ -520,8 +520,8 @@ fn tune_plans_nothing_bench_leaves_out() {
             "1K",
         ],
     );
-    let (stderr, data) = refused_nothing(&out, &out_dir, bcast_select::data::Collective::Allgather);
-    use bcast_select::data::Algorithm;
+    let (stderr, data) = refused_nothing(&out, &out_dir, collsel::data::Collective::Allgather);
+    use collsel::data::Algorithm;
     let measured = data.measurements();
     assert!(
         measured
@@ -542,16 +542,16 @@ fn tune_plans_nothing_bench_leaves_out() {
 fn refused_nothing(
     out: &Output,
     out_dir: &Path,
-    collective: bcast_select::data::Collective,
-) -> (String, bcast_select::data::Dataset) {
+    collective: collsel::data::Collective,
+) -> (String, collsel::data::Dataset) {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("left out where it cannot run"), "{stderr}");
-    let choice = bcast_select::data::load::Choice {
+    let choice = collsel::data::load::Choice {
         collective: Some(collective),
         ..Default::default()
     };
-    let data = bcast_select::data::load::load_files(&[out_dir.join("data.csv")], &choice)
+    let data = collsel::data::load::load_files(&[out_dir.join("data.csv")], &choice)
         .unwrap()
         .dataset;
     (stderr, data)
@@ -564,7 +564,7 @@ fn refused_nothing(
 /// measurements' order in data.csv (rank 0 appends them as they come).
 #[test]
 fn tune_measures_every_algorithm_at_the_jobs_size_first() {
-    use bcast_select::data::{Algorithm, Collective};
+    use collsel::data::{Algorithm, Collective};
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("tuned");
     let collectives = [Collective::Bcast, Collective::Reduce, Collective::Alltoall];

@@ -18,15 +18,15 @@
 //! file.
 //!
 //! The installed Open MPI by default; `.ci/ompi5` and `.ci/mpich` run the
-//! same test under Open MPI 5 and MPICH 5 with `BCAST_SELECT_MPIRUN` (their
-//! `mpirun`) and `BCAST_SELECT_EXE` (the binary built against them). The
+//! same test under Open MPI 5 and MPICH 5 with `COLLSEL_MPIRUN` (their
+//! `mpirun`) and `COLLSEL_EXE` (the binary built against them). The
 //! same on 16 ranks (an experiment, `--ignored`):
 //! `verify_every_algorithm_on_16_ranks`.
 
 mod common;
 
-use bcast_select::data::{Algorithm, Collective};
-use bcast_select::verify::files::algorithm_count;
+use collsel::data::{Algorithm, Collective};
+use collsel::verify::files::algorithm_count;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -44,12 +44,12 @@ const SEGSIZE: u64 = 16384;
 const FANOUT: u64 = 3;
 
 fn mpirun() -> PathBuf {
-    std::env::var_os("BCAST_SELECT_MPIRUN").map_or_else(|| "mpirun".into(), PathBuf::from)
+    std::env::var_os("COLLSEL_MPIRUN").map_or_else(|| "mpirun".into(), PathBuf::from)
 }
 
 fn exe() -> PathBuf {
-    std::env::var_os("BCAST_SELECT_EXE")
-        .map_or_else(|| env!("CARGO_BIN_EXE_bcast-select").into(), PathBuf::from)
+    std::env::var_os("COLLSEL_EXE")
+        .map_or_else(|| env!("CARGO_BIN_EXE_collsel").into(), PathBuf::from)
 }
 
 /// `mpirun --version`.

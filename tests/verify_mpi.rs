@@ -12,7 +12,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// `bcast-select verify ARGS` on `ranks` ranks with the MCA settings.
+/// `collsel verify ARGS` on `ranks` ranks with the MCA settings.
 fn verify(ranks: u32, mca: &[(&str, &str)], args: &[&str]) -> Output {
     let _one = common::mpirun_lock();
     let mut cmd = Command::new("mpirun");
@@ -22,7 +22,7 @@ fn verify(ranks: u32, mca: &[(&str, &str)], args: &[&str]) -> Output {
     for (name, value) in mca {
         cmd.args(["--mca", name, value]);
     }
-    cmd.arg(env!("CARGO_BIN_EXE_bcast-select"))
+    cmd.arg(env!("CARGO_BIN_EXE_collsel"))
         .arg("verify")
         .args(args)
         .output()
@@ -146,7 +146,7 @@ fn bench_refuses_to_measure_under_a_rules_file() {
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_coll_tuned_use_dynamic_rules", "1")
         .env("OMPI_MCA_coll_tuned_dynamic_rules_filename", &file)
-        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .arg(env!("CARGO_BIN_EXE_collsel"))
         .args(["bench", "--sizes", "1K", "--algorithms", "default,binomial"])
         .args(["--impl", "ompi", "--out"])
         .arg(dir.path().join("rows.csv"))
@@ -238,7 +238,7 @@ fn a_stopped_verify_keeps_the_collectives_it_finished() {
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .args(["--mca", "coll_tuned_use_dynamic_rules", "1"])
         .args(["--mca", "coll_tuned_dynamic_rules_filename", &file])
-        .arg(env!("CARGO_BIN_EXE_bcast-select"))
+        .arg(env!("CARGO_BIN_EXE_collsel"))
         .args(["verify", "--collectives", "bcast,reduce,allreduce,alltoall"])
         .args(["--sizes", "64K,4M", "--time-budget", "10m", "--out"])
         .arg(&out)
@@ -321,7 +321,7 @@ fn confirmation_sets_back_a_slow_rule_and_what_the_job_cannot_time() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     let confirmed = std::fs::read_to_string(out_dir.join("rules")).unwrap();
-    assert!(confirmed.starts_with("# Confirmed by bcast-select verify --confirm"));
+    assert!(confirmed.starts_with("# Confirmed by collsel verify --confirm"));
     assert!(confirmed.contains("0 of 2 switches"), "{confirmed}");
     // The chain is set back in its block and in the twin; the binomial rule
     // for 64 ranks could not be timed in a 2-rank job.

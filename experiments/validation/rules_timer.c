@@ -1,14 +1,14 @@
 /* Times a list of collective calls on MPI_COMM_WORLD, each for about a
  * tenth of a second, and prints the mean per call: the program an
  * independent rules-on / rules-off comparison runs twice per round (once
- * with Open MPI's rules variables, once without), apart from bcast-select.
+ * with Open MPI's rules variables, once without), apart from collsel.
  * Usage: rules_timer COLLECTIVE:BYTES...  (bcast, reduce, allreduce,
  * gather, scatter, allgather, alltoall, reduce_scatter,
- * reduce_scatter_block, barrier; BYTES as bcast-select counts a message:
+ * reduce_scatter_block, barrier; BYTES as collsel counts a message:
  * the vector of a reduce or allreduce, each rank's block otherwise; MPI_SUM
  * over MPI_FLOAT for the reductions, root 0). Prints, on rank 0, one line
  * "COLLECTIVE BYTES mean_us T" per item. With REFILL=1 in the environment
- * every rank writes its send buffer before each call (as bcast-select's
+ * every rank writes its send buffer before each call (as collsel's
  * harness fills its payload), to see what that costs each algorithm. */
 #include <mpi.h>
 #include <stdio.h>

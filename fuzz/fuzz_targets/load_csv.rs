@@ -6,5 +6,5 @@ use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = bcast_select::data::load::parse_csv(Path::new("fuzz.csv"), data);
+    let _ = collsel::data::load::parse_csv(Path::new("fuzz.csv"), data);
 });

@@ -4,11 +4,11 @@
 //! is its text. Run: cargo fuzz run load_model (see fuzz/README.md).
 #![no_main]
 
-use bcast_select::data::{Arrival, Config, Mapping};
-use bcast_select::learn::features;
-use bcast_select::learn::hybrid;
-use bcast_select::learn::LearnerKind;
-use bcast_select::train::store::{parse_analytical, parse_learner, LearnerModels};
+use collsel::data::{Arrival, Config, Mapping};
+use collsel::learn::features;
+use collsel::learn::hybrid;
+use collsel::learn::LearnerKind;
+use collsel::train::store::{parse_analytical, parse_learner, LearnerModels};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         None => {
             if let Ok(fitted) = parse_analytical(Path::new("analytical.json"), text) {
                 for config in configs() {
-                    for candidate in fitted.corrections.iter().map(|c| bcast_select::data::Candidate {
+                    for candidate in fitted.corrections.iter().map(|c| collsel::data::Candidate {
                         algorithm: c.algorithm,
                         segsize: Some(0),
                         fanout: None,

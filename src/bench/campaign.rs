@@ -349,7 +349,7 @@ fn row_meta(opts: &Options) -> RowMeta {
             mpi,
             collective: opts.collective,
         },
-        source: format!("bcast-select {} bench", env!("CARGO_PKG_VERSION")),
+        source: format!("collsel {} bench", env!("CARGO_PKG_VERSION")),
     }
 }
 

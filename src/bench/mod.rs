@@ -1,4 +1,4 @@
-//! `bcast-select bench`: the measurement harness, run under `mpirun`/`srun`.
+//! `collsel bench`: the measurement harness, run under `mpirun`/`srun`.
 //!
 //! Methodology (docs/how-it-works.md, "The harness"): per point a few warm-up
 //! calls, then timed iterations — barrier, time one call on every
@@ -61,7 +61,7 @@ pub fn run(_: &Options) -> (i32, crate::error::Result<Vec<Outcome>>) {
     (
         0,
         Err(crate::error::Error::Usage(
-            "this bcast-select was built without MPI (cargo feature `mpi`); \
+            "this collsel was built without MPI (cargo feature `mpi`); \
              rebuild with default features to run `bench`"
                 .into(),
         )),

@@ -33,7 +33,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Tune(args) => tune::tune(&args),
         #[cfg(not(feature = "mpi"))]
         Command::Tune(_) => Err(crate::error::Error::Usage(
-            "this bcast-select was built without MPI (cargo feature `mpi`); \
+            "this collsel was built without MPI (cargo feature `mpi`); \
              rebuild with default features to run `tune`"
                 .into(),
         )),
@@ -42,7 +42,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Verify(args) => crate::verify::verify(&args.options()?),
         #[cfg(not(feature = "mpi"))]
         Command::Verify(_) => Err(crate::error::Error::Usage(
-            "this bcast-select was built without MPI (cargo feature `mpi`); \
+            "this collsel was built without MPI (cargo feature `mpi`); \
              rebuild with default features to run `verify`"
                 .into(),
         )),

@@ -66,7 +66,7 @@ impl CsvWriter<BufWriter<File>> {
                 .find(|&n| first == HEADER[..n].join(","))
                 .ok_or_else(|| {
                     Error::Usage(format!(
-                        "{} exists but was not written by bcast-select (its header \
+                        "{} exists but was not written by collsel (its header \
                          differs); choose a new --out file",
                         path.display()
                     ))

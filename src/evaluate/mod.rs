@@ -92,7 +92,7 @@ fn names(selectors: &[SelectorKind]) -> Vec<String> {
     names
 }
 
-/// Trains on `train` as `bcast-select train` would and scores every
+/// Trains on `train` as `collsel train` would and scores every
 /// selector on the comparable configurations of `test`, each on the
 /// decision table `predict` would write for the test job at the test
 /// sizes (settled, and `auto` deciding measured configurations by their

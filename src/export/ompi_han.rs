@@ -49,7 +49,7 @@ pub fn render(sections: &[Section], opts: &Options) -> String {
     }
     let _ = writeln!(
         s,
-        "# {} routing for Open MPI 5 coll/han, written by bcast-select",
+        "# {} routing for Open MPI 5 coll/han, written by collsel",
         functions.join(" and ")
     );
     let _ = writeln!(s, "# {}", opts.origin);

@@ -34,7 +34,7 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
     let functions: Vec<&str> = sections.iter().map(|s| s.collective.function()).collect();
     let _ = writeln!(
         s,
-        "# {} rules for Open MPI coll/tuned, written by bcast-select",
+        "# {} rules for Open MPI coll/tuned, written by collsel",
         functions.join(" and ")
     );
     let _ = writeln!(s, "# {}", opts.origin);
@@ -85,7 +85,7 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
             s,
             "# NOTE: rules marked EXTRAPOLATED decide job or message sizes beyond those the \
              model was trained on: a proposal, not a measurement. Confirm them in such a job \
-             with `bcast-select verify` (under mpirun with this file) before relying on them."
+             with `collsel verify` (under mpirun with this file) before relying on them."
         );
     }
     let _ = writeln!(s, "{} # collectives in this file", sections.len());

@@ -95,7 +95,7 @@ pub fn render(t: &DecisionTable, system: &System) -> String {
             s,
             "* outside the trained job and message sizes: `default` is kept unless \
              cross-validation showed the selector gains that far out; confirm a switch there \
-             with `bcast-select verify` in such a job"
+             with `collsel verify` in such a job"
         );
     }
     if t.decisions.iter().any(|d| d.at_floor) {

@@ -89,7 +89,7 @@ pub fn summary(run: &Run) -> String {
             n => format!(" on {n} nodes ({} per node)", t.job.ppn),
         });
     let mut s = format!(
-        "# bcast-select tune: {procs} ranks{layout}\n\n\
+        "# collsel tune: {procs} ranks{layout}\n\n\
          Per collective: where every algorithm was measured (explored), the switches from \
          the library's own choice that proved faster on fresh samples (kept, of those the \
          models chose), and what the rules change: `default`'s time over the rules' time, \
@@ -224,7 +224,7 @@ fn deploy(run: &Run) -> String {
     let sizes: Vec<String> = run.sizes.iter().map(u64::to_string).collect();
     let procs: Vec<String> = run.procs.iter().map(u32::to_string).collect();
     let verify = format!(
-        "bcast-select verify --collectives {} --sizes {} --procs {}",
+        "collsel verify --collectives {} --sizes {} --procs {}",
         names.join(","),
         sizes.join(","),
         procs.join(",")
@@ -290,7 +290,7 @@ fn deploy(run: &Run) -> String {
                 s,
                 "\nConfirm them in a separate job first, without the rules (`confirmed/rules` \
                  keeps what held there: deploy it instead):\n\n    \
-                 mpirun -n {n} bcast-select verify --confirm {}\n",
+                 mpirun -n {n} collsel verify --confirm {}\n",
                 dir.display()
             );
             let _ = write!(
@@ -542,7 +542,7 @@ mod tests {
         assert!(s.contains("OMPI_MCA_coll_han_dynamic_rules_filename=/tuned/han.rules\n"));
         assert!(s.contains(
             "mpirun -n 4 --mca coll_tuned_use_dynamic_rules 1 --mca \
-             coll_tuned_dynamic_rules_filename /tuned/rules bcast-select verify --collectives \
+             coll_tuned_dynamic_rules_filename /tuned/rules collsel verify --collectives \
              bcast --sizes 1,65536,1048576 --procs 4,2\n"
         ));
         for note in [
@@ -576,7 +576,7 @@ mod tests {
             ..run
         });
         assert!(s.contains("Nothing to deploy"), "{s}");
-        assert!(!s.contains("bcast-select verify"), "{s}");
+        assert!(!s.contains("collsel verify"), "{s}");
     }
 
     /// Under MPICH the deploy block names the selection file and takes from
@@ -628,7 +628,7 @@ mod tests {
         assert!(!s.contains("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE"), "{s}");
         assert!(s.contains(
             "mpiexec -n 4 -env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE /tuned/mpich.json -env \
-             MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE 0 bcast-select verify --collectives \
+             MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE 0 collsel verify --collectives \
              allreduce --sizes 65536 --procs 4\n"
         ));
         assert!(!s.contains("OMPI_MCA"), "{s}");

@@ -162,7 +162,7 @@ pub fn fit(
     }
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
-        written_by: format!("bcast-select {}", env!("CARGO_PKG_VERSION")),
+        written_by: format!("collsel {}", env!("CARGO_PKG_VERSION")),
         features: features::BASE.iter().map(|s| s.to_string()).collect(),
         hybrid_features: vec![hybrid::FEATURE.to_string()],
         candidates: cs.candidates.clone(),

@@ -42,7 +42,7 @@ const VALIDATION: &str = "validation.json";
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
     pub format_version: u32,
-    /// bcast-select version that wrote it.
+    /// collsel version that wrote it.
     pub written_by: String,
     pub features: Vec<String>,
     /// Columns the hybrid learners see after `features`.
@@ -182,9 +182,7 @@ fn read(path: &Path) -> Result<String, InputError> {
     std::fs::read_to_string(path).map_err(|e| {
         InputError::new(
             path,
-            format!(
-                "cannot read ({e}); expected a model directory written by `bcast-select train`"
-            ),
+            format!("cannot read ({e}); expected a model directory written by `collsel train`"),
         )
     })
 }
@@ -201,8 +199,8 @@ pub fn load_manifest(dir: &Path) -> Result<Manifest, InputError> {
         return Err(InputError::new(
             &path,
             format!(
-                "model format version {found}; this bcast-select reads version {FORMAT_VERSION}: \
-                 retrain with `bcast-select train`"
+                "model format version {found}; this collsel reads version {FORMAT_VERSION}: \
+                 retrain with `collsel train`"
             ),
         ));
     }
@@ -224,8 +222,8 @@ pub fn load_manifest(dir: &Path) -> Result<Manifest, InputError> {
         return Err(InputError::new(
             &path,
             format!(
-                "model uses features [{}] + [{}]; this bcast-select uses [{}] + [{}]: \
-                 retrain with `bcast-select train`",
+                "model uses features [{}] + [{}]; this collsel uses [{}] + [{}]: \
+                 retrain with `collsel train`",
                 manifest.features.join(", "),
                 manifest.hybrid_features.join(", "),
                 features::BASE.join(", "),
@@ -300,7 +298,7 @@ pub fn parse_learner(
             InputError::new(
                 path,
                 format!(
-                    "the model of candidate {} is damaged ({why}); retrain with `bcast-select train`",
+                    "the model of candidate {} is damaged ({why}); retrain with `collsel train`",
                     models.candidates[i]
                 ),
             )
@@ -323,7 +321,7 @@ pub fn parse_analytical(path: &Path, text: &str) -> Result<Fitted, InputError> {
     fitted.check().map_err(|why| {
         InputError::new(
             path,
-            format!("{why}; expected the file `bcast-select train` wrote"),
+            format!("{why}; expected the file `collsel train` wrote"),
         )
     })?;
     Ok(fitted)
@@ -340,7 +338,7 @@ pub fn load_measured(dir: &Path, manifest: &Manifest) -> Result<Measured, InputE
     Measured::from_file(&entries, &manifest.candidates).map_err(|why| {
         InputError::new(
             &path,
-            format!("{why}; expected the file `bcast-select train` wrote"),
+            format!("{why}; expected the file `collsel train` wrote"),
         )
     })
 }

@@ -76,7 +76,7 @@ pub struct Switch {
     /// Where the rule is: section, block and rule indices in the file.
     pub place: (usize, usize, usize),
     pub candidate: Candidate,
-    /// The message sizes it is timed at (bcast-select's sizes, as
+    /// The message sizes it is timed at (collsel's sizes, as
     /// `validation.csv` has them); empty where this job cannot time it.
     pub sizes: Vec<u64>,
     /// Blocks that repeat this rule's block for the next communicator size
@@ -239,7 +239,7 @@ pub fn rewrite(
     }
     let kept = verdicts.iter().filter(|v| **v == Verdict::Kept).count();
     let header = format!(
-        "# Confirmed by bcast-select verify --confirm in a separate job ({job}): {kept} of {} \
+        "# Confirmed by collsel verify --confirm in a separate job ({job}): {kept} of {} \
          switches from the library's own choice held; the others are set back to 0 0 0.\n",
         switches.len()
     );
@@ -787,7 +787,7 @@ mod tests {
         assert_eq!(algs(0, 2), vec![0]);
         assert_eq!(algs(1, 0), vec![0, 1]);
         assert_eq!(again.sections[0].blocks[2].rules[0].segsize, 0);
-        assert!(out.starts_with("# Confirmed by bcast-select verify --confirm"));
+        assert!(out.starts_with("# Confirmed by collsel verify --confirm"));
         assert!(out.contains("2 of 4 switches"));
         assert!(out.contains("4096 0 0 0 # from 4 KiB: split_binary [split_binary not confirmed: reverted to default: slower than default]"), "{out}");
         assert!(out.contains("not timed in this job (4 ranks)"), "{out}");
@@ -799,7 +799,7 @@ mod tests {
     fn the_report_notes_the_confirmation_once() {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().join("report.md");
-        let original = "# bcast-select tune: 2 ranks\n\
+        let original = "# collsel tune: 2 ranks\n\
             | collective | ranks | kept    | at 2 ranks | all sizes | largest kept |\n\
             | ---------- | ----- | ------- | ---------- | --------- | ------------ |\n\
             | MPI_Bcast  | 2     | 2 of 10 | 1.2        | 1.2       | 3x           |\n\

@@ -1,4 +1,4 @@
-//! `bcast-select verify`: whether the rules files an MPI job names are in
+//! `collsel verify`: whether the rules files an MPI job names are in
 //! effect, and what they change, measured in the job itself.
 //!
 //! Open MPI reads its rules files at start-up and says nothing when it

@@ -14,7 +14,7 @@ pub struct MpirunLock(#[allow(dead_code)] File);
 
 #[allow(dead_code)]
 pub fn mpirun_lock() -> MpirunLock {
-    let path = std::env::temp_dir().join("bcast-select-tests-mpirun.lock");
+    let path = std::env::temp_dir().join("collsel-tests-mpirun.lock");
     let file = File::options()
         .create(true)
         .truncate(false)
@@ -255,7 +255,7 @@ fn measured_model<'a>(
         }
     }
     std::fs::write(&csv, text).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_bcast-select"))
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_collsel"))
         .arg("train")
         .arg(&csv)
         .arg("--out")
@@ -277,7 +277,7 @@ pub fn mpich_selection(
     name: &str,
 ) -> std::path::PathBuf {
     let out = dir.join(name);
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bcast-select"));
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_collsel"));
     cmd.arg("predict");
     for model in models {
         cmd.arg("--model").arg(model);
