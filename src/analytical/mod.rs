@@ -28,6 +28,7 @@ pub mod memo;
 pub mod paths;
 pub mod platform;
 pub mod price;
+mod solve;
 
 use crate::data::metrics::Pairwise;
 use crate::data::{Candidate, Config};
