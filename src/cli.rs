@@ -1,6 +1,6 @@
 //! Command-line interface: the commands and options, declared.
 
-use crate::bench::{self, points::Sweep, Part};
+use crate::collective::help::{listed, measured, naming_collectives, per_collective};
 use crate::data::{Algorithm, Impl, Mapping};
 use crate::learn::LearnerKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -105,7 +105,7 @@ pub struct VerifyArgs {
     #[arg(long, value_parser = parse_sizes)]
     pub procs: Option<SizeList>,
     /// How a size's ranks are taken from the job's nodes: core or node.
-    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    #[arg(long, default_value = "core", value_parser = str::parse::<Mapping>)]
     pub mapping: Mapping,
     /// table, or json: an array with one object per collective and size.
     #[arg(long, value_enum, default_value_t = VerifyFormat::Table)]
@@ -139,30 +139,6 @@ pub struct VerifyArgs {
 pub enum VerifyFormat {
     Table,
     Json,
-}
-
-impl VerifyArgs {
-    /// What `verify` does, as the library takes it.
-    pub fn options(&self) -> crate::error::Result<crate::verify::Options> {
-        let confirm = self
-            .confirm
-            .as_deref()
-            .map(|path| crate::verify::confirm::Confirm::new(path, self.confirmed.as_deref()))
-            .transpose()?;
-        Ok(crate::verify::Options {
-            collectives: Collectives::flatten(&self.collectives),
-            sizes: self.sizes.0.clone(),
-            procs: self
-                .procs
-                .as_ref()
-                .map(|list| list.0.iter().map(|&p| p as u32).collect()),
-            mapping: self.mapping,
-            json: self.format == VerifyFormat::Json,
-            out: self.out.clone(),
-            seconds: self.time_budget.as_secs_f64(),
-            confirm,
-        })
-    }
 }
 
 /// How each point is timed (`bench` and `tune`).
@@ -200,7 +176,7 @@ pub struct TuneArgs {
     pub procs: Option<SizeList>,
     /// How a size's ranks are taken from the job's nodes: core (fill nodes
     /// in turn) or node (dealt over the nodes).
-    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    #[arg(long, default_value = "core", value_parser = str::parse::<Mapping>)]
     pub mapping: Mapping,
     /// Message sizes (a reduction's: those that are whole 4-byte floats).
     #[arg(long, default_value = "1:4M:x4", value_parser = parse_sizes)]
@@ -240,63 +216,6 @@ pub struct TuneArgs {
     pub machine: Option<String>,
     #[command(flatten)]
     pub learning: LearningArgs,
-}
-
-impl TimingArgs {
-    /// A campaign timed as these arguments say (root 0, delay seed 1, no
-    /// points yet, no file, no budget); a usage error for settings that
-    /// cannot stop a point.
-    pub fn campaign(&self, machine: &Option<String>) -> crate::Result<bench::Options> {
-        let positive = |x: f64| x.is_finite() && x > 0.0;
-        if !positive(self.target_ci) || !positive(self.max_seconds) {
-            return Err(crate::Error::Usage(
-                "--target-ci and --max-seconds must be positive".into(),
-            ));
-        }
-        Ok(bench::Options {
-            collective: crate::data::Collective::Bcast,
-            parts: Vec::new(),
-            out: PathBuf::new(),
-            roots: vec![bench::Root::Rank(0)],
-            warmup: self.warmup,
-            min_reps: self.min_reps,
-            max_reps: self.max_reps.max(self.min_reps),
-            max_seconds: self.max_seconds,
-            target_ci: self.target_ci,
-            time_budget: None,
-            machine: machine.clone(),
-            seed: 1,
-        })
-    }
-}
-
-#[cfg(feature = "mpi")]
-impl TuneArgs {
-    /// What `tune` does, as the library takes it.
-    pub fn options(&self) -> crate::Result<crate::tune::Options> {
-        Ok(crate::tune::Options {
-            out_dir: self.out_dir.clone(),
-            time_budget: self.time_budget,
-            procs: self
-                .procs
-                .as_ref()
-                .map(|list| list.0.iter().map(|&p| p as u32).collect()),
-            mapping: self.mapping,
-            sizes: self.sizes.0.clone(),
-            collectives: crate::tune::algorithms(
-                &Collectives::flatten(&self.collectives),
-                self.algorithms.as_deref(),
-            )?,
-            mpich_base: self
-                .mpich_base
-                .as_deref()
-                .map(crate::export::mpich_json::Base::read)
-                .transpose()?,
-            segsizes: self.segsizes.0.clone(),
-            timing: self.timing.campaign(&self.machine)?,
-            learning: self.learning.options(),
-        })
-    }
 }
 
 #[derive(Debug, Args)]
@@ -340,7 +259,7 @@ pub struct BenchArgs {
     /// the library's own choice), mpich (MPICH's algorithm of that name
     /// forced) [default: own and the library bench is built against: own,ompi
     /// or own,mpich].
-    #[arg(long = "impl", value_delimiter = ',', value_parser = parse_impl)]
+    #[arg(long = "impl", value_delimiter = ',', value_parser = str::parse::<Impl>)]
     pub impls: Option<Vec<Impl>>,
     /// Roots, used in turn iteration by iteration: ranks or `last`.
     #[arg(long, value_delimiter = ',', default_value = "0")]
@@ -355,7 +274,7 @@ pub struct BenchArgs {
     /// job's nodes: core (= block: fill nodes in turn) or node (= cyclic:
     /// dealt over the nodes). The placement measured is detected and
     /// written in each row as always.
-    #[arg(long, default_value = "core", requires = "procs", value_parser = parse_mapping)]
+    #[arg(long, default_value = "core", requires = "procs", value_parser = str::parse::<Mapping>)]
     pub mapping: Mapping,
     /// Measure exactly the rows of this file instead of a sweep (e.g. what
     /// `plan` chose): benchmark CSV columns, time columns absent or
@@ -392,44 +311,6 @@ pub struct BenchArgs {
     /// patterns.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-}
-
-/// `--help` text: `what`, then each collective's default from its
-/// description, so that the help names every collective the tool knows.
-fn per_collective(what: &str, default: fn(crate::data::Collective) -> String) -> String {
-    listed(what, "default", default)
-}
-
-/// `--help` text: `what`, then `label` and each collective's `each`.
-fn listed(what: &str, label: &str, each: fn(crate::data::Collective) -> String) -> String {
-    let all: Vec<String> = crate::data::Collective::ALL
-        .iter()
-        .map(|&c| format!("{} {}", c.name(), each(c)))
-        .collect();
-    format!("{what} [{label}: {}]", all.join("; "))
-}
-
-/// `--help` text: `what`, then the name of every collective the tool
-/// knows.
-fn naming_collectives(what: &str) -> String {
-    let names: Vec<&str> = crate::data::Collective::ALL
-        .iter()
-        .map(|c| c.name())
-        .collect();
-    format!("{what} [collectives: {}]", names.join(", "))
-}
-
-/// The algorithms measured by default, comma separated (after `default`
-/// where it is named).
-fn measured(c: crate::data::Collective, with_default: bool) -> String {
-    let measured = c.describe().measured.iter();
-    let names: Vec<&str> = with_default
-        .then_some(Algorithm::Default)
-        .iter()
-        .chain(measured)
-        .map(|a| a.name())
-        .collect();
-    names.join(",")
 }
 
 /// A collective by name (`bcast`, `MPI_Reduce`, ...).
@@ -495,31 +376,6 @@ fn one_of<T: Copy + Send + Sync + 'static>(
     })
 }
 
-impl BenchArgs {
-    /// The parts of the sweep asked for: the whole job, or one per size
-    /// of `--procs`.
-    pub fn parts(&self) -> crate::Result<Vec<Part>> {
-        let collective = self.collective.unwrap_or_default();
-        let impls = self.impls.clone().unwrap_or_else(default_impls);
-        let sweep = Sweep {
-            collective,
-            sizes: Sweep::sizes(collective, self.sizes.as_ref().map(|s| &s.0[..]))
-                .map_err(crate::Error::Usage)?,
-            algorithms: Sweep::algorithms(collective, self.algorithms.as_deref(), &impls)
-                .map_err(crate::Error::Usage)?,
-            segsizes: self.segsizes.0.clone(),
-            fanouts: self.fanouts.iter().map(|f| f.0).collect(),
-            impls,
-            arrival: arrival(self.imbalance.is_some(), self.late_fraction),
-            imbalances: self.imbalance.clone().unwrap_or_else(|| vec![0.0]),
-        };
-        let procs = self.procs.as_ref().map(|p| &p.0[..]);
-        sweep
-            .parts(procs, self.mapping)
-            .map_err(crate::Error::Usage)
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SplitArg {
     Procs,
@@ -576,28 +432,6 @@ pub struct EvaluateArgs {
     pub plots: Option<PathBuf>,
 }
 
-impl EvaluateArgs {
-    /// How `--split` cuts each system's data (`source` aside, which is
-    /// by campaign).
-    pub fn how(&self) -> crate::evaluate::Split {
-        use crate::evaluate::Split;
-        match self.split {
-            SplitArg::Nodes => Split::Nodes {
-                fraction: self.test_fraction,
-                seed: self.seed,
-            },
-            SplitArg::Extrapolate => Split::Extrapolate {
-                train_max: self.train_max_procs,
-                test_min: self.test_min_procs,
-            },
-            SplitArg::Procs | SplitArg::Source => Split::Procs {
-                fraction: self.test_fraction,
-                seed: self.seed,
-            },
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct TrainArgs {
     /// Benchmark CSV files (docs/formats.md); duplicates across files are
@@ -631,21 +465,11 @@ pub struct SystemArgs {
     pub collective: Option<crate::data::Collective>,
 }
 
-impl SystemArgs {
-    pub fn choice(&self) -> crate::data::load::Choice {
-        crate::data::load::Choice {
-            collective: self.collective,
-            machine: self.machine.clone(),
-            mpi: self.mpi.clone(),
-        }
-    }
-}
-
 /// Which learners to fit and how `auto` is chosen among them.
 #[derive(Debug, Args)]
 pub struct LearningArgs {
     /// Learners to fit, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear,hybrid-knn,hybrid-gbm,hybrid-gam", value_parser = parse_learner)]
+    #[arg(long, value_delimiter = ',', default_value = "knn,gbm,gam,linear,hybrid-knn,hybrid-gbm,hybrid-gam", value_parser = str::parse::<LearnerKind>)]
     pub learners: Vec<LearnerKind>,
     /// Cross-validation folds over the distinct procs values (chooses `auto`
     /// and each selector's margins); an extrapolating fold is added.
@@ -662,24 +486,6 @@ pub struct LearningArgs {
     pub max_rows: usize,
 }
 
-impl LearningArgs {
-    /// How to train: the learners asked for, each once, in the order first
-    /// named.
-    pub fn options(&self) -> crate::train::Options {
-        let mut learners: Vec<LearnerKind> = Vec::new();
-        for &k in &self.learners {
-            if !learners.contains(&k) {
-                learners.push(k);
-            }
-        }
-        crate::train::Options {
-            learners,
-            folds: self.folds as usize,
-            max_rows: self.max_rows,
-        }
-    }
-}
-
 /// Where a job's ranks run.
 #[derive(Debug, Args)]
 pub struct PlacementArgs {
@@ -690,17 +496,8 @@ pub struct PlacementArgs {
     #[arg(long)]
     pub ppn: Option<u32>,
     /// Rank placement: core (= block), socket, node (= cyclic).
-    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    #[arg(long, default_value = "core", value_parser = str::parse::<Mapping>)]
     pub mapping: Mapping,
-}
-
-impl PlacementArgs {
-    /// The placement of `procs` ranks; a usage error if impossible.
-    pub fn placement(&self, procs: u32) -> crate::Result<crate::data::Placement> {
-        let ppn = self.ppn.unwrap_or(procs.max(1).div_ceil(self.nodes.max(1)));
-        crate::data::Placement::new(procs, self.nodes, ppn, self.mapping.node_order())
-            .map_err(|why| crate::Error::Usage(format!("--procs/--nodes/--ppn: {why}")))
-    }
 }
 
 #[derive(Debug, Args)]
@@ -727,7 +524,7 @@ pub struct PlanArgs {
     /// The learners of the committee, taken in turn (plain ones: knn, gbm,
     /// gam, linear); learners of different kinds disagree where the data
     /// has gaps, which resampling alone does not show.
-    #[arg(long, value_delimiter = ',', default_value = "gbm,gam", value_parser = parse_learner)]
+    #[arg(long, value_delimiter = ',', default_value = "gbm,gam", value_parser = str::parse::<LearnerKind>)]
     pub learners: Vec<LearnerKind>,
     /// Share of the configurations chosen for coverage rather than by
     /// regret (0: by regret only; 1: for coverage only). Points chosen by
@@ -764,7 +561,7 @@ pub struct PredictArgs {
     #[arg(long, value_parser = parse_sizes, conflicts_with = "ppn")]
     pub procs: Option<SizeList>,
     /// Rank placement: core (= block), socket, node (= cyclic).
-    #[arg(long, default_value = "core", value_parser = parse_mapping)]
+    #[arg(long, default_value = "core", value_parser = str::parse::<Mapping>)]
     pub mapping: Mapping,
     /// Message sizes: a list and/or ranges, increasing, e.g. 1,8,1K or
     /// 1:4M:x2 [default: the sizes in the training data].
@@ -834,10 +631,10 @@ pub struct ShowArgs {
     pub root: u32,
     /// Message size (e.g. 1000, 64K, 4M; a barrier's messages are empty,
     /// whatever it says).
-    #[arg(long, default_value = "1M", value_parser = parse_size)]
+    #[arg(long, default_value = "1M", value_parser = crate::units::parse_bytes)]
     pub msg: u64,
     /// Segment size; 0 = unsegmented.
-    #[arg(long, default_value = "0", value_parser = parse_size)]
+    #[arg(long, default_value = "0", value_parser = crate::units::parse_bytes)]
     pub segsize: u64,
     /// Chains for chain, radix for knomial [default: 4, as Open MPI].
     #[arg(long)]
@@ -921,13 +718,13 @@ pub struct OsuArgs {
     #[command(flatten)]
     pub placement: PlacementArgs,
     /// Segment size the run forced (e.g. 8K; 0 = unsegmented).
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = crate::units::parse_bytes)]
     pub segsize: Option<u64>,
     /// Chains (chain) or radix (knomial) the run forced.
     #[arg(long)]
     pub fanout: Option<u32>,
     /// Who ran the broadcast: ompi (the MPI library) or own.
-    #[arg(long = "impl", default_value = "ompi", value_parser = parse_impl)]
+    #[arg(long = "impl", default_value = "ompi", value_parser = str::parse::<Impl>)]
     pub implementation: Impl,
     /// Machine name recorded in the `machine` column.
     #[arg(long, default_value = "")]
@@ -952,15 +749,6 @@ fn parse_late(s: &str) -> Result<crate::data::Arrival, String> {
     crate::data::Arrival::late(parse_imbalance(s)?)
 }
 
-/// The arrival pattern of `--imbalance` (given or not) and `--late-fraction`.
-pub fn arrival(imbalanced: bool, late: Option<crate::data::Arrival>) -> crate::data::Arrival {
-    match (imbalanced, late) {
-        (false, _) => crate::data::Arrival::Barrier,
-        (true, None) => crate::data::Arrival::Uniform,
-        (true, Some(late)) => late,
-    }
-}
-
 /// A broadcast algorithm (what osu_bcast files ran).
 fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
     let bcast = crate::data::Collective::Bcast;
@@ -976,32 +764,6 @@ fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
         })
 }
 
-fn parse_mapping(s: &str) -> Result<Mapping, String> {
-    s.parse()
-}
-
-/// `bench --impl`'s default: our schedules and the algorithms of the
-/// library bench is built against (MPI_Get_library_version may be called
-/// before MPI is started).
-fn default_impls() -> Vec<Impl> {
-    #[cfg(feature = "mpi")]
-    let library = crate::library::Library::detect(&[crate::bench::library_version()].into());
-    #[cfg(not(feature = "mpi"))]
-    let library = crate::library::Library::Unknown;
-    match library {
-        crate::library::Library::Mpich => vec![Impl::Own, Impl::Mpich],
-        _ => vec![Impl::Own, Impl::Ompi],
-    }
-}
-
-fn parse_impl(s: &str) -> Result<Impl, String> {
-    s.parse()
-}
-
-fn parse_size(s: &str) -> Result<u64, String> {
-    crate::units::parse_bytes(s)
-}
-
 /// Message sizes from one option value (a newtype: clap reads a bare
 /// `Vec` as several values).
 #[derive(Clone, Debug, PartialEq)]
@@ -1009,8 +771,4 @@ pub struct SizeList(pub Vec<u64>);
 
 fn parse_sizes(s: &str) -> Result<SizeList, String> {
     crate::units::parse_size_list(s).map(SizeList)
-}
-
-fn parse_learner(s: &str) -> Result<LearnerKind, String> {
-    s.parse()
 }

@@ -23,6 +23,7 @@ mod reduce;
 mod reduce_scatter;
 mod reduce_scatter_block;
 mod scatter;
+pub mod help;
 
 pub use algorithm::Algorithm;
 use serde::{Deserialize, Serialize};

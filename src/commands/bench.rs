@@ -1,9 +1,12 @@
 use super::warn_all;
 use crate::bench::{self, points, Options};
-use crate::cli::BenchArgs;
+use crate::bench::{points::Sweep, Part};
+use crate::cli::{BenchArgs, TimingArgs};
 use crate::data::load::load_grid;
+use crate::data::Impl;
 use crate::error::Result;
 use crate::units::format_bytes;
+use std::path::PathBuf;
 
 pub fn bench(args: &BenchArgs) -> Result<()> {
     // What needs no MPI is checked before starting it.
@@ -83,5 +86,72 @@ fn report(o: &bench::Outcome, args: &BenchArgs, collective: crate::data::Collect
             format_bytes(first.msg_bytes),
             format_bytes(last.msg_bytes)
         );
+    }
+}
+
+impl TimingArgs {
+    /// A campaign timed as these arguments say (root 0, delay seed 1, no
+    /// points yet, no file, no budget); a usage error for settings that
+    /// cannot stop a point.
+    pub fn campaign(&self, machine: &Option<String>) -> crate::Result<bench::Options> {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !positive(self.target_ci) || !positive(self.max_seconds) {
+            return Err(crate::Error::Usage(
+                "--target-ci and --max-seconds must be positive".into(),
+            ));
+        }
+        Ok(bench::Options {
+            collective: crate::data::Collective::Bcast,
+            parts: Vec::new(),
+            out: PathBuf::new(),
+            roots: vec![bench::Root::Rank(0)],
+            warmup: self.warmup,
+            min_reps: self.min_reps,
+            max_reps: self.max_reps.max(self.min_reps),
+            max_seconds: self.max_seconds,
+            target_ci: self.target_ci,
+            time_budget: None,
+            machine: machine.clone(),
+            seed: 1,
+        })
+    }
+}
+
+impl BenchArgs {
+    /// The parts of the sweep asked for: the whole job, or one per size
+    /// of `--procs`.
+    pub fn parts(&self) -> crate::Result<Vec<Part>> {
+        let collective = self.collective.unwrap_or_default();
+        let impls = self.impls.clone().unwrap_or_else(default_impls);
+        let sweep = Sweep {
+            collective,
+            sizes: Sweep::sizes(collective, self.sizes.as_ref().map(|s| &s.0[..]))
+                .map_err(crate::Error::Usage)?,
+            algorithms: Sweep::algorithms(collective, self.algorithms.as_deref(), &impls)
+                .map_err(crate::Error::Usage)?,
+            segsizes: self.segsizes.0.clone(),
+            fanouts: self.fanouts.iter().map(|f| f.0).collect(),
+            impls,
+            arrival: super::arrival(self.imbalance.is_some(), self.late_fraction),
+            imbalances: self.imbalance.clone().unwrap_or_else(|| vec![0.0]),
+        };
+        let procs = self.procs.as_ref().map(|p| &p.0[..]);
+        sweep
+            .parts(procs, self.mapping)
+            .map_err(crate::Error::Usage)
+    }
+}
+
+/// `bench --impl`'s default: our schedules and the algorithms of the
+/// library bench is built against (MPI_Get_library_version may be called
+/// before MPI is started).
+fn default_impls() -> Vec<Impl> {
+    #[cfg(feature = "mpi")]
+    let library = crate::library::Library::detect(&[crate::bench::library_version()].into());
+    #[cfg(not(feature = "mpi"))]
+    let library = crate::library::Library::Unknown;
+    match library {
+        crate::library::Library::Mpich => vec![Impl::Own, Impl::Mpich],
+        _ => vec![Impl::Own, Impl::Ompi],
     }
 }

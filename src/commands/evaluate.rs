@@ -60,3 +60,25 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<()> {
     }
     Ok(())
 }
+
+impl EvaluateArgs {
+    /// How `--split` cuts each system's data (`source` aside, which is
+    /// by campaign).
+    pub fn how(&self) -> crate::evaluate::Split {
+        use crate::evaluate::Split;
+        match self.split {
+            SplitArg::Nodes => Split::Nodes {
+                fraction: self.test_fraction,
+                seed: self.seed,
+            },
+            SplitArg::Extrapolate => Split::Extrapolate {
+                train_max: self.train_max_procs,
+                test_min: self.test_min_procs,
+            },
+            SplitArg::Procs | SplitArg::Source => Split::Procs {
+                fraction: self.test_fraction,
+                seed: self.seed,
+            },
+        }
+    }
+}

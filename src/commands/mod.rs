@@ -12,9 +12,15 @@ mod schedule;
 mod train;
 #[cfg(feature = "mpi")]
 mod tune;
+#[cfg(feature = "mpi")]
+mod verify;
 
-use crate::cli::{Cli, Command, DataCommand, ImportCommand, ModelCommand, ScheduleCommand};
+use crate::cli::{
+    Cli, Command, DataCommand, ImportCommand, LearningArgs, ModelCommand, PlacementArgs,
+    ScheduleCommand, SystemArgs,
+};
 use crate::error::Result;
+use crate::learn::LearnerKind;
 
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
@@ -39,7 +45,7 @@ pub fn run(cli: Cli) -> Result<()> {
         )),
         Command::Model(ModelCommand::Fit { files, format }) => model::fit(&files, format),
         #[cfg(feature = "mpi")]
-        Command::Verify(args) => crate::verify::verify(&args.options()?),
+        Command::Verify(args) => verify::verify(&args),
         #[cfg(not(feature = "mpi"))]
         Command::Verify(_) => Err(crate::error::Error::Usage(
             "this collsel was built without MPI (cargo feature `mpi`); \
@@ -86,4 +92,53 @@ fn progress(len: u64) -> Result<indicatif::ProgressBar> {
     .map_err(|e| crate::error::Error::Other(e.to_string()))?
     .progress_chars("=> ");
     Ok(indicatif::ProgressBar::new(len).with_style(style))
+}
+
+impl SystemArgs {
+    pub fn choice(&self) -> crate::data::load::Choice {
+        crate::data::load::Choice {
+            collective: self.collective,
+            machine: self.machine.clone(),
+            mpi: self.mpi.clone(),
+        }
+    }
+}
+
+impl LearningArgs {
+    /// How to train: the learners asked for, each once, in the order first
+    /// named.
+    pub fn options(&self) -> crate::train::Options {
+        let mut learners: Vec<LearnerKind> = Vec::new();
+        for &k in &self.learners {
+            if !learners.contains(&k) {
+                learners.push(k);
+            }
+        }
+        crate::train::Options {
+            learners,
+            folds: self.folds as usize,
+            max_rows: self.max_rows,
+        }
+    }
+}
+
+impl PlacementArgs {
+    /// The placement of `procs` ranks; a usage error if impossible.
+    pub fn placement(&self, procs: u32) -> crate::Result<crate::data::Placement> {
+        let ppn = self.ppn.unwrap_or(procs.max(1).div_ceil(self.nodes.max(1)));
+        crate::data::Placement::new(procs, self.nodes, ppn, self.mapping.node_order())
+            .map_err(|why| crate::Error::Usage(format!("--procs/--nodes/--ppn: {why}")))
+    }
+}
+
+/// The arrival pattern of `--imbalance` (given or not) and `--late-fraction`.
+pub(crate) fn arrival(
+    imbalanced: bool,
+    late: Option<crate::data::Arrival>,
+) -> crate::data::Arrival {
+    match (imbalanced, late) {
+        (false, _) => crate::data::Arrival::Barrier,
+        (true, None) => crate::data::Arrival::Uniform,
+        (true, Some(late)) => late,
+    }
 }

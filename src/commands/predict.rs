@@ -14,7 +14,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
         procs: args.procs.as_ref().map(|p| &p.0[..]),
         mapping: args.mapping,
         imbalance: args.imbalance,
-        arrival: crate::cli::arrival(args.imbalance.is_some(), args.late_fraction),
+        arrival: super::arrival(args.imbalance.is_some(), args.late_fraction),
     }
     .jobs()?;
     let mut sections = Vec::new();
