@@ -104,17 +104,25 @@ pub enum Op {
 }
 
 impl Op {
+    /// The peer and bytes of an operation that moves or combines some;
+    /// `None` for a wait.
+    fn peer_and_bytes(&mut self) -> Option<(&mut u32, &mut Span)> {
+        match self {
+            Op::Irecv { peer, bytes }
+            | Op::Isend { peer, bytes }
+            | Op::Send { peer, bytes }
+            | Op::Recv { peer, bytes }
+            | Op::IrecvPartial { peer, bytes }
+            | Op::Combine { peer, bytes }
+            | Op::SendPartial { peer, bytes } => Some((peer, bytes)),
+            Op::WaitRecv | Op::WaitSends => None,
+        }
+    }
+
     /// The same operation with its bytes moved by `place`; `None` where
     /// `place` has no place for them.
     pub fn with_bytes(mut self, place: impl Fn(Span) -> Option<Span>) -> Option<Op> {
-        if let Op::Irecv { bytes, .. }
-        | Op::Isend { bytes, .. }
-        | Op::Send { bytes, .. }
-        | Op::Recv { bytes, .. }
-        | Op::IrecvPartial { bytes, .. }
-        | Op::Combine { bytes, .. }
-        | Op::SendPartial { bytes, .. } = &mut self
-        {
+        if let Some((_, bytes)) = self.peer_and_bytes() {
             *bytes = place(*bytes)?;
         }
         Some(self)
@@ -122,29 +130,14 @@ impl Op {
 
     /// The bytes the operation moves or combines; `None` for a wait.
     pub fn bytes(&self) -> Option<Span> {
-        match *self {
-            Op::Irecv { bytes, .. }
-            | Op::Isend { bytes, .. }
-            | Op::Send { bytes, .. }
-            | Op::Recv { bytes, .. }
-            | Op::IrecvPartial { bytes, .. }
-            | Op::Combine { bytes, .. }
-            | Op::SendPartial { bytes, .. } => Some(bytes),
-            Op::WaitRecv | Op::WaitSends => None,
-        }
+        let mut op = *self;
+        op.peer_and_bytes().map(|(_, bytes)| *bytes)
     }
 
     /// The same operation with its peer renamed (for schedules built over
     /// positions rather than ranks).
     pub fn with_peer(mut self, rename: impl Fn(u32) -> u32) -> Op {
-        if let Op::Irecv { peer, .. }
-        | Op::Isend { peer, .. }
-        | Op::Send { peer, .. }
-        | Op::Recv { peer, .. }
-        | Op::IrecvPartial { peer, .. }
-        | Op::Combine { peer, .. }
-        | Op::SendPartial { peer, .. } = &mut self
-        {
+        if let Some((peer, _)) = self.peer_and_bytes() {
             *peer = rename(*peer);
         }
         self

@@ -220,6 +220,11 @@ fn most_cautious_of_the_best(
     if chosen.is_empty() {
         return (kinds[0], Evidence::None);
     }
+    if thin {
+        if let Some(nearest) = kinds.iter().find(|&&k| k == SelectorKind::Nearest) {
+            return (*nearest, Evidence::MessageSizes);
+        }
+    }
     let losses: Vec<Vec<f64>> = held_out
         .iter()
         .zip(policies)
@@ -231,37 +236,31 @@ fn most_cautious_of_the_best(
         .map(|(h, p)| chosen.iter().filter(|&&i| h[i].keeps_default(p)).count())
         .collect();
     let options: Vec<usize> = (0..kinds.len()).collect();
-    let (jobs, evidence) = clusters(chosen.iter().map(|&i| &held_out[0][i]), thin);
+    let jobs = clusters(chosen.iter().map(|&i| &held_out[0][i]), thin);
     let near = within_one_error(&losses, &jobs, &options);
-    let nearest = kinds.iter().position(|&k| k == SelectorKind::Nearest);
-    let pick = match nearest {
-        Some(i) if thin => i,
-        _ => near
-            .into_iter()
-            .max_by(|&a, &b| kept[a].cmp(&kept[b]).then(b.cmp(&a)))
-            .unwrap_or(0),
+    let pick = near
+        .into_iter()
+        .max_by(|&a, &b| kept[a].cmp(&kept[b]).then(b.cmp(&a)))
+        .unwrap_or(0);
+    let evidence = match thin {
+        true => Evidence::MessageSizes,
+        false => Evidence::Jobs,
     };
     (kinds[pick], evidence)
 }
 
-/// How the errors of `held_out` configurations are clustered, and the
-/// evidence that makes. By job, normally: the sizes of one job share its
+/// How the errors of `held_out` configurations are clustered. By job,
+/// normally: the sizes of one job share its
 /// run. Each message size on its own where the evidence is `thin` (fewer
 /// than two job sizes held out inside the trained range, as in a campaign
 /// of three job sizes: what the sizes show is the only evidence there
 /// is; with one job per cluster, no option could be shown worse than
 /// another, and the first selector would decide by default).
-fn clusters<'a>(
-    held_out: impl Iterator<Item = &'a HeldOut>,
-    thin: bool,
-) -> (Vec<(u32, u32)>, Evidence) {
-    let jobs: Vec<(u32, u32)> = held_out.map(|h| h.job).collect();
+fn clusters<'a>(held_out: impl Iterator<Item = &'a HeldOut>, thin: bool) -> Vec<(u32, u32)> {
+    let jobs = held_out.map(|h| h.job);
     match thin {
-        true => (
-            (0..jobs.len() as u32).map(|i| (i, u32::MAX)).collect(),
-            Evidence::MessageSizes,
-        ),
-        false => (jobs, Evidence::Jobs),
+        true => (0..jobs.count() as u32).map(|i| (i, u32::MAX)).collect(),
+        false => jobs.collect(),
     }
 }
 
@@ -417,7 +416,7 @@ fn one_standard_error(held_out: &[&HeldOut], options: &[Policy], thin: bool) -> 
         .map(|p| held_out.iter().map(|h| h.log_slowdown(p)).collect())
         .collect();
     let all: Vec<usize> = (0..options.len()).collect();
-    let (jobs, _) = clusters(held_out.iter().copied(), thin);
+    let jobs = clusters(held_out.iter().copied(), thin);
     within_one_error(&losses, &jobs, &all)
         .last()
         .map(|&i| options[i])
