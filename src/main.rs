@@ -1,3 +1,5 @@
+//! The `collsel` command: parses the command line and runs the command.
+
 use clap::Parser;
 use collsel::{cli::Cli, commands};
 use std::process::ExitCode;

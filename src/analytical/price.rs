@@ -232,17 +232,7 @@ fn extent(collective: Collective, config: &Config, candidate: &Candidate) -> f64
     let spec = spec(collective, config, candidate, config.msg_bytes);
     // What runs, fallbacks included (a ring of fewer elements than ranks
     // is recursive doubling): steps that double, or grow with the ranks.
-    let doubles = match collective {
-        Collective::Allreduce
-        | Collective::Allgather
-        | Collective::Alltoall
-        | Collective::ReduceScatter
-        | Collective::ReduceScatterBlock
-        | Collective::Barrier => Schedule::new(spec).ok().and_then(|s| s.doubles()),
-        // Trees (a flat one's depth is its ranks): their depth says it,
-        // without building a schedule per row.
-        Collective::Bcast | Collective::Reduce | Collective::Gather | Collective::Scatter => None,
-    };
+    let doubles = Schedule::doubles_of(&spec);
     if let Some(log) = doubles {
         return if log {
             f64::from(config.procs).log2()
@@ -316,21 +306,9 @@ fn long_pipeline(spec: &Spec) -> Option<(u64, u64)> {
     }
     // A reduction's segments are whole elements, as its schedule rounds
     // them (without building the schedule: this runs for every row priced).
-    let seg = match spec.collective {
-        Collective::Bcast => spec.segsize,
-        Collective::Reduce | Collective::Allreduce => {
-            crate::schedule::reduce::segments(spec.msg_bytes, spec.segsize).seg
-        }
-        // Allgathers, alltoalls, gathers, scatters and reduce-scatters are
-        // not pipelined (linear_sync's first segment is one message).
-        Collective::Allgather
-        | Collective::Alltoall
-        | Collective::Gather
-        | Collective::Scatter
-        | Collective::ReduceScatter
-        | Collective::ReduceScatterBlock
-        | Collective::Barrier => return None,
-    };
+    // Allgathers, alltoalls, gathers, scatters and reduce-scatters are
+    // not pipelined (linear_sync's first segment is one message).
+    let seg = Schedule::segment_of(spec)?;
     if seg == 0 {
         return None; // an empty message: nothing to extrapolate
     }

@@ -29,7 +29,7 @@ pub mod points;
 #[cfg(feature = "mpi")]
 mod campaign;
 #[cfg(feature = "mpi")]
-mod checks;
+mod harness;
 #[cfg(feature = "mpi")]
 mod progress;
 #[cfg(feature = "mpi")]

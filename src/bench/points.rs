@@ -2,7 +2,7 @@
 //! are measured, and which of them an existing CSV already holds.
 
 use super::Part;
-use crate::collective::MpichAlgorithm;
+use crate::collective::{MpichAlgorithm, Parameterized};
 use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Dataset, Impl, Mapping};
 use crate::schedule::scheduled;
 use std::collections::HashSet;
@@ -266,23 +266,12 @@ impl Sweep {
     /// (segsize, fanout) combinations that mean something for `algorithm`.
     fn parameters(&self, algorithm: Algorithm) -> Vec<Parameters> {
         let segs = || self.segsizes.iter().map(|&s| Some(s));
-        match self.collective {
-            // A gather's linear_sync sends its first segment apart; nothing
-            // else of a gather, scatter or reduce-scatter is segmented or
-            // fanned out.
-            Collective::Gather if algorithm == Algorithm::LinearSync => {
+        match self.collective.describe().ompi.parameterized {
+            Parameterized::ByAlgorithm => {}
+            Parameterized::OnlySegmentOf(only) if algorithm == only => {
                 return segs().map(|s| (s, None)).collect()
             }
-            Collective::Gather
-            | Collective::Scatter
-            | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock
-            | Collective::Barrier => return vec![(None, None)],
-            Collective::Bcast
-            | Collective::Reduce
-            | Collective::Allreduce
-            | Collective::Allgather
-            | Collective::Alltoall => {}
+            Parameterized::OnlySegmentOf(_) | Parameterized::Never => return vec![(None, None)],
         }
         match algorithm {
             // Rabenseifner's reduce and allreduce's algorithms other than

@@ -3,12 +3,11 @@
 //! memory it runs in.
 
 use super::points::Point;
-use super::{control, exec, exec_arrival, mpich};
+use super::{control, exec, exec_arrival, harness, mpich};
 use crate::collective::Combines;
 use crate::data::{Candidate, Collective, Impl};
 use crate::error::{Error, Result};
 use crate::schedule::{LocalOp, Schedule, Span, Spec, Working};
-use mpi::collective::{Root as _, SystemOperation};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
@@ -33,17 +32,10 @@ impl Buffers {
         let buffers = Buffers {
             out: vec![
                 1f32;
-                match collective {
-                    Collective::Bcast
-                    | Collective::Alltoall
-                    | Collective::Gather
-                    | Collective::Scatter
-                    | Collective::Barrier => 0,
-                    Collective::Reduce
-                    | Collective::Allreduce
-                    | Collective::Allgather
-                    | Collective::ReduceScatter
-                    | Collective::ReduceScatterBlock => floats(largest),
+                if harness::of(collective).result_apart() {
+                    floats(largest)
+                } else {
+                    0
                 }
             ],
             scratch: Vec::new(),
@@ -224,71 +216,7 @@ impl Runner {
             }
             Runner::Library {
                 comm, collective, ..
-            } => {
-                match collective {
-                    Collective::Bcast => comm.process_at_rank(root as i32).broadcast_into(buf),
-                    Collective::Barrier => comm.barrier(),
-                    Collective::Reduce => {
-                        let send: &[f32] =
-                            bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
-                        let process = comm.process_at_rank(root as i32);
-                        if comm.rank() as u32 == root {
-                            let out = &mut buffers.out[..send.len()];
-                            process.reduce_into_root(send, out, SystemOperation::sum());
-                        } else {
-                            process.reduce_into(send, SystemOperation::sum());
-                        }
-                    }
-                    Collective::Allreduce => {
-                        let send: &[f32] =
-                            bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
-                        let out = &mut buffers.out[..send.len()];
-                        comm.all_reduce_into(send, out, SystemOperation::sum());
-                    }
-                    Collective::ReduceScatter | Collective::ReduceScatterBlock => {
-                        let send: &[f32] =
-                            bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
-                        let procs = comm.size() as usize;
-                        let out = &mut buffers.out[..send.len() / procs];
-                        if *collective == Collective::ReduceScatterBlock {
-                            comm.reduce_scatter_block_into(send, out, SystemOperation::sum());
-                        } else {
-                            reduce_scatter_equal(comm, send, out)?;
-                        }
-                    }
-                    Collective::Allgather => {
-                        let block = buf.len() / comm.size() as usize;
-                        let send: &[u8] = bytemuck::cast_slice(&buffers.out);
-                        comm.all_gather_into(&send[..block], buf);
-                    }
-                    Collective::Alltoall => {
-                        let procs = comm.size() as u32;
-                        let m = buf.len() / Collective::Alltoall.local_bytes(procs, 1) as usize;
-                        let region = procs as usize * m;
-                        let (send, recv) = buf.split_at_mut(region);
-                        comm.all_to_all_into(&*send, &mut recv[..region]);
-                    }
-                    // The p blocks, then the rank's own block apart (its send
-                    // or receive buffer).
-                    Collective::Gather | Collective::Scatter => {
-                        let process = comm.process_at_rank(root as i32);
-                        let procs = comm.size() as u32;
-                        let m = buf.len() / collective.local_bytes(procs, 1) as usize;
-                        let (blocks, apart) = buf.split_at_mut(procs as usize * m);
-                        let is_root = comm.rank() as u32 == root;
-                        match (collective, is_root) {
-                            (Collective::Gather, true) => process.gather_into_root(&*apart, blocks),
-                            (Collective::Gather, false) => process.gather_into(&*apart),
-                            (_, true) => process.scatter_into_root(&*blocks, apart),
-                            (_, false) => {
-                                let own = comm.rank() as usize * m;
-                                scatter_receive(comm, root, &mut blocks[own..own + m]);
-                            }
-                        }
-                    }
-                }
-                Ok(())
-            }
+            } => harness::of(*collective).library(comm, root, buf, buffers),
             Runner::Arrival { comm, segsize } => exec_arrival::run(comm, root, buf, *segsize),
         }
     }
@@ -310,20 +238,9 @@ impl Runner {
     pub(super) fn reduced<'a>(&self, buf: &'a [u8], buffers: &'a Buffers) -> &'a [u8] {
         let (rank, procs) = (self.comm().rank() as u32, self.comm().size() as usize);
         match self {
-            Runner::Library { collective, .. } => match collective {
-                Collective::Reduce | Collective::Allreduce => {
-                    &bytemuck::cast_slice(&buffers.out)[..buf.len()]
-                }
-                Collective::ReduceScatter | Collective::ReduceScatterBlock => {
-                    &bytemuck::cast_slice(&buffers.out)[..buf.len() / procs]
-                }
-                Collective::Bcast
-                | Collective::Allgather
-                | Collective::Alltoall
-                | Collective::Gather
-                | Collective::Scatter
-                | Collective::Barrier => buf,
-            },
+            Runner::Library { collective, .. } => {
+                harness::of(*collective).library_result(buf, buffers, procs)
+            }
             // Our schedules combine in place.
             Runner::Own { places, .. } if !places.is_empty() => {
                 &buf[self.place(rank, buf.len() / procs)]
@@ -342,32 +259,6 @@ pub(super) fn spec(procs: u32, root: u32, point: &Point, collective: Collective)
         msg_bytes: point.msg_bytes,
         segsize: point.candidate.segsize.unwrap_or(0),
         fanout: point.candidate.fanout,
-    }
-}
-
-/// A non-root rank's part of `MPI_Scatter`, with the root's send count and
-/// type although the standard ignores them there: Open MPI's rules file
-/// keys scatter on the send count on every rank, and rsmpi's
-/// `scatter_into` passes 0, so where the file decides 0 bytes otherwise
-/// than the real size the root and the others run different algorithms
-/// and the blocks land wrong. Applications that pass their counts on
-/// every rank (as most do) see what this measures.
-fn scatter_receive(comm: &SimpleCommunicator, root: u32, recv: &mut [u8]) {
-    let byte = u8::equivalent_datatype().as_raw();
-    let count = recv.len() as i32;
-    // SAFETY: the send buffer is not read on a non-root rank; `recv` is a
-    // live, exclusively borrowed buffer of `count` bytes.
-    unsafe {
-        mpi::ffi::MPI_Scatter(
-            std::ptr::null(),
-            count,
-            byte,
-            recv.as_mut_ptr().cast(),
-            count,
-            byte,
-            root as i32,
-            comm.as_raw(),
-        );
     }
 }
 
@@ -399,43 +290,6 @@ pub(super) fn working_memory(buffers: &[Working], buf: &[u8]) -> Vec<Vec<u8>> {
             std::hint::black_box(v)
         })
         .collect()
-}
-
-/// MPI_Reduce_scatter with every count equal, by hand: the mpi crate
-/// binds only MPI_Reduce_scatter_block.
-fn reduce_scatter_equal(
-    comm: &SimpleCommunicator,
-    send: &[f32],
-    out: &mut [f32],
-) -> Result<(), String> {
-    use mpi::raw::AsRaw;
-    let count = mpi::Count::try_from(out.len()).map_err(|e| e.to_string())?;
-    let counts = vec![count; comm.size() as usize];
-    if send.len() != out.len() * counts.len() {
-        return Err(format!(
-            "{} floats to send for {} blocks of {}",
-            send.len(),
-            counts.len(),
-            out.len()
-        ));
-    }
-    // SAFETY: `send` holds p blocks of `count` floats and `out` one, as the
-    // counts say; both outlive the blocking call.
-    let rc = unsafe {
-        mpi::ffi::MPI_Reduce_scatter(
-            send.as_ptr().cast(),
-            out.as_mut_ptr().cast(),
-            counts.as_ptr(),
-            f32::equivalent_datatype().as_raw(),
-            SystemOperation::sum().as_raw(),
-            comm.as_raw(),
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(format!("MPI_Reduce_scatter returned {rc}"))
-    }
 }
 
 pub(super) fn describe(c: &Candidate) -> String {

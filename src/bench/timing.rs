@@ -1,7 +1,7 @@
 //! Timing one point: calls until its stopping rule holds, each checked
 //! on every rank.
 
-use super::checks::{check, fill};
+use super::harness::{self, Iteration};
 use super::points::Point;
 use super::runner::{describe, Buffers, Runner};
 use super::stats::Samples;
@@ -65,14 +65,15 @@ pub(super) fn measure(
         let root_index = (iteration % roots.len() as u64) as usize;
         let root = roots[root_index];
         let seed = payload::seed(root, iteration, point.msg_bytes);
-        fill(
-            (opts.collective, &|block, m| runner.place(block, m)),
-            (buf, buffers),
+        let call = Iteration {
             seed,
-            (rank, procs),
+            rank,
+            procs,
             root,
             iteration,
-        );
+        };
+        let part = harness::of(opts.collective);
+        part.fill(call, buf, buffers, &|block, m| runner.place(block, m));
         comm.barrier();
         if let Some(d) = &delays {
             delay::wait_until(mpi::time() + d.of(rank, root, iteration) * 1e-6);
@@ -83,12 +84,7 @@ pub(super) fn measure(
         let local_us = (mpi::time() - t0) * 1e6;
         let failed = match done {
             Err(e) => Some(e),
-            Ok(()) => check(
-                opts.collective,
-                (runner.reduced(buf, buffers), seed, root, iteration),
-                rank,
-                procs,
-            ),
+            Ok(()) => part.check(call, runner.reduced(buf, buffers)),
         };
         if let Some(wrong) = &failed {
             eprintln!(

@@ -1,8 +1,8 @@
 //! MPI_Allgather: every rank's block reaches every rank, in rank order.
 
 use super::{
-    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
-    Semantics, RECEXCH,
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Parameterized,
+    Restriction::*, Semantics, RECEXCH,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -15,6 +15,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes of each rank's block (every rank ends with p of them)",
         element_bytes: 1,
         sized: true,
+        blocks: true,
     },
     ompi: Ompi {
         coll_id: 0,
@@ -31,6 +32,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: false,
         han: true,
+        parameterized: Parameterized::ByAlgorithm,
     },
     two_ranks: &[TwoProc],
     own: &[],
@@ -67,6 +69,9 @@ pub(super) const DESCRIPTION: Description = Description {
                 ..mpich(RecexchHalving)
             },
         ],
+        by_total: true,
+        noncommutative: None,
+        in_place: None,
     },
     file_suffix: "-allgather",
 };

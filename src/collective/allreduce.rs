@@ -3,7 +3,7 @@
 
 use super::{
     mpich, named, param, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi,
-    Restriction::*, Semantics, RECEXCH,
+    Parameterized, Restriction::*, Semantics, RECEXCH,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -16,6 +16,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes of each rank's vector, and of the result every rank ends with",
         element_bytes: 4,
         sized: true,
+        blocks: false,
     },
     ompi: Ompi {
         coll_id: 2,
@@ -32,6 +33,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: false,
         han: true,
+        parameterized: Parameterized::ByAlgorithm,
     },
     two_ranks: &[],
     own: &[],
@@ -90,6 +92,9 @@ pub(super) const DESCRIPTION: Description = Description {
                 ..mpich(KReduceScatterAllgather)
             },
         ],
+        by_total: false,
+        noncommutative: None,
+        in_place: None,
     },
     file_suffix: "-allreduce",
 };

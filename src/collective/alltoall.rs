@@ -1,7 +1,8 @@
 //! MPI_Alltoall: every rank sends a block of its own to every rank.
 
 use super::{
-    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Semantics,
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Parameterized,
+    Semantics,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -14,6 +15,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes of each block one rank sends another (p blocks out, p in)",
         element_bytes: 1,
         sized: true,
+        blocks: true,
     },
     ompi: Ompi {
         coll_id: 3,
@@ -28,6 +30,7 @@ pub(super) const DESCRIPTION: Description = Description {
         knomial_radix: false,
         // coll/han has no alltoall in 5.0.
         han: false,
+        parameterized: Parameterized::ByAlgorithm,
     },
     two_ranks: &[TwoProc],
     own: &[],
@@ -55,6 +58,9 @@ pub(super) const DESCRIPTION: Description = Description {
             mpich(Pairwise),
             mpich(Scattered),
         ],
+        by_total: false,
+        noncommutative: None,
+        in_place: Some("MPIR_Alltoall_intra_pairwise_sendrecv_replace"),
     },
     file_suffix: "-alltoall",
 };

@@ -2,8 +2,8 @@
 //! its message size is 0 in every row, decisions are per job size.
 
 use super::{
-    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
-    Semantics, RECEXCH,
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Parameterized,
+    Restriction::*, Semantics, RECEXCH,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -16,6 +16,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "none: a barrier carries no data (0 in every row)",
         element_bytes: 1,
         sized: false,
+        blocks: false,
     },
     ompi: Ompi {
         coll_id: 6,
@@ -30,6 +31,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: false,
         han: true,
+        parameterized: Parameterized::Never,
     },
     two_ranks: &[TwoProc],
     own: &[],
@@ -56,6 +58,9 @@ pub(super) const DESCRIPTION: Description = Description {
             },
             mpich(Nb),
         ],
+        by_total: false,
+        noncommutative: None,
+        in_place: None,
     },
     file_suffix: "-barrier",
 };

@@ -1,8 +1,8 @@
 //! MPI_Bcast: the root's message reaches every rank.
 
 use super::{
-    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
-    Semantics,
+    mpich, named, param, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Parameterized,
+    Restriction::*, Semantics,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -15,6 +15,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes the root sends, which every rank ends with",
         element_bytes: 1,
         sized: true,
+        blocks: false,
     },
     ompi: Ompi {
         coll_id: 7,
@@ -32,6 +33,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: true,
         han: true,
+        parameterized: Parameterized::ByAlgorithm,
     },
     two_ranks: &[],
     own: &[Sbbt, Arrival],
@@ -84,6 +86,9 @@ pub(super) const DESCRIPTION: Description = Description {
                 ..mpich(Tree)
             },
         ],
+        by_total: false,
+        noncommutative: None,
+        in_place: None,
     },
     file_suffix: "",
 };

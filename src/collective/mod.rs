@@ -93,6 +93,9 @@ pub struct Semantics {
     /// Whether calls carry data: a barrier's have none, its only message
     /// size is 0 (rows, decisions and rules say 0).
     pub sized: bool,
+    /// Whether a message size is one rank's block of the p a call moves
+    /// (Open MPI's coll/tuned looks its rules up by all of them).
+    pub blocks: bool,
 }
 
 /// Where a reduction's result ends.
@@ -121,6 +124,22 @@ pub struct Ompi {
     /// Whether coll/han serves the collective in Open MPI 5 (and so may
     /// route it in its own rules file).
     pub han: bool,
+    /// Which algorithms take a segment size or fan-out.
+    pub parameterized: Parameterized,
+}
+
+/// Which of a collective's Open MPI algorithms take a segment size or a
+/// fan-out (the sweep measures each value only where it means something).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parameterized {
+    /// Each algorithm's own (pipelined trees segment, k-nomial and chain
+    /// fan out, ...): `bench::points` knows which.
+    ByAlgorithm,
+    /// Only this algorithm, and only a segment size (a gather's
+    /// linear_sync sends its first segment apart).
+    OnlySegmentOf(Algorithm),
+    /// None of them: each runs as it is.
+    Never,
 }
 
 /// One of `coll_tuned_<collective>_algorithm`'s values.
@@ -150,6 +169,15 @@ pub struct Mpich {
     /// under MPICH (`impl=mpich`), as MPICH 5.0's `coll_algorithms.txt`
     /// lists them; their numbers come from the MPICH in use.
     pub algorithms: &'static [MpichAlgorithm],
+    /// Whether MPICH selects by the total of the p blocks
+    /// (`total_msg_size`) rather than by the average message.
+    pub by_total: bool,
+    /// The algorithm MPICH's own file keeps for non-commutative operations
+    /// where the measured decisions (MPI_SUM's) do not hold.
+    pub noncommutative: Option<Algorithm>,
+    /// The function MPICH's own file names where the send buffer is
+    /// MPI_IN_PLACE, which nothing measured.
+    pub in_place: Option<&'static str>,
 }
 
 /// One of MPICH's algorithms of a collective.

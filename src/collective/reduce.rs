@@ -2,8 +2,8 @@
 //! `MPI_FLOAT`).
 
 use super::{
-    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
-    Semantics,
+    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi, Parameterized,
+    Restriction::*, Semantics,
 };
 
 pub(super) const DESCRIPTION: Description = Description {
@@ -16,6 +16,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes of each rank's vector, and of the root's result",
         element_bytes: 4,
         sized: true,
+        blocks: false,
     },
     ompi: Ompi {
         coll_id: 11,
@@ -33,6 +34,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: false,
         han: true,
+        parameterized: Parameterized::ByAlgorithm,
     },
     two_ranks: &[],
     own: &[],
@@ -65,6 +67,9 @@ pub(super) const DESCRIPTION: Description = Description {
                 ..mpich(ReduceScatterGather)
             },
         ],
+        by_total: false,
+        noncommutative: None,
+        in_place: None,
     },
     file_suffix: "-reduce",
 };

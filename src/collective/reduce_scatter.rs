@@ -1,7 +1,7 @@
 //! MPI_Reduce_scatter with equal counts: every rank contributes p blocks;
 //! rank i ends with block i of the sum (`MPI_SUM` over `MPI_FLOAT`).
 
-use super::{named, Algorithm::*, Combines, Description, Mpich, Ompi, Semantics};
+use super::{named, Algorithm::*, Combines, Description, Mpich, Ompi, Parameterized, Semantics};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "reduce_scatter",
@@ -14,6 +14,7 @@ pub(super) const DESCRIPTION: Description = Description {
                    contributes p blocks)",
         element_bytes: 4,
         sized: true,
+        blocks: true,
     },
     ompi: Ompi {
         coll_id: 12,
@@ -26,6 +27,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: false,
         han: false,
+        parameterized: Parameterized::Never,
     },
     two_ranks: &[],
     own: &[],
@@ -36,6 +38,9 @@ pub(super) const DESCRIPTION: Description = Description {
         // As for reduce_scatter_block: none of MPICH's is priced as ours.
         equivalents: &[],
         algorithms: super::reduce_scatter_block::MPICH_ALGORITHMS,
+        by_total: true,
+        noncommutative: Some(RecursiveDoubling),
+        in_place: None,
     },
     file_suffix: "-reduce_scatter",
 };

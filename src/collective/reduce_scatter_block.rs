@@ -2,8 +2,8 @@
 //! with block i of the sum (`MPI_SUM` over `MPI_FLOAT`).
 
 use super::{
-    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi, Restriction::*,
-    Semantics,
+    mpich, named, Algorithm::*, Combines, Description, Mpich, MpichAlgorithm, Ompi, Parameterized,
+    Restriction::*, Semantics,
 };
 
 /// MPICH's algorithms of both reduce-scatters (the same names and
@@ -29,6 +29,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes of each rank's block of the result (each rank contributes p blocks)",
         element_bytes: 4,
         sized: true,
+        blocks: true,
     },
     ompi: Ompi {
         coll_id: 13,
@@ -41,6 +42,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: false,
         han: false,
+        parameterized: Parameterized::Never,
     },
     two_ranks: &[],
     own: &[],
@@ -53,6 +55,9 @@ pub(super) const DESCRIPTION: Description = Description {
         // the extra ranks differently): none is priced as ours.
         equivalents: &[],
         algorithms: MPICH_ALGORITHMS,
+        by_total: true,
+        noncommutative: Some(RecursiveDoubling),
+        in_place: None,
     },
     file_suffix: "-reduce_scatter_block",
 };

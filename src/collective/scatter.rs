@@ -1,6 +1,8 @@
 //! MPI_Scatter: the root's p blocks reach their ranks, one each.
 
-use super::{mpich, named, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Semantics};
+use super::{
+    mpich, named, Algorithm::*, Description, Mpich, MpichAlgorithm, Ompi, Parameterized, Semantics,
+};
 
 pub(super) const DESCRIPTION: Description = Description {
     name: "scatter",
@@ -12,6 +14,7 @@ pub(super) const DESCRIPTION: Description = Description {
         msg_size: "the bytes of each rank's block (the root sends p of them)",
         element_bytes: 1,
         sized: true,
+        blocks: true,
     },
     ompi: Ompi {
         coll_id: 15,
@@ -23,6 +26,7 @@ pub(super) const DESCRIPTION: Description = Description {
         ],
         knomial_radix: false,
         han: true,
+        parameterized: Parameterized::Never,
     },
     two_ranks: &[],
     own: &[],
@@ -41,6 +45,9 @@ pub(super) const DESCRIPTION: Description = Description {
             },
             mpich(Nb),
         ],
+        by_total: true,
+        noncommutative: None,
+        in_place: None,
     },
     file_suffix: "-scatter",
 };

@@ -1,3 +1,6 @@
+//! Tests of the descriptions: names, ids and aliases round-trip, every
+//! collective listed once.
+
 use super::*;
 
 #[test]
@@ -147,4 +150,25 @@ fn mpich_restrictions_leave_out_what_would_fall_back() {
     let smp = of(Collective::Bcast, Algorithm::Smp);
     assert!(smp.unfit(4, 4, 1).is_some());
     assert!(smp.unfit(4, 2, 1).is_none());
+}
+
+/// `Collective::ALL` lists every collective once, in declaration order:
+/// the match has no wildcard, so a new variant does not compile until it
+/// has a position here, and then the test fails until ALL holds it there.
+#[test]
+fn all_lists_every_collective_once() {
+    let position = |c: Collective| match c {
+        Collective::Bcast => 0,
+        Collective::Reduce => 1,
+        Collective::Allreduce => 2,
+        Collective::Allgather => 3,
+        Collective::Alltoall => 4,
+        Collective::Gather => 5,
+        Collective::Scatter => 6,
+        Collective::ReduceScatter => 7,
+        Collective::ReduceScatterBlock => 8,
+        Collective::Barrier => 9,
+    };
+    let positions: Vec<usize> = Collective::ALL.iter().map(|&c| position(c)).collect();
+    assert_eq!(positions, (0..Collective::ALL.len()).collect::<Vec<_>>());
 }

@@ -1,3 +1,6 @@
+//! `collsel bench`: its options and the MPI library's detection, then the
+//! harness.
+
 use super::warn_all;
 use crate::bench::{self, points, Options};
 use crate::bench::{points::Sweep, Part};

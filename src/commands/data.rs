@@ -1,3 +1,6 @@
+//! `collsel data`: what benchmark files hold (summary with headroom,
+//! imbalanced arrivals), per machine and MPI library.
+
 use super::warn_all;
 use crate::cli::SummaryFormat;
 use crate::data::load::{load_files, load_systems, Choice};

@@ -1,3 +1,5 @@
+//! `collsel evaluate`: every selector on data the models never saw.
+
 use super::warn_all;
 use crate::cli::{EvaluateArgs, SplitArg};
 use crate::data::load::{load_campaigns, load_files, load_systems};

@@ -1,3 +1,5 @@
+//! `collsel import`: other tools' measurements (OSU) as benchmark rows.
+
 use super::warn_all;
 use crate::cli::OsuArgs;
 use crate::data::osu::parse_osu;

@@ -1,3 +1,6 @@
+//! `collsel model`: the analytical cost model fitted to each file, per
+//! machine and MPI library.
+
 use crate::cli::SummaryFormat;
 use crate::error::{Error, Result};
 use crate::report::model_fit::ModelFit;

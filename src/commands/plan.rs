@@ -1,3 +1,5 @@
+//! `collsel plan`: which points a campaign should measure next.
+
 use super::{warn_all, write_output};
 use crate::cli::PlanArgs;
 use crate::data::load::{load_files, load_grid};

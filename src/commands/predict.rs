@@ -1,3 +1,6 @@
+//! `collsel predict`: a model's decision table for a job, in every export
+//! format.
+
 use crate::cli::PredictArgs;
 use crate::data::{Impl, System};
 use crate::error::{Error, Result};

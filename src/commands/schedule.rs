@@ -1,3 +1,5 @@
+//! `collsel schedule`: one algorithm's schedule, for people.
+
 use crate::cli::ShowArgs;
 use crate::error::{Error, Result};
 use crate::report;

@@ -1,3 +1,6 @@
+//! `collsel train`: learners, cross-validation and `auto` from benchmark
+//! files, written as a model directory.
+
 use super::{note_size, progress, warn_all};
 use crate::cli::TrainArgs;
 use crate::data::load::load_files;

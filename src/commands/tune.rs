@@ -1,3 +1,5 @@
+//! `collsel tune`: its options, then the campaign in one allocation.
+
 use crate::cli::{Collectives, TuneArgs};
 use crate::error::Result;
 

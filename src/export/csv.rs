@@ -1,3 +1,5 @@
+//! Decision tables as CSV: one row per message size of each job.
+
 use crate::data::write::quote;
 use crate::data::Candidate;
 use crate::data::System;

@@ -1,3 +1,5 @@
+//! Decision tables as JSON (docs/formats.md).
+
 use crate::data::System;
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;

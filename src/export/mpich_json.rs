@@ -305,38 +305,23 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
             .with("comm_avg_ppn=any", mpich_tree(collective, t.job.procs));
         by_comm = by_comm.with(key, by_ppn);
     }
-    let intra = match collective {
-        Collective::Bcast
-        | Collective::Reduce
-        | Collective::Allreduce
-        | Collective::Allgather
-        | Collective::Gather
-        | Collective::Scatter
-        | Collective::Barrier => by_comm,
-        // The measured decisions hold for commutative operations (the
-        // harness's MPI_SUM); MPICH's own choice for the others stays.
-        Collective::ReduceScatter | Collective::ReduceScatterBlock => {
-            Node::default().with("is_commutative=yes", by_comm).with(
-                "is_commutative=no",
-                leaf(
-                    &collective.mpich_function(Algorithm::RecursiveDoubling),
-                    &[],
-                ),
-            )
-        }
-        // MPICH selects an alltoall whose send buffer is MPI_IN_PLACE
-        // apart; no candidate was measured in place: MPICH's choice stays.
-        Collective::Alltoall => Node::default()
-            .with(
-                "is_sendbuf_inplace=yes",
-                leaf("MPIR_Alltoall_intra_pairwise_sendrecv_replace", &[]),
-            )
+    let mpich = &collective.describe().mpich;
+    // The measured decisions hold for commutative operations (the
+    // harness's MPI_SUM) and separate buffers; MPICH's own choice for the
+    // others stays.
+    let intra = match (mpich.noncommutative, mpich.in_place) {
+        (Some(algorithm), _) => Node::default().with("is_commutative=yes", by_comm).with(
+            "is_commutative=no",
+            leaf(&collective.mpich_function(algorithm), &[]),
+        ),
+        (None, Some(function)) => Node::default()
+            .with("is_sendbuf_inplace=yes", leaf(function, &[]))
             .with("is_sendbuf_inplace=no", by_comm),
+        (None, None) => by_comm,
     };
-    Ok(Node::default().with("comm_type=intra", intra).with(
-        "comm_type=inter",
-        leaf(collective.describe().mpich.inter, &[]),
-    ))
+    Ok(Node::default()
+        .with("comm_type=intra", intra)
+        .with("comm_type=inter", leaf(mpich.inter, &[])))
 }
 
 /// The size MPICH selects `collective` by, and a message size on `p`
@@ -346,18 +331,10 @@ fn subtree(collective: Collective, tables: &[DecisionTable]) -> Result<Node> {
 /// allgathers and reduce-scatters so, and MPICH 5.0 defines no average for
 /// a gather or scatter).
 fn size_key(collective: Collective, p: u32, msg_bytes: u64) -> (&'static str, u64) {
-    match collective {
-        // A barrier's decision has no size (see `size_tree`).
-        Collective::Bcast
-        | Collective::Reduce
-        | Collective::Allreduce
-        | Collective::Alltoall
-        | Collective::Barrier => ("avg_msg_size", msg_bytes),
-        Collective::Allgather
-        | Collective::Gather
-        | Collective::Scatter
-        | Collective::ReduceScatter
-        | Collective::ReduceScatterBlock => ("total_msg_size", u64::from(p) * msg_bytes),
+    // A barrier's decision has no size (see `size_tree`).
+    match collective.describe().mpich.by_total {
+        true => ("total_msg_size", u64::from(p) * msg_bytes),
+        false => ("avg_msg_size", msg_bytes),
     }
 }
 

@@ -128,16 +128,9 @@ pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
 /// for allgather, alltoall, gather, scatter and both reduce-scatters times
 /// the ranks too (all the blocks; reduce_scatter sums the counts).
 pub fn tuned_bytes(collective: Collective, comm_size: u32, msg_bytes: u64) -> u64 {
-    match collective {
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Barrier => {
-            msg_bytes
-        }
-        Collective::Allgather
-        | Collective::Alltoall
-        | Collective::Gather
-        | Collective::Scatter
-        | Collective::ReduceScatter
-        | Collective::ReduceScatterBlock => u64::from(comm_size) * msg_bytes,
+    match collective.describe().semantics.blocks {
+        true => u64::from(comm_size) * msg_bytes,
+        false => msg_bytes,
     }
 }
 

@@ -1,3 +1,6 @@
+//! A decision table for people: the ranges of message sizes, each one's
+//! choice, its predicted time and the runner-up.
+
 use crate::data::System;
 use crate::select::decision::{Decision, DecisionTable};
 use crate::units::format_bytes;

@@ -1,3 +1,6 @@
+//! The evaluation report as CSV: one row per test configuration and
+//! selector.
+
 use crate::evaluate::Report;
 use std::fmt::Write;
 

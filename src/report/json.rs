@@ -1,3 +1,5 @@
+//! The evaluation report as JSON (docs/formats.md).
+
 use crate::error::{Error, Result};
 use crate::evaluate::Report;
 

@@ -1,3 +1,6 @@
+//! The evaluation report as Markdown: the summary table, then every test
+//! configuration with each selector's pick.
+
 use crate::evaluate::Report;
 use crate::units::format_bytes;
 use std::fmt::Write;

@@ -49,6 +49,36 @@ pub(super) enum Shape {
     Sparbit,
 }
 
+/// Allgather's schedules: p blocks, each rank starting with its own.
+pub(super) struct AllgatherSchedules;
+
+impl super::Schedules for AllgatherSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
+        p * m
+    }
+
+    fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
+        hold(super::scatter::block(spec, rank))
+    }
+
+    // No tree: its steps are doublings or grow with the ranks.
+    fn tree_depth(&self, _spec: &Spec) -> Option<u32> {
+        None
+    }
+
+    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+        super::wrapped_pieces(total, bytes, each)
+    }
+}
+
 /// The allgather plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let p = spec.procs;

@@ -40,6 +40,23 @@ pub(super) enum Shape {
     Rabenseifner,
 }
 
+/// Allreduce's schedules: reduce's buffer, needed whole by every rank.
+pub(super) struct AllreduceSchedules;
+
+impl super::Schedules for AllreduceSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn segment_bytes(&self, spec: &Spec) -> Option<u64> {
+        Some(segments(spec.msg_bytes, spec.segsize).seg)
+    }
+}
+
 /// The allreduce plan of `spec` (p > 1, a non-empty message).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let (p, m) = (spec.procs, spec.msg_bytes);

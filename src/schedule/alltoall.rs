@@ -42,6 +42,57 @@ pub(super) enum Shape {
     ModifiedBruck,
 }
 
+/// Alltoall's schedules: p² blocks ordered by destination (see the module
+/// documentation).
+pub(super) struct AlltoallSchedules;
+
+impl super::Schedules for AlltoallSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
+        p * p * m
+    }
+
+    fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
+        for to in 0..spec.procs {
+            hold(block(spec, rank, to));
+        }
+    }
+
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
+        let row = u64::from(spec.procs) * spec.msg_bytes;
+        Span {
+            start: u64::from(rank) * row,
+            end: u64::from(rank + 1) * row,
+        }
+    }
+
+    // No tree: its steps are doublings or grow with the ranks.
+    fn tree_depth(&self, _spec: &Spec) -> Option<u32> {
+        None
+    }
+
+    fn pieces(&self, spec: &Spec, _total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+        if !packed_blocks(spec, bytes, each) {
+            each(bytes)
+        }
+    }
+
+    fn place(&self, spec: &Spec, rank: u32, bytes: Span) -> Option<Span> {
+        local(spec, rank, bytes)
+    }
+
+    fn local_copy(&self, spec: &Spec, rank: u32) -> Option<(Span, Span)> {
+        Some(own_copy(spec, rank))
+    }
+}
+
 /// The alltoall plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let p = spec.procs;

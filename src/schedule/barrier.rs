@@ -48,6 +48,28 @@ pub(super) enum Shape {
     Tree,
 }
 
+/// Barrier's schedules: empty messages, nothing to hold.
+pub(super) struct BarrierSchedules;
+
+impl super::Schedules for BarrierSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn buffer_bytes(&self, _p: u64, _m: u64) -> u64 {
+        0
+    }
+
+    // No tree: its steps are doublings or grow with the ranks.
+    fn tree_depth(&self, _spec: &Spec) -> Option<u32> {
+        None
+    }
+}
+
 /// The barrier plan of `spec` (p > 1).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let shape = match spec.algorithm {

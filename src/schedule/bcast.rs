@@ -6,6 +6,41 @@
 use super::{Op, Plan, Segments, Span, Spec, Tree, DEFAULT_FANOUT, MAX_FANOUT};
 use crate::data::Algorithm;
 
+/// Broadcast's schedules: the root holds the message.
+pub(super) struct BcastSchedules;
+
+impl super::Schedules for BcastSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
+        if rank == spec.root {
+            hold(Span {
+                start: 0,
+                end: spec.msg_bytes,
+            })
+        }
+    }
+
+    fn tree_depth(&self, spec: &Spec) -> Option<u32> {
+        tree_depth(spec)
+    }
+
+    // A tree: its depth says how it grows, without building a schedule.
+    fn doubles(&self, _spec: &Spec) -> Option<bool> {
+        None
+    }
+
+    fn segment_bytes(&self, spec: &Spec) -> Option<u64> {
+        Some(spec.segsize)
+    }
+}
+
 /// The broadcast plan of `spec` (p > 1, a non-empty message).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let (p, root, m) = (spec.procs, spec.root, spec.msg_bytes);

@@ -43,6 +43,62 @@ pub(super) enum Shape {
     Binomial(Tree),
 }
 
+/// Gather's schedules: the root's p blocks, each rank starting with its
+/// own.
+pub(super) struct GatherSchedules;
+
+impl super::Schedules for GatherSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
+        p * m
+    }
+
+    fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
+        hold(block(spec, rank))
+    }
+
+    /// The root needs every block, the others keep their own.
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
+        match rank == spec.root {
+            true => Span {
+                start: 0,
+                end: u64::from(spec.procs) * spec.msg_bytes,
+            },
+            false => block(spec, rank),
+        }
+    }
+
+    fn tree_depth(&self, spec: &Spec) -> Option<u32> {
+        super::scatter::binomial_depth(spec)
+    }
+
+    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+        super::wrapped_pieces(total, bytes, each)
+    }
+
+    /// The root's block from its send buffer into place, and a binomial
+    /// gather's every even rank counted from the root's too (Open MPI
+    /// gathers its subtree's blocks behind its own there).
+    fn local_copy(&self, spec: &Spec, rank: u32) -> Option<(Span, Span)> {
+        let (root, p) = (spec.root, spec.procs);
+        let inner = ((rank + p - root) % p).is_multiple_of(2);
+        let binomial_inner = spec.algorithm == Algorithm::Binomial && inner;
+        (rank == root || binomial_inner).then(|| (block(spec, p), block(spec, rank)))
+    }
+
+    // A tree: its depth says how it grows, without building a schedule.
+    fn doubles(&self, _spec: &Spec) -> Option<bool> {
+        None
+    }
+}
+
 /// The gather plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let shape = match spec.algorithm {

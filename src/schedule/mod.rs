@@ -41,6 +41,102 @@ pub(super) fn phased_depth(phases: &[Schedule]) -> u32 {
         .sum()
 }
 
+/// What a collective's schedules share whatever the algorithm: which
+/// algorithms have one, how a plan is built, and how the simulator's
+/// buffer is laid out (which bytes each rank holds, needs and copies).
+/// Each collective implements it in its own module; the defaults are a
+/// single message buffer that every rank needs whole, as a reduction's.
+trait Schedules: Sync {
+    /// The algorithms with a schedule (what `impl=own` runs).
+    fn scheduled(&self) -> &'static [Algorithm];
+
+    /// The plan of `spec`, on more than one rank with something to move.
+    fn plan(&self, spec: &Spec) -> Result<Plan, String>;
+
+    /// The bytes of the simulator's buffer for `p` ranks and messages of `m`.
+    fn buffer_bytes(&self, _p: u64, m: u64) -> u64 {
+        m
+    }
+
+    /// What `rank` holds before anything is sent, where data only moves.
+    fn holds_at_start(&self, _spec: &Spec, _rank: u32, _hold: &mut dyn FnMut(Span)) {}
+
+    /// What `rank` must hold at the end.
+    fn needs_at_end(&self, spec: &Spec, _rank: u32) -> Span {
+        Span {
+            start: 0,
+            end: self.buffer_bytes(spec.procs.into(), spec.msg_bytes),
+        }
+    }
+
+    /// The depth of the tree a valid `spec` runs on, if it has one.
+    fn tree_depth(&self, spec: &Spec) -> Option<u32> {
+        let schedule = Schedule::new(*spec).ok()?;
+        match &schedule.plan {
+            Plan::Allreduce(shape) => shape.depth(),
+            Plan::ReduceScatter(shape) => shape.depth(),
+            _ => Some(schedule.tree()?.depth()),
+        }
+    }
+
+    /// The pieces of the buffer (of `total` bytes) that a message of
+    /// `bytes` carries, in order.
+    fn pieces(&self, _spec: &Spec, _total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+        each(bytes)
+    }
+
+    /// Where `rank` keeps the buffer's `bytes` in its own memory.
+    fn place(&self, _spec: &Spec, _rank: u32, bytes: Span) -> Option<Span> {
+        Some(bytes)
+    }
+
+    /// A copy `rank` makes in its own memory besides the messages, (from, to).
+    fn local_copy(&self, _spec: &Spec, _rank: u32) -> Option<(Span, Span)> {
+        None
+    }
+
+    /// Whether a valid `spec`'s steps double (`Some(true)`) or grow with
+    /// the ranks (`Some(false)`), fallbacks included; `None` where a tree's
+    /// depth says it.
+    fn doubles(&self, spec: &Spec) -> Option<bool> {
+        Schedule::new(*spec).ok().and_then(|s| s.doubles())
+    }
+
+    /// The segment a pipelined algorithm of a valid `spec` cuts the
+    /// message into, as its schedule rounds it; `None` where nothing is
+    /// pipelined.
+    fn segment_bytes(&self, _spec: &Spec) -> Option<u64> {
+        None
+    }
+}
+
+/// The one place that maps a collective to its schedules.
+fn schedules(collective: Collective) -> &'static dyn Schedules {
+    match collective {
+        Collective::Bcast => &bcast::BcastSchedules,
+        Collective::Reduce => &reduce::ReduceSchedules,
+        Collective::Allreduce => &allreduce::AllreduceSchedules,
+        Collective::Allgather => &allgather::AllgatherSchedules,
+        Collective::Alltoall => &alltoall::AlltoallSchedules,
+        Collective::Gather => &gather::GatherSchedules,
+        Collective::Scatter => &scatter::ScatterSchedules,
+        Collective::ReduceScatter => &reduce_scatter::ReduceScatterSchedules,
+        Collective::ReduceScatterBlock => &reduce_scatter::ReduceScatterBlockSchedules,
+        Collective::Barrier => &barrier::BarrierSchedules,
+    }
+}
+
+/// The pieces of a span over a buffer of blocks that may run past its end
+/// and continue from byte 0 (an allgather's, gather's, scatter's or
+/// reduce_scatter_block's).
+fn wrapped_pieces(total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+    let [first, wrapped] = bytes.pieces(total);
+    each(first);
+    if !wrapped.is_empty() {
+        each(wrapped)
+    }
+}
+
 /// What to run, how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Spec {
@@ -163,19 +259,7 @@ impl Schedule {
         let plan = if spec.procs == 1 || spec.collective.returns_at_once(spec.msg_bytes) {
             Plan::Nothing
         } else {
-            match spec.collective {
-                Collective::Bcast => bcast::plan(&spec)?,
-                Collective::Reduce => reduce::plan(&spec)?,
-                Collective::Allreduce => allreduce::plan(&spec)?,
-                Collective::Allgather => allgather::plan(&spec)?,
-                Collective::Alltoall => alltoall::plan(&spec)?,
-                Collective::Gather => gather::plan(&spec)?,
-                Collective::Scatter => scatter::plan(&spec)?,
-                Collective::ReduceScatter | Collective::ReduceScatterBlock => {
-                    reduce_scatter::plan(&spec)?
-                }
-                Collective::Barrier => barrier::plan(&spec)?,
-            }
+            schedules(spec.collective).plan(&spec)?
         };
         Ok(Schedule { spec, plan })
     }
@@ -206,17 +290,7 @@ impl Schedule {
     /// scatter, a reduce-scatter's vector of p blocks, an alltoall's p²
     /// (see [`alltoall`]).
     pub fn buffer_bytes(&self) -> u64 {
-        let (p, m) = (u64::from(self.spec.procs), self.spec.msg_bytes);
-        match self.spec.collective {
-            Collective::Bcast | Collective::Reduce | Collective::Allreduce => m,
-            Collective::Barrier => 0,
-            Collective::Allgather
-            | Collective::Gather
-            | Collective::Scatter
-            | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock => p * m,
-            Collective::Alltoall => p * p * m,
-        }
+        schedules(self.spec.collective).buffer_bytes(self.spec.procs.into(), self.spec.msg_bytes)
     }
 
     /// What `rank` holds before anything is sent, where data only moves:
@@ -224,26 +298,7 @@ impl Schedule {
     /// (allgather, gather), the blocks it sends (alltoall); nothing in a
     /// reduction (its contribution is followed apart, see [`crate::sim`]).
     pub fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
-        let spec = &self.spec;
-        match spec.collective {
-            Collective::Bcast | Collective::Scatter if rank == spec.root => hold(Span {
-                start: 0,
-                end: self.buffer_bytes(),
-            }),
-            Collective::Bcast
-            | Collective::Scatter
-            | Collective::Reduce
-            | Collective::Allreduce
-            | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock
-            | Collective::Barrier => {}
-            Collective::Allgather | Collective::Gather => hold(scatter::block(spec, rank)),
-            Collective::Alltoall => {
-                for to in 0..spec.procs {
-                    hold(alltoall::block(spec, rank, to));
-                }
-            }
-        }
+        schedules(self.spec.collective).holds_at_start(&self.spec, rank, hold)
     }
 
     /// What `rank` must hold at the end: the whole buffer (a gather's
@@ -251,28 +306,7 @@ impl Schedule {
     /// it, an alltoall's blocks to it; in a reduce-scatter its block, every
     /// contribution combined.
     pub fn needs_at_end(&self, rank: u32) -> Span {
-        let p = u64::from(self.spec.procs);
-        let m = self.spec.msg_bytes;
-        match self.spec.collective {
-            Collective::Gather if rank != self.spec.root => scatter::block(&self.spec, rank),
-            Collective::Scatter => scatter::block(&self.spec, rank),
-            Collective::ReduceScatter | Collective::ReduceScatterBlock => {
-                reduce_scatter::position(&self.spec, rank)
-            }
-            Collective::Bcast
-            | Collective::Reduce
-            | Collective::Allreduce
-            | Collective::Allgather
-            | Collective::Gather
-            | Collective::Barrier => Span {
-                start: 0,
-                end: self.buffer_bytes(),
-            },
-            Collective::Alltoall => Span {
-                start: u64::from(rank) * p * m,
-                end: u64::from(rank + 1) * p * m,
-            },
-        }
+        schedules(self.spec.collective).needs_at_end(&self.spec, rank)
     }
 
     /// The depth of the tree `Schedule::new(spec)` runs on, without building
@@ -284,27 +318,21 @@ impl Schedule {
         if p == 0 || spec.root >= p || p == 1 || spec.collective.returns_at_once(spec.msg_bytes) {
             return None;
         }
-        match spec.collective {
-            Collective::Bcast => bcast::tree_depth(spec),
-            Collective::Reduce
-            | Collective::Allreduce
-            | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock => {
-                let schedule = Schedule::new(*spec).ok()?;
-                match &schedule.plan {
-                    Plan::Allreduce(shape) => shape.depth(),
-                    Plan::ReduceScatter(shape) => shape.depth(),
-                    _ => Some(schedule.tree()?.depth()),
-                }
-            }
-            // No tree: its steps are doublings or grow with the ranks.
-            Collective::Allgather | Collective::Alltoall | Collective::Barrier => None,
-            // An in-order binomial tree's deepest rank has the most set bits
-            // below p: ⌊log₂ p⌋ of them.
-            Collective::Gather | Collective::Scatter => {
-                (spec.algorithm == Algorithm::Binomial).then(|| 31 - p.leading_zeros())
-            }
-        }
+        schedules(spec.collective).tree_depth(spec)
+    }
+
+    /// [`Schedule::doubles`] without building the schedule where the
+    /// collective runs on trees (their depth says how they grow: see
+    /// [`Schedule::tree_depth`]).
+    pub fn doubles_of(spec: &Spec) -> Option<bool> {
+        schedules(spec.collective).doubles(spec)
+    }
+
+    /// The segment size `spec`'s pipelined algorithm cuts its message into
+    /// (a reduction's whole elements), without building the schedule;
+    /// `None` for a collective that is not pipelined.
+    pub fn segment_of(spec: &Spec) -> Option<u64> {
+        schedules(spec.collective).segment_bytes(spec)
     }
 
     /// The tree and segments when the algorithm runs on Open MPI's generic
@@ -416,29 +444,7 @@ impl Schedule {
     /// buffer's end its part up to the end, then the part
     /// from byte 0; a modified Bruck's packed message's blocks.
     pub fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
-        let total = self.buffer_bytes();
-        match self.spec.collective {
-            Collective::Bcast
-            | Collective::Reduce
-            | Collective::Allreduce
-            | Collective::ReduceScatter
-            | Collective::Barrier => each(bytes),
-            Collective::Allgather
-            | Collective::Gather
-            | Collective::Scatter
-            | Collective::ReduceScatterBlock => {
-                let [first, wrapped] = bytes.pieces(total);
-                each(first);
-                if !wrapped.is_empty() {
-                    each(wrapped)
-                }
-            }
-            Collective::Alltoall => {
-                if !alltoall::packed_blocks(&self.spec, bytes, each) {
-                    each(bytes)
-                }
-            }
-        }
+        schedules(self.spec.collective).pieces(&self.spec, self.buffer_bytes(), bytes, each)
     }
 
     /// [`Schedule::ops`] as the harness runs them on `rank`, each with its
@@ -446,18 +452,7 @@ impl Schedule {
     /// alltoall's ([`alltoall::local`]); a message whose bytes lie in
     /// several places there goes through scratch memory.
     pub fn local_ops(&self, rank: u32) -> Result<Vec<LocalOp>, String> {
-        let place = |bytes: Span| match self.spec.collective {
-            Collective::Bcast
-            | Collective::Reduce
-            | Collective::Allreduce
-            | Collective::Allgather
-            | Collective::Gather
-            | Collective::Scatter
-            | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock
-            | Collective::Barrier => Some(bytes),
-            Collective::Alltoall => alltoall::local(&self.spec, rank, bytes),
-        };
+        let place = |bytes: Span| schedules(self.spec.collective).place(&self.spec, rank, bytes);
         self.ops(rank)
             .into_iter()
             .map(|op| {
@@ -504,26 +499,7 @@ impl Schedule {
     /// `Collective::local_bytes`). A binomial scatter's inner ranks copy
     /// their block out after receiving their subtree's: not modelled.
     pub fn local_copy(&self, rank: u32) -> Option<(Span, Span)> {
-        let (root, p) = (self.spec.root, self.spec.procs);
-        let apart = || scatter::block(&self.spec, p);
-        let own = || scatter::block(&self.spec, rank);
-        let inner = ((rank + p - root) % p).is_multiple_of(2);
-        match self.spec.collective {
-            Collective::Bcast
-            | Collective::Reduce
-            | Collective::Allreduce
-            | Collective::Allgather
-            | Collective::ReduceScatter
-            | Collective::ReduceScatterBlock
-            | Collective::Barrier => None,
-            Collective::Gather if self.spec.algorithm == Algorithm::Binomial && inner => {
-                Some((apart(), own()))
-            }
-            Collective::Gather | Collective::Scatter if rank != root => None,
-            Collective::Gather => Some((apart(), own())),
-            Collective::Scatter => Some((own(), apart())),
-            Collective::Alltoall => Some(alltoall::own_copy(&self.spec, rank)),
-        }
+        schedules(self.spec.collective).local_copy(&self.spec, rank)
     }
 
     /// The buffers Open MPI's algorithm allocates on `rank` every call
@@ -612,18 +588,7 @@ impl Schedule {
 
 /// The algorithms of `collective` with a schedule (what `impl=own` runs).
 pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
-    match collective {
-        Collective::Bcast => &bcast::SCHEDULED,
-        Collective::Reduce => &reduce::SCHEDULED,
-        Collective::Allreduce => &allreduce::SCHEDULED,
-        Collective::Allgather => &allgather::SCHEDULED,
-        Collective::Alltoall => &alltoall::SCHEDULED,
-        Collective::Gather => &gather::SCHEDULED,
-        Collective::Scatter => &scatter::SCHEDULED,
-        Collective::ReduceScatter => &reduce_scatter::SCHEDULED,
-        Collective::ReduceScatterBlock => &reduce_scatter::SCHEDULED_BLOCK,
-        Collective::Barrier => &barrier::SCHEDULED,
-    }
+    schedules(collective).scheduled()
 }
 
 #[cfg(test)]

@@ -14,6 +14,29 @@
 use super::{Op, Plan, Segments, Span, Spec, Tree, Working, DEFAULT_FANOUT};
 use crate::data::{element_bytes, Algorithm};
 
+/// Reduce's schedules: one buffer, every rank's contribution followed
+/// apart.
+pub(super) struct ReduceSchedules;
+
+impl super::Schedules for ReduceSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    // A tree: its depth says how it grows, without building a schedule.
+    fn doubles(&self, _spec: &Spec) -> Option<bool> {
+        None
+    }
+
+    fn segment_bytes(&self, spec: &Spec) -> Option<u64> {
+        Some(segments(spec.msg_bytes, spec.segsize).seg)
+    }
+}
+
 /// The reduce plan of `spec` (p > 1, a non-empty message).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let (p, root, m) = (spec.procs, spec.root, spec.msg_bytes);

@@ -80,6 +80,53 @@ pub(super) enum Shape {
     RecursiveDoubling,
 }
 
+/// MPI_Reduce_scatter's schedules: each rank's vector of p blocks.
+pub(super) struct ReduceScatterSchedules;
+
+impl super::Schedules for ReduceScatterSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
+        p * m
+    }
+
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
+        position(spec, rank)
+    }
+}
+
+/// MPI_Reduce_scatter_block's schedules: MPI_Reduce_scatter's, with spans
+/// that may wrap past the vector's end.
+pub(super) struct ReduceScatterBlockSchedules;
+
+impl super::Schedules for ReduceScatterBlockSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED_BLOCK
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
+        p * m
+    }
+
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
+        position(spec, rank)
+    }
+
+    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+        super::wrapped_pieces(total, bytes, each)
+    }
+}
+
 /// The reduce-scatter plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let p = spec.procs;

@@ -33,6 +33,61 @@ pub(super) enum Shape {
     Binomial(Tree),
 }
 
+/// Scatter's schedules: the root starts with the p blocks.
+pub(super) struct ScatterSchedules;
+
+impl super::Schedules for ScatterSchedules {
+    fn scheduled(&self) -> &'static [Algorithm] {
+        &SCHEDULED
+    }
+
+    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
+        plan(spec)
+    }
+
+    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
+        p * m
+    }
+
+    fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
+        if rank == spec.root {
+            hold(Span {
+                start: 0,
+                end: u64::from(spec.procs) * spec.msg_bytes,
+            })
+        }
+    }
+
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
+        block(spec, rank)
+    }
+
+    fn tree_depth(&self, spec: &Spec) -> Option<u32> {
+        binomial_depth(spec)
+    }
+
+    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+        super::wrapped_pieces(total, bytes, each)
+    }
+
+    /// The root's block from its place into its receive buffer.
+    fn local_copy(&self, spec: &Spec, rank: u32) -> Option<(Span, Span)> {
+        (rank == spec.root).then(|| (block(spec, rank), block(spec, spec.procs)))
+    }
+
+    // A tree: its depth says how it grows, without building a schedule.
+    fn doubles(&self, _spec: &Spec) -> Option<bool> {
+        None
+    }
+}
+
+/// The depth of a binomial gather's or scatter's tree: an in-order
+/// binomial tree's deepest rank has the most set bits below p, ⌊log₂ p⌋
+/// of them; the linear algorithms have no tree.
+pub(super) fn binomial_depth(spec: &Spec) -> Option<u32> {
+    (spec.algorithm == Algorithm::Binomial).then(|| 31 - spec.procs.leading_zeros())
+}
+
 /// The scatter plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let shape = match spec.algorithm {

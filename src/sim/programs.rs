@@ -104,25 +104,12 @@ impl Programs for Schedule {
         self.spec.collective == Collective::Barrier
     }
     fn reduction(&self) -> Option<Reduction> {
-        match self.spec.collective {
-            Collective::Bcast | Collective::Barrier => None,
-            Collective::Reduce => Some(Reduction {
-                ordered: self.spec.algorithm == Algorithm::InOrderBinary,
-                result: Combines::AtRoot,
-            }),
-            Collective::Allreduce => Some(Reduction {
-                ordered: false,
-                result: Combines::AtEveryRank,
-            }),
-            Collective::ReduceScatter | Collective::ReduceScatterBlock => Some(Reduction {
-                ordered: false,
-                result: Combines::BlockAtEachRank,
-            }),
-            Collective::Allgather
-            | Collective::Alltoall
-            | Collective::Gather
-            | Collective::Scatter => None,
-        }
+        let result = self.spec.collective.describe().semantics.combines?;
+        Some(Reduction {
+            // Only a reduce's in-order binary tree keeps the ranks' order.
+            ordered: self.spec.algorithm == Algorithm::InOrderBinary,
+            result,
+        })
     }
 }
 

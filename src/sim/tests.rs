@@ -1,3 +1,6 @@
+//! Tests of the simulator: every schedule proved, timed and its mistakes
+//! caught.
+
 use super::engine::Intervals;
 use super::*;
 use crate::collective::Combines;

@@ -1,3 +1,5 @@
+//! Tests of `verify`: rules files read back, checked and compared.
+
 use super::*;
 
 const RULES: &str = "1\n7 # bcast\n1\n4\n2\n0 0 0 0\n1048576 3 0 1024\n";

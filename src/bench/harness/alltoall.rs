@@ -1,0 +1,49 @@
+//! MPI_Alltoall in the harness: p blocks to send, then p received, each
+//! block's payload named by its sender and receiver.
+
+use super::{block, block_bytes, payload, wrong_byte, Buffers, Harness, Iteration, Place};
+use crate::data::Collective;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+pub(super) struct AlltoallHarness;
+
+impl Harness for AlltoallHarness {
+    fn fill(&self, call: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
+        let m = block_bytes(Collective::Alltoall, buf, call.procs);
+        for to in 0..call.procs {
+            payload::fill(&mut buf[block(to, m)], seed(call.rank, to, call, m));
+        }
+    }
+
+    fn check(&self, call: Iteration, result: &[u8]) -> Option<String> {
+        let (procs, m) = (
+            call.procs,
+            block_bytes(Collective::Alltoall, result, call.procs),
+        );
+        let received = &result[procs as usize * m..2 * procs as usize * m];
+        (0..procs).find_map(|from| {
+            payload::first_mismatch(&received[block(from, m)], seed(from, call.rank, call, m))
+                .map(|w| format!("the block from rank {from}: {}", wrong_byte(w)))
+        })
+    }
+
+    fn library(
+        &self,
+        comm: &SimpleCommunicator,
+        _root: u32,
+        buf: &mut [u8],
+        _buffers: &mut Buffers,
+    ) -> Result<(), String> {
+        let procs = comm.size() as u32;
+        let region = procs as usize * block_bytes(Collective::Alltoall, buf, procs);
+        let (send, recv) = buf.split_at_mut(region);
+        comm.all_to_all_into(&*send, &mut recv[..region]);
+        Ok(())
+    }
+}
+
+/// The payload seed of the block `from` sends `to`.
+fn seed(from: u32, to: u32, call: Iteration, m: usize) -> u64 {
+    payload::seed(from * call.procs + to, call.iteration, m as u64)
+}

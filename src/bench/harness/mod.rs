@@ -1,0 +1,197 @@
+//! How the harness fills, runs through the library and checks each
+//! collective's buffers: one implementation per collective in its own
+//! file, one dispatch ([`of`]).
+//!
+//! A rank's memory is the buffer of the schedule's messages (the message,
+//! or p blocks, an alltoall's blocks to send then the blocks received; a
+//! gather's and scatter's own block apart after them:
+//! `Collective::local_bytes`) and [`Buffers`]'s result apart.
+
+mod allgather;
+mod allreduce;
+mod alltoall;
+mod barrier;
+mod bcast;
+mod gather;
+mod reduce;
+mod reduce_scatter;
+mod scatter;
+
+use super::payload;
+use super::runner::Buffers;
+use crate::data::Collective;
+use mpi::topology::SimpleCommunicator;
+use std::ops::Range;
+
+/// One iteration of the timing loop as every rank knows it: what its
+/// payloads are derived from.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Iteration {
+    pub seed: u64,
+    pub rank: u32,
+    pub procs: u32,
+    pub root: u32,
+    pub iteration: u64,
+}
+
+/// Where a reduce-scatter's block `b` of `m` bytes lies in the rank's
+/// memory (the schedule's place for it, or block order).
+pub(super) type Place<'a> = &'a dyn Fn(u32, usize) -> Range<usize>;
+
+/// What the harness does differently for each collective.
+pub(super) trait Harness: Sync {
+    /// Whether the library call writes its result apart (a reduction's)
+    /// or sends from memory apart (an allgather's block): `Buffers::out`.
+    fn result_apart(&self) -> bool {
+        false
+    }
+
+    /// Writes what `call.rank` holds before the call.
+    fn fill(&self, call: Iteration, buf: &mut [u8], buffers: &mut Buffers, place: Place<'_>);
+
+    /// What is wrong with what `call.rank` holds after the call (`result`:
+    /// where the library or the schedule left it), if anything.
+    fn check(&self, call: Iteration, result: &[u8]) -> Option<String>;
+
+    /// The library's collective on `buf` (and `buffers`).
+    fn library(
+        &self,
+        comm: &SimpleCommunicator,
+        root: u32,
+        buf: &mut [u8],
+        buffers: &mut Buffers,
+    ) -> Result<(), String>;
+
+    /// Where the library's result is after [`Harness::library`].
+    fn library_result<'a>(&self, buf: &'a [u8], _buffers: &'a Buffers, _procs: usize) -> &'a [u8] {
+        buf
+    }
+}
+
+/// The one place that maps a collective to its harness part.
+pub(super) fn of(collective: Collective) -> &'static dyn Harness {
+    match collective {
+        Collective::Bcast => &bcast::BcastHarness,
+        Collective::Reduce => &reduce::ReduceHarness,
+        Collective::Allreduce => &allreduce::AllreduceHarness,
+        Collective::Allgather => &allgather::AllgatherHarness,
+        Collective::Alltoall => &alltoall::AlltoallHarness,
+        Collective::Gather => &gather::GatherHarness,
+        Collective::Scatter => &scatter::ScatterHarness,
+        Collective::ReduceScatter => &reduce_scatter::ReduceScatterHarness,
+        Collective::ReduceScatterBlock => &reduce_scatter::ReduceScatterBlockHarness,
+        Collective::Barrier => &barrier::BarrierHarness,
+    }
+}
+
+/// A byte that differs from the payload's, for people.
+fn wrong_byte((offset, expected, found): (usize, u8, u8)) -> String {
+    format!("byte offset {offset} is 0x{found:02x}, expected 0x{expected:02x}")
+}
+
+/// A float that is not the sum of every contribution, for people.
+fn wrong_sum(call: Iteration, (index, expected, found): (usize, f32, f32)) -> String {
+    format!(
+        "wrong reduction (root {}): float {index} is {found}, expected {expected} \
+         (the sum of {} contributions)",
+        call.root, call.procs
+    )
+}
+
+/// The bytes of one block of `collective`'s memory `buf` on `procs` ranks.
+fn block_bytes(collective: Collective, buf: &[u8], procs: u32) -> usize {
+    buf.len() / collective.local_bytes(procs, 1) as usize
+}
+
+/// Block `i` of `m` bytes.
+fn block(i: u32, m: usize) -> Range<usize> {
+    i as usize * m..(i as usize + 1) * m
+}
+
+/// The payload seed of rank `rank`'s own block (allgather, gather,
+/// scatter).
+fn block_seed(rank: u32, call: Iteration, m: usize) -> u64 {
+    payload::seed(rank, call.iteration, m as u64)
+}
+
+/// Checks every rank's block in place: the first wrong one, named.
+fn check_blocks(call: Iteration, result: &[u8], m: usize) -> Option<String> {
+    (0..call.procs).find_map(|j| {
+        payload::first_mismatch(&result[block(j, m)], block_seed(j, call, m))
+            .map(|w| format!("the block of rank {j}: {}", wrong_byte(w)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(rank: u32, procs: u32, iteration: u64) -> Iteration {
+        Iteration {
+            seed: 0,
+            rank,
+            procs,
+            root: 0,
+            iteration,
+        }
+    }
+
+    #[test]
+    fn allgather_check_names_the_block_in_the_wrong_place() {
+        let (procs, m, iteration) = (3u32, 5usize, 7u64);
+        let mut result = vec![0u8; procs as usize * m];
+        for j in 0..procs as usize {
+            let seed = payload::seed(j as u32, iteration, m as u64);
+            payload::fill(&mut result[j * m..(j + 1) * m], seed);
+        }
+        let held = |r: &[u8]| of(Collective::Allgather).check(call(1, procs, iteration), r);
+        assert_eq!(held(&result), None);
+        // Blocks 1 and 2 swapped: each is right, but not where it belongs.
+        let mut swapped = result.clone();
+        swapped[m..].rotate_left(m);
+        let wrong = held(&swapped).expect("a block out of place");
+        assert!(
+            wrong.starts_with("the block of rank 1: byte offset"),
+            "{wrong}"
+        );
+        // One byte of the last block changed.
+        result[3 * m - 1] ^= 1;
+        let wrong = held(&result).expect("a changed byte");
+        assert!(
+            wrong.starts_with("the block of rank 2: byte offset 4"),
+            "{wrong}"
+        );
+    }
+
+    #[test]
+    fn alltoall_fill_and_check_agree_and_catch_a_misplaced_block() {
+        let (procs, m, iteration) = (3u32, 4usize, 2u64);
+        let (mut store, mut buffers) = Buffers::new(Collective::Alltoall, m as u64, procs);
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut store);
+        let local = Collective::Alltoall.local_bytes(procs, m as u64) as usize;
+        let buf = &mut buf[..local];
+        // Each rank's block to rank 1, delivered by hand into rank 1's
+        // receive slots.
+        let mut result = vec![0u8; local];
+        for from in 0..procs {
+            let natural = |b: u32, m: usize| block(b, m);
+            of(Collective::Alltoall).fill(
+                call(from, procs, iteration),
+                buf,
+                &mut buffers,
+                &natural,
+            );
+            let slot = (procs + from) as usize * m;
+            result[slot..slot + m].copy_from_slice(&buf[m..2 * m]);
+        }
+        let held = |r: &[u8]| of(Collective::Alltoall).check(call(1, procs, iteration), r);
+        assert_eq!(held(&result), None);
+        // The blocks from rank 0 and from rank 2 swapped.
+        let (first, last) = (procs as usize * m, (procs as usize + 2) * m);
+        let mut swapped = result.clone();
+        swapped[first..first + m].copy_from_slice(&result[last..last + m]);
+        swapped[last..last + m].copy_from_slice(&result[first..first + m]);
+        let wrong = held(&swapped).expect("blocks out of place");
+        assert!(wrong.starts_with("the block from rank 0"), "{wrong}");
+    }
+}
