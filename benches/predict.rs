@@ -10,7 +10,7 @@ use collsel::learn::LearnerKind;
 use collsel::select::decision::{DecisionTable, Job};
 use collsel::select::SelectorKind;
 use collsel::train::store::{load, load_manifest};
-use collsel::train::{Choice, Trained};
+use collsel::train::{SelectorChoice, Trained};
 use std::path::Path;
 use std::time::Instant;
 
@@ -40,11 +40,14 @@ fn main() {
         "selector           one config (us)  30-size table (ms): cold  warm median\n\
          (cold: first table, analytical prices not yet computed; they are remembered)"
     );
-    let mut choices = vec![Choice::Auto, Choice::One(SelectorKind::Analytical)];
+    let mut choices = vec![
+        SelectorChoice::Auto,
+        SelectorChoice::One(SelectorKind::Analytical),
+    ];
     choices.extend(
         all.learners
             .iter()
-            .map(|&k| Choice::One(SelectorKind::Learner(k))),
+            .map(|&k| SelectorChoice::One(SelectorKind::Learner(k))),
     );
     for choice in choices {
         // Each selector loads its own model, whose memo of analytical
@@ -78,7 +81,7 @@ fn main() {
             warm[5]
         );
     }
-    let knn = Choice::One(SelectorKind::Learner(LearnerKind::Knn));
+    let knn = SelectorChoice::One(SelectorKind::Learner(LearnerKind::Knn));
     per_candidate(&load(dir, knn).expect("the model must load"), job);
 }
 

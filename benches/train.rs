@@ -12,7 +12,7 @@ use collsel::sim::campaign::{run, Campaign};
 use collsel::sim::{CostModel, Link};
 use collsel::train::cv::cross_validate;
 use collsel::train::samples::TrainingSet;
-use collsel::train::Options;
+use collsel::train::TrainOptions;
 use std::time::Instant;
 
 fn main() {
@@ -95,7 +95,7 @@ fn main() {
         },
     )
     .expect("split");
-    let options = Options {
+    let options = TrainOptions {
         learners: LearnerKind::ALL.to_vec(),
         folds: 5,
         max_rows: 0,

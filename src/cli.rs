@@ -420,8 +420,8 @@ pub struct EvaluateArgs {
     pub learning: LearningArgs,
     #[command(flatten)]
     pub system: SystemArgs,
-    #[arg(long, default_value = "markdown", value_parser = one_of(crate::report::Format::ALL))]
-    pub format: crate::report::Format,
+    #[arg(long, default_value = "markdown", value_parser = one_of(crate::report::ReportFormat::ALL))]
+    pub format: crate::report::ReportFormat,
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -675,7 +675,7 @@ fn on_2_3_5_8_ranks(csv: &Path, args: &[&str]) {
 }
 
 fn load_files_of(path: &Path, collective: collsel::data::Collective) -> Dataset {
-    let choice = collsel::data::load::Choice {
+    let choice = collsel::data::load::SystemFilter {
         collective: Some(collective),
         ..Default::default()
     };

@@ -8,7 +8,7 @@
 
 use collsel::data::{Arrival, Mapping};
 use collsel::select::decision::{Choice, DecisionTable, Job};
-use collsel::train::{store, Choice as Decide};
+use collsel::train::{store, SelectorChoice as Decide};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -281,7 +281,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
         );
     }
     let load = |collective| {
-        let choice = collsel::data::load::Choice {
+        let choice = collsel::data::load::SystemFilter {
             collective: Some(collective),
             ..Default::default()
         };
@@ -547,7 +547,7 @@ fn refused_nothing(
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("left out where it cannot run"), "{stderr}");
-    let choice = collsel::data::load::Choice {
+    let choice = collsel::data::load::SystemFilter {
         collective: Some(collective),
         ..Default::default()
     };

@@ -13,7 +13,7 @@ use super::paths::Paths;
 use super::platform::{knot_weights, Platform, COMBINE_AT, KNOTS, PER_KNOT, PER_LINK};
 use super::price::{self, Statistic};
 use super::solve::{huber_nnls, predict};
-use super::{correct, Along, Fitted, Memo, Summary};
+use super::{correct, Along, FitSummary, Fitted, Memo};
 use crate::data::metrics::pairwise_accuracy;
 use crate::data::{Arrival, Candidate, Collective, Config, Dataset};
 use crate::library::{self, Library};
@@ -73,7 +73,7 @@ fn fit(d: &Dataset, along: Option<&Arc<Paths>>) -> Fitted {
         },
         measured_shm: false,
         measured_net: false,
-        summary: Summary::default(),
+        summary: FitSummary::default(),
         memo: Memo::default(),
         runs: Memo::default(),
         along: None,
@@ -378,7 +378,7 @@ fn fill_unmeasured(theta: &mut [f64], used: &[bool], fitted: &Fitted) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::load::{load_files, Choice};
+    use crate::data::load::{load_files, SystemFilter};
     use crate::data::{Algorithm, Impl, Mapping, Provenance};
     use crate::sim::campaign::{run, Campaign};
 
@@ -646,9 +646,9 @@ mod tests {
         for file in files.filter(|p| p.extension().is_some_and(|e| e == "csv")) {
             let before = datasets.len();
             for c in Collective::ALL {
-                let choice = Choice {
+                let choice = SystemFilter {
                     collective: Some(c),
-                    ..Choice::default()
+                    ..SystemFilter::default()
                 };
                 if let Ok(loaded) = load_files(std::slice::from_ref(&file), &choice) {
                     datasets.push((file.clone(), loaded.dataset));

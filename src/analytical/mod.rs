@@ -67,7 +67,7 @@ pub struct Fitted {
     /// are copied from the other (a guess: nothing measured them).
     pub measured_shm: bool,
     pub measured_net: bool,
-    pub summary: Summary,
+    pub summary: FitSummary,
     /// Prices by (configuration, schedule): selection prices the same
     /// configurations for every learner and size table.
     #[serde(skip)]
@@ -94,7 +94,7 @@ struct Along {
 
 /// How well the model explains the rows it was fitted on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
+pub struct FitSummary {
     pub rows: usize,
     /// R² of ln(time); none where the times do not vary (one row) or a
     /// row is not priced.

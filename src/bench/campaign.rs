@@ -6,10 +6,10 @@ use super::points::Point;
 use super::progress::Progress;
 use super::runner::{Buffers, Controls, Runner};
 use super::session::{each_size, library_version, reported, Session};
-use super::stats::Samples;
+use super::stats::IterationTimes;
 use super::timing::{measure, Timing};
 use super::{control, delay, mpich, points, topology};
-use super::{Options, Outcome, Part, Root, MAX_MESSAGE};
+use super::{BenchOptions, CampaignOutcome, CommPart, Root, MAX_MESSAGE};
 use crate::data::write::{CsvWriter, RowMeta, HEADER};
 use crate::data::{load, Candidate, Collective, Config, Dataset, Impl, Mapping, Measurement};
 use crate::error::{Error, Result};
@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 /// on the whole job or on a sub-communicator. Returns the outcomes (rank 0
 /// has them all), or the error with this process's rank (so that only rank
 /// 0 prints it).
-pub fn run(opts: &Options) -> (i32, Result<Vec<Outcome>>) {
-    match Session::start(opts.parts.iter().any(Part::uses_library)) {
+pub fn run(opts: &BenchOptions) -> (i32, Result<Vec<CampaignOutcome>>) {
+    match Session::start(opts.parts.iter().any(CommPart::uses_library)) {
         Ok(session) => (session.rank(), session.measure(opts)),
         Err(e) => (0, Err(e)),
     }
@@ -33,7 +33,7 @@ pub fn run(opts: &Options) -> (i32, Result<Vec<Outcome>>) {
 
 impl Session {
     /// Measures the parts of `opts` (collective).
-    pub fn measure(&self, opts: &Options) -> Result<Vec<Outcome>> {
+    pub fn measure(&self, opts: &BenchOptions) -> Result<Vec<CampaignOutcome>> {
         match opts.parts.as_slice() {
             [whole] if whole.procs.is_none() => {
                 reported(&self.world, campaign(&self.world, opts, whole)).map(|o| vec![o])
@@ -46,7 +46,10 @@ impl Session {
 /// One campaign per part of `opts`, each on a sub-communicator of the
 /// job's ranks chosen as the part's mapping says; the other ranks wait.
 /// The time budget is shared: each part gets what the earlier ones left.
-pub(super) fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Vec<Outcome>> {
+pub(super) fn campaigns(
+    world: &SimpleCommunicator,
+    opts: &BenchOptions,
+) -> Result<Vec<CampaignOutcome>> {
     let start = Instant::now();
     let sizes: Vec<(Option<u32>, Mapping)> =
         opts.parts.iter().map(|p| (p.procs, p.mapping)).collect();
@@ -59,7 +62,7 @@ pub(super) fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Ve
             .time_budget
             .map_or(0.0, |b| b.saturating_sub(start.elapsed()).as_secs_f64());
         sub.process_at_rank(0).broadcast_into(&mut left);
-        let sized = Options {
+        let sized = BenchOptions {
             time_budget: opts.time_budget.map(|_| Duration::from_secs_f64(left)),
             ..opts.clone()
         };
@@ -67,7 +70,11 @@ pub(super) fn campaigns(world: &SimpleCommunicator, opts: &Options) -> Result<Ve
     })
 }
 
-pub(super) fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) -> Result<Outcome> {
+pub(super) fn campaign(
+    world: &SimpleCommunicator,
+    opts: &BenchOptions,
+    part: &CommPart,
+) -> Result<CampaignOutcome> {
     let rank = world.rank();
     let procs = world.size() as u32;
     let placement = topology::detect(world).map_err(Error::Usage)?;
@@ -219,7 +226,7 @@ pub(super) fn campaign(world: &SimpleCommunicator, opts: &Options, part: &Part) 
         progress.finish_point();
     }
     progress.done();
-    Ok(Outcome {
+    Ok(CampaignOutcome {
         rank,
         job,
         planned: points.len(),
@@ -322,9 +329,9 @@ fn prepare_output(
     // Opening first drops a row an earlier kill cut short.
     let writer = CsvWriter::append(out)?;
     // The file may hold other collectives' rows too.
-    let choice = load::Choice {
+    let choice = load::SystemFilter {
         collective: Some(collective),
-        ..load::Choice::default()
+        ..load::SystemFilter::default()
     };
     let existing = match std::fs::metadata(out) {
         Ok(m) if m.len() > HEADER.join(",").len() as u64 + 1 => {
@@ -339,7 +346,7 @@ fn prepare_output(
     Ok((writer, points::already_measured(points, job, &existing)))
 }
 
-fn row_meta(opts: &Options) -> RowMeta {
+fn row_meta(opts: &BenchOptions) -> RowMeta {
     let host = mpi::environment::processor_name().unwrap_or_default();
     let machine = opts.machine.clone().unwrap_or(host);
     let mpi = library_version();
@@ -364,7 +371,10 @@ pub(super) fn measurement(config: &Config, point: &Point, timing: &Timing) -> Me
         time_us: ns(s.mean()).max(1e-3),
         time_min_us: Some(ns(s.min())),
         // With an arrival pattern: the slowest rank's time, on average.
-        time_max_us: Some(ns(timing.worst.as_ref().map_or(s.max(), Samples::mean))),
+        time_max_us: Some(ns(timing
+            .worst
+            .as_ref()
+            .map_or(s.max(), IterationTimes::mean))),
         ci95_us: ci.is_finite().then(|| ns(ci)),
         reps: Some(s.len() as u64),
         rows: 1,

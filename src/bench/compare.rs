@@ -26,7 +26,7 @@ use super::runner::{Buffers, Controls, Runner};
 use super::session::{each_size, Session};
 use super::stats::Speedup;
 use super::timing::measure;
-use super::{points::Point, Options};
+use super::{points::Point, BenchOptions};
 use crate::data::{Arrival, Candidate, Collective, Impl, Mapping};
 use crate::error::{Error, Result};
 use mpi::collective::SystemOperation;
@@ -58,8 +58,8 @@ pub enum Arm {
 
 /// How long a comparison goes on.
 #[derive(Clone, Copy, Debug)]
-pub struct Rounds {
-    /// Rounds at least (the interval needs a few), and at most.
+pub struct RoundLimits {
+    /// RoundLimits at least (the interval needs a few), and at most.
     pub min: usize,
     pub max: usize,
     /// Stop once every speed-up's 95% interval is this narrow: half its
@@ -77,9 +77,9 @@ pub struct Rounds {
     pub max_replicas: usize,
 }
 
-impl Default for Rounds {
+impl Default for RoundLimits {
     fn default() -> Self {
-        Rounds {
+        RoundLimits {
             min: 5,
             max: 30,
             half_width: 0.05,
@@ -91,7 +91,7 @@ impl Default for Rounds {
     }
 }
 
-impl Rounds {
+impl RoundLimits {
     /// What a decision is validated with: four to eight replicas of three
     /// to ten rounds each (the interval comes from the replicas; the rounds
     /// only steady each replica's mean). With four replicas' three degrees
@@ -99,14 +99,14 @@ impl Rounds {
     /// replicas; six to twelve kept tens of switches more on 2 cores, and
     /// those timed 0.47-0.97 with the rules on in separate jobs of a plain
     /// loop (`experiments/validation.md`).
-    pub fn replicated() -> Rounds {
-        Rounds {
+    pub fn replicated() -> RoundLimits {
+        RoundLimits {
             min: 3,
             max: 10,
             max_seconds: 8.0,
             min_replicas: 4,
             max_replicas: 8,
-            ..Rounds::default()
+            ..RoundLimits::default()
         }
     }
 }
@@ -155,8 +155,8 @@ pub fn requests(
     comm: &SimpleCommunicator,
     collective: Collective,
     requests: &[Request],
-    timing: &Options,
-    rounds: &Rounds,
+    timing: &BenchOptions,
+    rounds: &RoundLimits,
     seconds: f64,
 ) -> Result<Vec<Option<Compared>>> {
     let forces = |implementation| {
@@ -192,7 +192,7 @@ pub fn requests(
             out.push(None);
             continue;
         }
-        let share = Rounds {
+        let share = RoundLimits {
             max_seconds: rounds.max_seconds.min(left / (requests.len() - i) as f64),
             ..*rounds
         };
@@ -211,8 +211,8 @@ fn replicated(
     controls: Controls,
     collective: Collective,
     request: &Request,
-    timing: &Options,
-    rounds: &Rounds,
+    timing: &BenchOptions,
+    rounds: &RoundLimits,
 ) -> Result<Compared> {
     let procs = comm.size() as u32;
     let start = mpi::time();
@@ -234,7 +234,7 @@ fn replicated(
             .map(|arm| runner(on, controls, *arm, collective, request.msg_bytes, timing))
             .collect::<Result<Vec<_>>>()?;
         let spent = slowest(comm, mpi::time() - start);
-        let share = Rounds {
+        let share = RoundLimits {
             max_seconds: (rounds.max_seconds - spent)
                 / rounds.min_replicas.saturating_sub(r).max(1) as f64,
             ..*rounds
@@ -294,7 +294,7 @@ fn runner(
     arm: Arm,
     collective: Collective,
     msg_bytes: u64,
-    timing: &Options,
+    timing: &BenchOptions,
 ) -> Result<Runner> {
     let roots = resolve_roots(&timing.roots, comm.size() as u32)?;
     let point = |candidate| Point {
@@ -328,8 +328,8 @@ fn compare(
     runners: &[Runner],
     msg_bytes: u64,
     (buf, buffers): (&mut [u8], &mut Buffers),
-    timing: &Options,
-    rounds: &Rounds,
+    timing: &BenchOptions,
+    rounds: &RoundLimits,
 ) -> Result<Compared> {
     let roots = resolve_roots(&timing.roots, comm.size() as u32)?;
     let point = Point {
@@ -340,7 +340,7 @@ fn compare(
     // One block: `iterations` timed calls after `warmup` untimed ones; their
     // mean time.
     let mut block = |runner: &Runner, iterations: u32, warmup: u32| {
-        let opts = Options {
+        let opts = BenchOptions {
             warmup,
             min_reps: iterations,
             max_reps: iterations,
@@ -414,8 +414,8 @@ impl Session {
         &self,
         collective: Collective,
         sizes: &[(Option<u32>, Mapping, Vec<Request>)],
-        timing: &Options,
-        rounds: &Rounds,
+        timing: &BenchOptions,
+        rounds: &RoundLimits,
         seconds: f64,
     ) -> Result<Vec<Vec<Option<Compared>>>> {
         let start = Instant::now();

@@ -57,7 +57,7 @@ use std::time::Duration;
 
 /// Without MPI (built with `--no-default-features`) there is no harness.
 #[cfg(not(feature = "mpi"))]
-pub fn run(_: &Options) -> (i32, crate::error::Result<Vec<Outcome>>) {
+pub fn run(_: &BenchOptions) -> (i32, crate::error::Result<Vec<CampaignOutcome>>) {
     (
         0,
         Err(crate::error::Error::Usage(
@@ -93,7 +93,7 @@ impl std::str::FromStr for Root {
 
 /// The points measured on one communicator.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Part {
+pub struct CommPart {
     /// Communicator size, a sub-communicator of the job; `None`: the whole
     /// job.
     pub procs: Option<u32>,
@@ -105,7 +105,7 @@ pub struct Part {
     pub points: Vec<Point>,
 }
 
-impl Part {
+impl CommPart {
     /// Whether any point calls the library's collective.
     pub fn uses_library(&self) -> bool {
         self.points
@@ -131,12 +131,12 @@ impl Part {
 
 /// Everything a campaign needs.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct BenchOptions {
     /// The collective measured.
     pub collective: crate::data::Collective,
     /// Measured in turn; each sub-communicator's size is checked before
     /// any is measured.
-    pub parts: Vec<Part>,
+    pub parts: Vec<CommPart>,
     pub out: PathBuf,
     /// Roots used in turn, iteration by iteration.
     pub roots: Vec<Root>,
@@ -155,7 +155,7 @@ pub struct Options {
 
 /// What a campaign did, for rank 0 to report.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct CampaignOutcome {
     pub rank: i32,
     pub job: Config,
     pub planned: usize,

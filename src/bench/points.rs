@@ -1,7 +1,7 @@
 //! The points of a campaign: message sizes × candidates, in the order they
 //! are measured, and which of them an existing CSV already holds.
 
-use super::Part;
+use super::CommPart;
 use crate::collective::{MpichAlgorithm, Parameterized};
 use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Dataset, Impl, Mapping};
 use crate::schedule::scheduled;
@@ -81,9 +81,9 @@ impl Sweep {
 
     /// The parts of the sweep: the whole job, or one per communicator size
     /// of `procs` (ascending, once each).
-    pub fn parts(&self, procs: Option<&[u64]>, mapping: Mapping) -> Result<Vec<Part>, String> {
+    pub fn parts(&self, procs: Option<&[u64]>, mapping: Mapping) -> Result<Vec<CommPart>, String> {
         let points = self.points()?;
-        let part = |procs| Part {
+        let part = |procs| CommPart {
             procs,
             mapping,
             arrival: self.arrival,
@@ -304,7 +304,7 @@ impl Sweep {
 /// ascending; within a part, message sizes outermost as in a sweep. Nodes
 /// and ranks per node are not chosen here: the sub-communicator's
 /// placement is detected and recorded as always.
-pub fn listed(points: &[(Config, Candidate)]) -> Vec<super::Part> {
+pub fn listed(points: &[(Config, Candidate)]) -> Vec<super::CommPart> {
     let mut parts: std::collections::BTreeMap<_, Vec<Point>> = Default::default();
     for (c, candidate) in points {
         // Socket placement is taken like core (block) placement.
@@ -331,7 +331,7 @@ pub fn listed(points: &[(Config, Candidate)]) -> Vec<super::Part> {
                     .then(a.imbalance.total_cmp(&b.imbalance))
                     .then(a.candidate.cmp(&b.candidate))
             });
-            super::Part {
+            super::CommPart {
                 procs: Some(procs),
                 mapping,
                 arrival,

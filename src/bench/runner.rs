@@ -216,7 +216,12 @@ impl Runner {
             }
             Runner::Library {
                 comm, collective, ..
-            } => harness::of(*collective).library(comm, root, buf, buffers),
+            } => harness::of(*collective).library(harness::LibraryCall {
+                comm,
+                root,
+                buf,
+                buffers,
+            }),
             Runner::Arrival { comm, segsize } => exec_arrival::run(comm, root, buf, *segsize),
         }
     }

@@ -6,9 +6,9 @@ use std::sync::OnceLock;
 
 /// Per-iteration times (µs) of one point.
 #[derive(Clone, Debug, Default)]
-pub struct Samples(Vec<f64>);
+pub struct IterationTimes(Vec<f64>);
 
-impl Samples {
+impl IterationTimes {
     pub fn push(&mut self, us: f64) {
         self.0.push(us);
     }
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn summary_of_known_samples() {
-        let mut s = Samples::default();
+        let mut s = IterationTimes::default();
         for x in [10.0, 12.0, 11.0, 13.0] {
             s.push(x);
         }
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn constant_samples_converge_at_two() {
-        let mut s = Samples::default();
+        let mut s = IterationTimes::default();
         s.push(5.0);
         assert!(!s.converged(0.025));
         s.push(5.0);

@@ -4,8 +4,8 @@
 use super::harness::{self, Iteration};
 use super::points::Point;
 use super::runner::{describe, Buffers, Runner};
-use super::stats::Samples;
-use super::Options;
+use super::stats::IterationTimes;
+use super::BenchOptions;
 use super::{delay, payload, topology};
 use crate::data::Collective;
 use crate::error::Result;
@@ -17,8 +17,8 @@ use mpi::traits::*;
 /// arrival pattern the slowest rank's time as well.
 #[derive(Debug, Default)]
 pub(super) struct Timing {
-    pub(super) samples: Samples,
-    pub(super) worst: Option<Samples>,
+    pub(super) samples: IterationTimes,
+    pub(super) worst: Option<IterationTimes>,
 }
 
 /// Times one point until its stopping rule holds; with an arrival pattern
@@ -36,7 +36,7 @@ pub(super) fn measure(
     (buf, buffers): (&mut [u8], &mut Buffers),
     unit_us: f64,
     cap_seconds: f64,
-    opts: &Options,
+    opts: &BenchOptions,
     arrival: crate::data::Arrival,
 ) -> Result<Timing, String> {
     let comm = runner.comm();
@@ -51,7 +51,7 @@ pub(super) fn measure(
         )
     });
     let mut timing = Timing {
-        worst: delays.map(|_| Samples::default()),
+        worst: delays.map(|_| IterationTimes::default()),
         ..Timing::default()
     };
     if opts.collective == Collective::Barrier {

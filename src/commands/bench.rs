@@ -2,8 +2,8 @@
 //! harness.
 
 use super::warn_all;
-use crate::bench::{self, points, Options};
-use crate::bench::{points::Sweep, Part};
+use crate::bench::{self, points, BenchOptions};
+use crate::bench::{points::Sweep, CommPart};
 use crate::cli::{BenchArgs, TimingArgs};
 use crate::data::load::load_grid;
 use crate::data::Impl;
@@ -43,7 +43,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         }
         None => args.parts()?,
     };
-    let opts = Options {
+    let opts = BenchOptions {
         collective,
         parts,
         out: args.out.clone(),
@@ -60,7 +60,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
 }
 
 /// Rank 0's summary of one communicator size.
-fn report(o: &bench::Outcome, args: &BenchArgs, collective: crate::data::Collective) {
+fn report(o: &bench::CampaignOutcome, args: &BenchArgs, collective: crate::data::Collective) {
     eprintln!(
         "bench: {} ranks ({} node(s) x {} ppn, {}): measured {} of {} points \
          ({} already in {}) in {:.1} s",
@@ -96,14 +96,14 @@ impl TimingArgs {
     /// A campaign timed as these arguments say (root 0, delay seed 1, no
     /// points yet, no file, no budget); a usage error for settings that
     /// cannot stop a point.
-    pub fn campaign(&self, machine: &Option<String>) -> crate::Result<bench::Options> {
+    pub fn campaign(&self, machine: &Option<String>) -> crate::Result<bench::BenchOptions> {
         let positive = |x: f64| x.is_finite() && x > 0.0;
         if !positive(self.target_ci) || !positive(self.max_seconds) {
             return Err(crate::Error::Usage(
                 "--target-ci and --max-seconds must be positive".into(),
             ));
         }
-        Ok(bench::Options {
+        Ok(bench::BenchOptions {
             collective: crate::data::Collective::Bcast,
             parts: Vec::new(),
             out: PathBuf::new(),
@@ -123,7 +123,7 @@ impl TimingArgs {
 impl BenchArgs {
     /// The parts of the sweep asked for: the whole job, or one per size
     /// of `--procs`.
-    pub fn parts(&self) -> crate::Result<Vec<Part>> {
+    pub fn parts(&self) -> crate::Result<Vec<CommPart>> {
         let collective = self.collective.unwrap_or_default();
         let impls = self.impls.clone().unwrap_or_else(default_impls);
         let sweep = Sweep {

@@ -3,7 +3,7 @@
 
 use super::warn_all;
 use crate::cli::SummaryFormat;
-use crate::data::load::{load_files, load_systems, Choice};
+use crate::data::load::{load_files, load_systems, SystemFilter};
 use crate::data::summary::Summary;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -38,7 +38,7 @@ pub fn summary(files: &[PathBuf], format: SummaryFormat) -> Result<()> {
 
 /// Tables (and plots) of time against imbalance factor.
 pub fn arrival(files: &[PathBuf], plots: Option<&Path>) -> Result<()> {
-    let loaded = load_files(files, &Choice::default())?;
+    let loaded = load_files(files, &SystemFilter::default())?;
     warn_all(&loaded.warnings);
     let panels = crate::report::imbalance::panels(&loaded.dataset);
     if panels.is_empty() {
@@ -60,7 +60,8 @@ pub fn arrival(files: &[PathBuf], plots: Option<&Path>) -> Result<()> {
 pub fn per_system(files: &[PathBuf]) -> Result<Vec<(String, Dataset)>> {
     let mut out = Vec::new();
     for file in files {
-        let (systems, warnings) = load_systems(std::slice::from_ref(file), &Choice::default())?;
+        let (systems, warnings) =
+            load_systems(std::slice::from_ref(file), &SystemFilter::default())?;
         warn_all(&warnings);
         let several = systems.len() > 1;
         for (system, d) in systems {

@@ -95,8 +95,8 @@ fn progress(len: u64) -> Result<indicatif::ProgressBar> {
 }
 
 impl SystemArgs {
-    pub fn choice(&self) -> crate::data::load::Choice {
-        crate::data::load::Choice {
+    pub fn choice(&self) -> crate::data::load::SystemFilter {
+        crate::data::load::SystemFilter {
             collective: self.collective,
             machine: self.machine.clone(),
             mpi: self.mpi.clone(),
@@ -107,14 +107,14 @@ impl SystemArgs {
 impl LearningArgs {
     /// How to train: the learners asked for, each once, in the order first
     /// named.
-    pub fn options(&self) -> crate::train::Options {
+    pub fn options(&self) -> crate::train::TrainOptions {
         let mut learners: Vec<LearnerKind> = Vec::new();
         for &k in &self.learners {
             if !learners.contains(&k) {
                 learners.push(k);
             }
         }
-        crate::train::Options {
+        crate::train::TrainOptions {
             learners,
             folds: self.folds as usize,
             max_rows: self.max_rows,

@@ -7,10 +7,10 @@ use crate::error::{Error, Result};
 use crate::export::{self, mpich_json, Format, Section};
 use crate::select::decision::{self, DecisionTable, Shapes};
 use crate::select::validation;
-use crate::train::{store, Choice};
+use crate::train::{store, SelectorChoice};
 
 pub fn predict(args: &PredictArgs) -> Result<()> {
-    let choice: Choice = args.learner.parse().map_err(Error::Usage)?;
+    let choice: SelectorChoice = args.learner.parse().map_err(Error::Usage)?;
     let jobs = Shapes {
         nodes: args.nodes,
         ppn: args.ppn,
@@ -115,7 +115,7 @@ pub fn predict(args: &PredictArgs) -> Result<()> {
     }
     super::warn_all(&warnings);
     let system = one_system(&systems)?;
-    let options = export::Options {
+    let options = export::ExportOptions {
         rules_version: args.rules_version,
         origin: format!("model {}, mapping {}", labels.join(", "), args.mapping),
         system,

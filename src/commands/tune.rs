@@ -9,8 +9,8 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
 
 impl TuneArgs {
     /// What `tune` does, as the library takes it.
-    pub fn options(&self) -> crate::Result<crate::tune::Options> {
-        Ok(crate::tune::Options {
+    pub fn options(&self) -> crate::Result<crate::tune::TuneOptions> {
+        Ok(crate::tune::TuneOptions {
             out_dir: self.out_dir.clone(),
             time_budget: self.time_budget,
             procs: self

@@ -9,13 +9,13 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
 
 impl VerifyArgs {
     /// What `verify` does, as the library takes it.
-    pub fn options(&self) -> crate::error::Result<crate::verify::Options> {
+    pub fn options(&self) -> crate::error::Result<crate::verify::VerifyOptions> {
         let confirm = self
             .confirm
             .as_deref()
             .map(|path| crate::verify::confirm::Confirm::new(path, self.confirmed.as_deref()))
             .transpose()?;
-        Ok(crate::verify::Options {
+        Ok(crate::verify::VerifyOptions {
             collectives: Collectives::flatten(&self.collectives),
             sizes: self.sizes.0.clone(),
             procs: self

@@ -12,7 +12,7 @@ use crate::select::decision::{DecisionTable, Job};
 use crate::select::measured::{job_distance, key, Key};
 use crate::select::{Auto, SelectorKind};
 use crate::train::cv::CvScore;
-use crate::train::{self, Choice, Options};
+use crate::train::{self, SelectorChoice, TrainOptions};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -100,7 +100,7 @@ fn names(selectors: &[SelectorKind]) -> Vec<String> {
 pub fn evaluate(
     train: &Dataset,
     test: &Dataset,
-    options: &Options,
+    options: &TrainOptions,
     mut tick: impl FnMut(),
 ) -> Result<Report> {
     if train.is_empty() {
@@ -124,9 +124,9 @@ pub fn evaluate(
     let analytical_ranking = ranking(&trained.analytical, test);
     let mut deciders = Vec::with_capacity(kinds.len() + 1);
     for &kind in &kinds {
-        deciders.push((kind.name(), trained.decider(Choice::One(kind))?));
+        deciders.push((kind.name(), trained.decider(SelectorChoice::One(kind))?));
     }
-    deciders.push(("auto", trained.decider(Choice::Auto)?));
+    deciders.push(("auto", trained.decider(SelectorChoice::Auto)?));
     let naive = Naive::new(train);
     let range = trained.manifest.range;
     let collective = test.provenance.collective();

@@ -78,7 +78,7 @@ impl Format {
 
 /// What the rules formats need besides the tables.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct ExportOptions {
     /// Classic rules-file version: 1 (every release) or 2 (4.1.8+, 5.0.7+).
     pub rules_version: u8,
     /// Where the decisions came from, for the files' comments.
@@ -92,7 +92,7 @@ pub struct Options {
 
 /// Renders the sections: each collective's tables. The rules formats hold
 /// every collective in one file; the others describe one collective.
-pub fn render(sections: &[Section], format: Format, opts: &Options) -> Result<String> {
+pub fn render(sections: &[Section], format: Format, opts: &ExportOptions) -> Result<String> {
     let empty =
         |s: &Section| s.tables.is_empty() || s.tables.iter().any(|t| t.decisions.is_empty());
     if sections.is_empty() || sections.iter().any(empty) {
@@ -261,8 +261,8 @@ pub(crate) mod fixtures {
         }
     }
 
-    pub(crate) fn opts(v: u8) -> Options {
-        Options {
+    pub(crate) fn opts(v: u8) -> ExportOptions {
+        ExportOptions {
             rules_version: v,
             origin: "test 0123".into(),
             system: crate::data::System::default(),

@@ -586,9 +586,10 @@ fn measured(collective: Collective, c: &Candidate, p: u32) -> Option<Node> {
         .map(|p| (p.key, m.value(p, c.segsize, c.fanout)))
         .collect();
     let node = leaf(&collective.mpich_function(c.algorithm), &params);
-    Some(match (collective, c.algorithm) {
-        (Collective::Reduce, Algorithm::ReduceScatterGather) => reduce_scatter_gather(),
-        (Collective::Allreduce, Algorithm::ReduceScatterAllgather) => reduce_scatter_allgather(),
+    // Only MPICH's reduce has the first, only its allreduce the second.
+    Some(match c.algorithm {
+        Algorithm::ReduceScatterGather => reduce_scatter_gather(),
+        Algorithm::ReduceScatterAllgather => reduce_scatter_allgather(),
         _ if m.restrictions.contains(&Restriction::PowerOfTwo) => {
             // MPICH's own choice on a communicator of about as many ranks
             // that is no power of two.
@@ -751,7 +752,7 @@ mod tests {
             .contains("MPIR_Bcast_intra_binomial"));
         assert!(pos("comm_avg_ppn<=4") < pos("comm_avg_ppn=any"));
 
-        let none = Options {
+        let none = ExportOptions {
             mpich_base: None,
             ..opts(1)
         };

@@ -15,7 +15,7 @@
 //! reductions) are lower bounds, ascending, and the first of each must be
 //! 1 and 0 (HAN's reader refuses the file otherwise).
 
-use super::{Options, Section};
+use super::{ExportOptions, Section};
 use crate::select::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::fmt::Write;
@@ -31,7 +31,7 @@ fn variables(han_file: &str, tuned_file: &str) -> String {
     )
 }
 
-pub fn render(sections: &[Section], opts: &Options) -> String {
+pub fn render(sections: &[Section], opts: &ExportOptions) -> String {
     // HAN's reader refuses a whole file naming a collective HAN lacks
     // (alltoall in 5.0): those stay with tuned's file alone.
     let (mut sections, without): (Vec<&Section>, Vec<&Section>) = sections

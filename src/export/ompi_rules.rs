@@ -10,14 +10,14 @@
 //! communicator of exactly P ranks gets P's rules in every version. With one
 //! job size the file is portable for any communicator size.
 
-use super::{ompi_rule, radix_notes, Options, Section};
+use super::{ompi_rule, radix_notes, ExportOptions, Section};
 use crate::data::Collective;
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;
 use crate::units::format_bytes;
 use std::fmt::Write;
 
-pub fn render(sections: &[Section], opts: &Options) -> Result<String> {
+pub fn render(sections: &[Section], opts: &ExportOptions) -> Result<String> {
     if !matches!(opts.rules_version, 1 | 2) {
         return Err(Error::Usage(format!(
             "--rules-version {} is not 1 or 2",

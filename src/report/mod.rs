@@ -17,37 +17,37 @@ use crate::error::Result;
 use crate::evaluate::Report;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub enum ReportFormat {
     Markdown,
     Json,
     Csv,
 }
 
-impl Format {
+impl ReportFormat {
     /// Each format with its name and what it holds (for the command line).
-    pub const ALL: &[(Format, &str, &str)] = &[
+    pub const ALL: &[(ReportFormat, &str, &str)] = &[
         (
-            Format::Markdown,
+            ReportFormat::Markdown,
             "markdown",
             "Summary table, then every test configuration with each selector's pick",
         ),
         (
-            Format::Json,
+            ReportFormat::Json,
             "json",
             "the summary figures of every selector (docs/formats.md)",
         ),
         (
-            Format::Csv,
+            ReportFormat::Csv,
             "csv",
             "One row per test configuration and selector",
         ),
     ];
 }
 
-pub fn render(report: &Report, format: Format) -> Result<String> {
+pub fn render(report: &Report, format: ReportFormat) -> Result<String> {
     match format {
-        Format::Markdown => Ok(markdown::render(report)),
-        Format::Json => json::render(report),
-        Format::Csv => Ok(csv::render(report)),
+        ReportFormat::Markdown => Ok(markdown::render(report)),
+        ReportFormat::Json => json::render(report),
+        ReportFormat::Csv => Ok(csv::render(report)),
     }
 }

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What one collective ships.
-pub struct Shipped<'a> {
+pub struct Shipment<'a> {
     /// "MPI_Bcast".
     pub function: &'a str,
     /// The decisions as shipped, one table per communicator size.
@@ -30,7 +30,7 @@ pub struct Shipped<'a> {
     pub validations: &'a [Validation],
 }
 
-impl Shipped<'_> {
+impl Shipment<'_> {
     /// The message sizes decided, ascending.
     fn sizes(&self) -> Vec<u64> {
         distinct(
@@ -52,7 +52,7 @@ pub struct Pictures {
 /// decision map, and the speed-up where there are two message sizes or
 /// more. The caller draws only what ships a switch: a map of `default`
 /// everywhere tells nothing.
-pub fn write(shipped: &Shipped, dir: &Path) -> Result<Pictures> {
+pub fn write(shipped: &Shipment, dir: &Path) -> Result<Pictures> {
     let mut pictures = Pictures::default();
     if shipped.sizes().len() >= 2 {
         let [png, _svg] =
@@ -86,7 +86,7 @@ pub fn shipped_speedups(table: &DecisionTable, validations: &[Validation]) -> Ve
         .collect()
 }
 
-struct SpeedupFigure<'a>(&'a Shipped<'a>);
+struct SpeedupFigure<'a>(&'a Shipment<'a>);
 
 impl Figure for SpeedupFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
@@ -140,7 +140,7 @@ impl Figure for SpeedupFigure<'_> {
     }
 }
 
-struct MapFigure<'a>(&'a Shipped<'a>);
+struct MapFigure<'a>(&'a Shipment<'a>);
 
 impl Figure for MapFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {

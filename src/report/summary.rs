@@ -5,7 +5,7 @@
 //! the user must know. The report goes on with each collective's detail
 //! and ends with the models' evaluation ([`report`]).
 
-use super::tune::{held_out, markdown, unexplored, Covered, Shipped, Shipping, Tuned};
+use super::tune::{held_out, markdown, unexplored, Covered, Shipped, Shipping, TunedReport};
 use crate::bench::stats::Speedup;
 use crate::data::Collective;
 use crate::report::shipped_plots::shipped_speedups;
@@ -15,11 +15,11 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// What a whole tune did.
-pub struct Run<'a> {
+pub struct TuneRun<'a> {
     /// Where its files are.
     pub dir: &'a Path,
     /// Every collective tuned, in the order tuned.
-    pub tuned: &'a [Tuned<'a>],
+    pub tuned: &'a [TunedReport<'a>],
     /// The message sizes and communicator sizes it tuned (for `verify`).
     pub sizes: &'a [u64],
     pub procs: &'a [u32],
@@ -30,7 +30,7 @@ pub struct Run<'a> {
     pub whole_first_pass: Option<f64>,
 }
 
-impl Run<'_> {
+impl TuneRun<'_> {
     /// The job's own communicator size: the largest tuned.
     fn job_procs(&self) -> u32 {
         self.procs.iter().copied().max().unwrap_or(0)
@@ -45,7 +45,7 @@ impl Run<'_> {
 
 /// The whole report: the summary, each collective's detail, then the
 /// models' evaluation on communicator sizes held out of training.
-pub fn report(run: &Run) -> String {
+pub fn report(run: &TuneRun) -> String {
     let mut s = summary(run);
     for t in run.tuned {
         s += "\n";
@@ -78,7 +78,7 @@ pub fn report(run: &Run) -> String {
 }
 
 /// The first screen: the title, the table, the deploy block and the notes.
-pub fn summary(run: &Run) -> String {
+pub fn summary(run: &TuneRun) -> String {
     let procs = run.job_procs();
     let layout = run
         .shipping()
@@ -110,7 +110,7 @@ pub fn summary(run: &Run) -> String {
 
 /// The summary table, its columns padded so that it reads on a terminal
 /// as it renders in a viewer.
-fn table(run: &Run, procs: u32) -> String {
+fn table(run: &TuneRun, procs: u32) -> String {
     let mut rows = vec![[
         "collective".to_string(),
         "ranks".into(),
@@ -212,7 +212,7 @@ fn effect<'a>(
 
 /// How to use the files, and the `verify` command that checks them in the
 /// user's job; or that there is nothing to deploy.
-fn deploy(run: &Run) -> String {
+fn deploy(run: &TuneRun) -> String {
     let mut s = String::from("\n## Deploy\n\n");
     let switching: Vec<(Collective, &Shipping)> =
         run.shipping().filter(|(_, x)| x.switches()).collect();
@@ -320,7 +320,7 @@ fn functions(of: &[(Collective, &Shipping)]) -> String {
 /// One line per thing the user must know: what was not explored or not
 /// measured, effects within noise at the job's size, what validation
 /// reverted, MPICH's own choices kept, and the budget.
-fn notes(run: &Run, procs: u32) -> Vec<String> {
+fn notes(run: &TuneRun, procs: u32) -> Vec<String> {
     let mut notes = Vec::new();
     for t in run.tuned {
         let function = t.collective.function();
@@ -484,23 +484,23 @@ mod tests {
         let full = [covered(4, true), covered(2, true)];
         let half = [covered(4, true), covered(2, false)];
         let tuned = [
-            Tuned {
+            TunedReport {
                 collective: Collective::Bcast,
                 explored: explored(&full),
                 shipping: Some(shipping(&bcast_tables, &bcast_validations, &[])),
             },
-            Tuned {
+            TunedReport {
                 collective: Collective::Reduce,
                 explored: explored(&half),
                 shipping: Some(shipping(&reduce_tables, &reduce_validations, &reverted)),
             },
-            Tuned {
+            TunedReport {
                 collective: Collective::Gather,
                 explored: explored(&[]),
                 shipping: None,
             },
         ];
-        let run = Run {
+        let run = TuneRun {
             dir: Path::new("/tuned"),
             tuned: &tuned,
             sizes: &[1, 65536, 1 << 20],
@@ -565,12 +565,12 @@ mod tests {
         assert!(widths.windows(2).all(|w| w[0] == w[1]), "{s}");
 
         // Nothing kept anywhere: nothing to deploy.
-        let nothing = [Tuned {
+        let nothing = [TunedReport {
             collective: Collective::Reduce,
             explored: explored(&full),
             shipping: Some(shipping(&reduce_tables, &reduce_validations, &reverted)),
         }];
-        let s = summary(&Run {
+        let s = summary(&TuneRun {
             tuned: &nothing,
             whole_first_pass: None,
             ..run
@@ -601,18 +601,18 @@ mod tests {
         };
         let full = [covered(4, true)];
         let tuned = [
-            Tuned {
+            TunedReport {
                 collective: Collective::Allreduce,
                 explored: explored(&full),
                 shipping: Some(shipping(true)),
             },
-            Tuned {
+            TunedReport {
                 collective: Collective::Reduce,
                 explored: explored(&full),
                 shipping: Some(shipping(false)),
             },
         ];
-        let s = summary(&Run {
+        let s = summary(&TuneRun {
             dir: Path::new("/tuned"),
             tuned: &tuned,
             sizes: &[65536],

@@ -13,7 +13,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// One collective's part of the report.
-pub struct Tuned<'a> {
+pub struct TunedReport<'a> {
     pub collective: Collective,
     pub explored: Explored<'a>,
     /// What it ships; `None`: nothing of it was measured.
@@ -198,7 +198,7 @@ pub enum Shipped<'a> {
 
 /// The collective's detail: what was measured, the validated effect with
 /// its pictures, the switches reverted, the decisions.
-pub fn markdown(t: &Tuned) -> String {
+pub fn markdown(t: &TunedReport) -> String {
     let function = t.collective.function();
     let suffix = t.collective.describe().file_suffix;
     let mut s = format!("## {function}\n\n");
@@ -253,7 +253,7 @@ pub fn markdown(t: &Tuned) -> String {
 }
 
 /// The validated effect: its table, then the pictures of what ships.
-fn validated(t: &Tuned, x: &Shipping) -> String {
+fn validated(t: &TunedReport, x: &Shipping) -> String {
     let mut s = format!(
         "### Validated effect\n\n{}",
         effect(x.tables, x.validations, &unexplored(t.explored.covered))
@@ -289,7 +289,7 @@ pub fn link(path: &Path) -> String {
 /// The appendix's part for one collective: the models on communicator
 /// sizes held out of training, its headings below the appendix's; or why
 /// there is none (`None`: nothing of it was measured).
-pub fn held_out(t: &Tuned) -> Option<Result<String, String>> {
+pub fn held_out(t: &TunedReport) -> Option<Result<String, String>> {
     let x = t.shipping.as_ref()?;
     let suffix = t.collective.describe().file_suffix;
     Some(match x.held_out {
@@ -510,7 +510,7 @@ mod tests {
 
         let selection = Path::new("/tuned/mpich.json");
         let report = |taken, validations: &[Validation]| {
-            markdown(&Tuned {
+            markdown(&TunedReport {
                 collective: Collective::Allreduce,
                 explored: Explored {
                     covered: &[],

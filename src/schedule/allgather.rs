@@ -30,7 +30,7 @@ pub const SCHEDULED: [Algorithm; 6] = [
 
 /// How an allgather runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Shape {
+pub(super) enum AllgatherShape {
     /// ⌈log₂ p⌉ steps: send the blocks held so far to rank − d, receive as
     /// many from rank + d, d = 1, 2, 4 … (the last step only what is
     /// missing).
@@ -50,21 +50,9 @@ pub(super) enum Shape {
 }
 
 /// Allgather's schedules: p blocks, each rank starting with its own.
-pub(super) struct AllgatherSchedules;
+pub(super) struct AllgatherLayout;
 
-impl super::Schedules for AllgatherSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
-    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
-        p * m
-    }
-
+impl super::Layout for AllgatherLayout {
     fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
         hold(super::scatter::block(spec, rank))
     }
@@ -73,29 +61,25 @@ impl super::Schedules for AllgatherSchedules {
     fn tree_depth(&self, _spec: &Spec) -> Option<u32> {
         None
     }
-
-    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
-        super::wrapped_pieces(total, bytes, each)
-    }
 }
 
 /// The allgather plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let p = spec.procs;
     let shape = match spec.algorithm {
-        Algorithm::Bruck => Shape::Bruck,
-        Algorithm::RecursiveDoubling if p.is_power_of_two() => Shape::RecursiveDoubling,
-        Algorithm::RecursiveDoubling => Shape::Bruck,
-        Algorithm::Ring => Shape::Ring,
-        Algorithm::Neighbor if p.is_multiple_of(2) => Shape::Neighbor,
-        Algorithm::Neighbor => Shape::Ring,
-        Algorithm::TwoProc if p == 2 => Shape::TwoProc,
+        Algorithm::Bruck => AllgatherShape::Bruck,
+        Algorithm::RecursiveDoubling if p.is_power_of_two() => AllgatherShape::RecursiveDoubling,
+        Algorithm::RecursiveDoubling => AllgatherShape::Bruck,
+        Algorithm::Ring => AllgatherShape::Ring,
+        Algorithm::Neighbor if p.is_multiple_of(2) => AllgatherShape::Neighbor,
+        Algorithm::Neighbor => AllgatherShape::Ring,
+        Algorithm::TwoProc if p == 2 => AllgatherShape::TwoProc,
         Algorithm::TwoProc => {
             return Err(format!(
                 "two_proc runs on 2 ranks only (Open MPI fails the call on {p})"
             ))
         }
-        Algorithm::Sparbit => Shape::Sparbit,
+        Algorithm::Sparbit => AllgatherShape::Sparbit,
         other => {
             return Err(format!(
                 "no allgather schedule for '{other}' (own allgather algorithms: {})",
@@ -106,17 +90,17 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     Ok(Plan::Allgather(shape))
 }
 
-impl Shape {
+impl AllgatherShape {
     /// The algorithm that runs (recursive doubling off powers of two is
     /// Bruck, neighbor exchange on odd p the ring).
     pub(super) fn runs_as(self) -> Algorithm {
         match self {
-            Shape::Bruck => Algorithm::Bruck,
-            Shape::RecursiveDoubling => Algorithm::RecursiveDoubling,
-            Shape::Ring => Algorithm::Ring,
-            Shape::Neighbor => Algorithm::Neighbor,
-            Shape::TwoProc => Algorithm::TwoProc,
-            Shape::Sparbit => Algorithm::Sparbit,
+            AllgatherShape::Bruck => Algorithm::Bruck,
+            AllgatherShape::RecursiveDoubling => Algorithm::RecursiveDoubling,
+            AllgatherShape::Ring => Algorithm::Ring,
+            AllgatherShape::Neighbor => Algorithm::Neighbor,
+            AllgatherShape::TwoProc => Algorithm::TwoProc,
+            AllgatherShape::Sparbit => Algorithm::Sparbit,
         }
     }
 
@@ -135,31 +119,40 @@ impl Shape {
     /// with the ranks.
     pub(super) fn doubles(self) -> bool {
         match self {
-            Shape::Bruck | Shape::RecursiveDoubling | Shape::Sparbit | Shape::TwoProc => true,
-            Shape::Ring | Shape::Neighbor => false,
+            AllgatherShape::Bruck
+            | AllgatherShape::RecursiveDoubling
+            | AllgatherShape::Sparbit
+            | AllgatherShape::TwoProc => true,
+            AllgatherShape::Ring | AllgatherShape::Neighbor => false,
         }
     }
 
     pub(super) fn describe(self) -> String {
         match self {
-            Shape::Bruck => "Bruck: at step d = 1, 2, 4 … every rank sends the blocks it holds \
+            AllgatherShape::Bruck => {
+                "Bruck: at step d = 1, 2, 4 … every rank sends the blocks it holds \
                              to rank − d and receives as many from rank + d"
-                .into(),
-            Shape::RecursiveDoubling => {
+                    .into()
+            }
+            AllgatherShape::RecursiveDoubling => {
                 "recursive doubling: at step d = 1, 2, 4 … ranks r and r xor d exchange all \
                  they hold"
                     .into()
             }
-            Shape::Ring => "ring: p − 1 steps, each rank passes the block it received last \
+            AllgatherShape::Ring => {
+                "ring: p − 1 steps, each rank passes the block it received last \
                             to rank + 1"
-                .into(),
-            Shape::Neighbor => "neighbor exchange: p / 2 steps, even ranks exchange with \
+                    .into()
+            }
+            AllgatherShape::Neighbor => "neighbor exchange: p / 2 steps, even ranks exchange with \
                                 rank + 1 and rank − 1 in turn (two blocks after the first)"
                 .into(),
-            Shape::TwoProc => "two ranks exchange their blocks".into(),
-            Shape::Sparbit => "sparbit: at step d = 2^k … 1 every rank sends each block it \
+            AllgatherShape::TwoProc => "two ranks exchange their blocks".into(),
+            AllgatherShape::Sparbit => {
+                "sparbit: at step d = 2^k … 1 every rank sends each block it \
                                holds to rank + d on a message of its own"
-                .into(),
+                    .into()
+            }
         }
     }
 
@@ -173,7 +166,7 @@ impl Shape {
             end: u64::from(first % p + count) * m,
         };
         match self {
-            Shape::Bruck => {
+            AllgatherShape::Bruck => {
                 let mut d = 1;
                 while d < p {
                     let count = if d <= p / 2 { d } else { p - d };
@@ -187,7 +180,7 @@ impl Shape {
                     d <<= 1;
                 }
             }
-            Shape::RecursiveDoubling => {
+            AllgatherShape::RecursiveDoubling => {
                 // The blocks held start at `first` (aligned to the distance).
                 let mut first = rank;
                 let mut d = 1;
@@ -203,7 +196,7 @@ impl Shape {
                     d <<= 1;
                 }
             }
-            Shape::Ring => {
+            AllgatherShape::Ring => {
                 let (right, left) = ((rank + 1) % p, (rank + p - 1) % p);
                 for i in 0..p - 1 {
                     sendrecv(
@@ -215,12 +208,12 @@ impl Shape {
                     );
                 }
             }
-            Shape::Neighbor => neighbor_ops(p, rank, blocks, ops),
-            Shape::TwoProc => {
+            AllgatherShape::Neighbor => neighbor_ops(p, rank, blocks, ops),
+            AllgatherShape::TwoProc => {
                 let remote = rank ^ 1;
                 sendrecv(ops, remote, blocks(rank, 1), remote, blocks(remote, 1));
             }
-            Shape::Sparbit => sparbit_ops(p, rank, blocks, ops),
+            AllgatherShape::Sparbit => sparbit_ops(p, rank, blocks, ops),
         }
     }
 }

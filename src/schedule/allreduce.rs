@@ -27,7 +27,7 @@ pub const SCHEDULED: [Algorithm; 6] = [
 
 /// How an allreduce runs.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Shape {
+pub(super) enum AllreduceShape {
     /// A reduce to rank 0, then a broadcast from it.
     ReduceBcast(Box<[Schedule; 2]>),
     /// Every rank exchanges the whole vector with partners at distance 1,
@@ -41,17 +41,9 @@ pub(super) enum Shape {
 }
 
 /// Allreduce's schedules: reduce's buffer, needed whole by every rank.
-pub(super) struct AllreduceSchedules;
+pub(super) struct AllreduceLayout;
 
-impl super::Schedules for AllreduceSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
+impl super::Layout for AllreduceLayout {
     fn segment_bytes(&self, spec: &Spec) -> Option<u64> {
         Some(segments(spec.msg_bytes, spec.segsize).seg)
     }
@@ -64,9 +56,9 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let linear = || reduce_bcast(spec, linear_candidate(), linear_candidate());
     let ring = || {
         if count < u64::from(p) {
-            Shape::RecursiveDoubling
+            AllreduceShape::RecursiveDoubling
         } else {
-            Shape::Ring { phases: 1 }
+            AllreduceShape::Ring { phases: 1 }
         }
     };
     let shape = match spec.algorithm {
@@ -86,13 +78,13 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
                 _ => return Err("no fixed reduce or broadcast decision".into()),
             }
         }
-        Algorithm::RecursiveDoubling => Shape::RecursiveDoubling,
+        Algorithm::RecursiveDoubling => AllreduceShape::RecursiveDoubling,
         Algorithm::Ring => ring(),
         Algorithm::SegmentedRing => match ring_phases(p, m, spec.segsize) {
-            Some(phases) => Shape::Ring { phases },
+            Some(phases) => AllreduceShape::Ring { phases },
             None => ring(),
         },
-        Algorithm::Rabenseifner if count >= 1 << p.ilog2() => Shape::Rabenseifner,
+        Algorithm::Rabenseifner if count >= 1 << p.ilog2() => AllreduceShape::Rabenseifner,
         Algorithm::Rabenseifner => linear()?,
         other => {
             return Err(format!(
@@ -112,7 +104,11 @@ fn linear_candidate() -> Candidate {
 }
 
 /// Reduce to rank 0 with `reduce`, then broadcast from it with `bcast`.
-fn reduce_bcast(spec: &Spec, reduce: Candidate, bcast: Candidate) -> Result<Shape, String> {
+fn reduce_bcast(
+    spec: &Spec,
+    reduce: Candidate,
+    bcast: Candidate,
+) -> Result<AllreduceShape, String> {
     let phase = |collective, c: Candidate| {
         Schedule::new(Spec {
             collective,
@@ -124,7 +120,7 @@ fn reduce_bcast(spec: &Spec, reduce: Candidate, bcast: Candidate) -> Result<Shap
             fanout: c.fanout,
         })
     };
-    Ok(Shape::ReduceBcast(Box::new([
+    Ok(AllreduceShape::ReduceBcast(Box::new([
         phase(Collective::Reduce, reduce)?,
         phase(Collective::Bcast, bcast)?,
     ])))
@@ -157,37 +153,37 @@ fn block(count: u64, blocks: u64, b: u64) -> (u64, u64) {
     }
 }
 
-impl Shape {
+impl AllreduceShape {
     pub(super) fn ops(&self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
         match self {
-            Shape::ReduceBcast(phases) => super::phased_ops(&phases[..], rank, ops),
-            Shape::RecursiveDoubling => recursive_doubling_ops(spec, rank, ops),
-            Shape::Ring { phases } => ring_ops(spec, *phases, rank, ops),
-            Shape::Rabenseifner => rabenseifner_ops(spec, rank, ops),
+            AllreduceShape::ReduceBcast(phases) => super::phased_ops(&phases[..], rank, ops),
+            AllreduceShape::RecursiveDoubling => recursive_doubling_ops(spec, rank, ops),
+            AllreduceShape::Ring { phases } => ring_ops(spec, *phases, rank, ops),
+            AllreduceShape::Rabenseifner => rabenseifner_ops(spec, rank, ops),
         }
     }
 
     /// How deep a reduce + broadcast runs: its two trees' depths added (a
     /// flat phase counts its ranks); `None` for the others.
     pub(super) fn depth(&self) -> Option<u32> {
-        let Shape::ReduceBcast(phases) = self else {
+        let AllreduceShape::ReduceBcast(phases) = self else {
             return None;
         };
         Some(super::phased_depth(&phases[..]))
     }
 
-    /// The algorithm that runs, fallbacks followed (see [`Shape::note`]).
+    /// The algorithm that runs, fallbacks followed (see [`AllreduceShape::note`]).
     pub(super) fn runs_as(&self, spec: &Spec) -> Algorithm {
         match (spec.algorithm, self) {
-            (Algorithm::Ring | Algorithm::SegmentedRing, Shape::RecursiveDoubling) => {
+            (Algorithm::Ring | Algorithm::SegmentedRing, AllreduceShape::RecursiveDoubling) => {
                 Algorithm::RecursiveDoubling
             }
-            (Algorithm::SegmentedRing, Shape::Ring { phases: 1 })
+            (Algorithm::SegmentedRing, AllreduceShape::Ring { phases: 1 })
                 if ring_phases(spec.procs, spec.msg_bytes, spec.segsize).is_none() =>
             {
                 Algorithm::Ring
             }
-            (Algorithm::Rabenseifner, Shape::ReduceBcast(_)) => Algorithm::Linear,
+            (Algorithm::Rabenseifner, AllreduceShape::ReduceBcast(_)) => Algorithm::Linear,
             (algorithm, _) => algorithm,
         }
     }
@@ -195,23 +191,23 @@ impl Shape {
     /// See [`Schedule::doubles`].
     pub(super) fn doubles(&self) -> Option<bool> {
         match self {
-            Shape::RecursiveDoubling | Shape::Rabenseifner => Some(true),
-            Shape::Ring { .. } => Some(false),
-            Shape::ReduceBcast(_) => None,
+            AllreduceShape::RecursiveDoubling | AllreduceShape::Rabenseifner => Some(true),
+            AllreduceShape::Ring { .. } => Some(false),
+            AllreduceShape::ReduceBcast(_) => None,
         }
     }
 
     /// A note where the algorithm runs as another.
     pub(super) fn note(&self, spec: &Spec) -> Option<String> {
         match (spec.algorithm, self) {
-            (Algorithm::Ring | Algorithm::SegmentedRing, Shape::RecursiveDoubling) => {
+            (Algorithm::Ring | Algorithm::SegmentedRing, AllreduceShape::RecursiveDoubling) => {
                 Some("fewer elements than ranks: runs as recursive_doubling".into())
             }
-            (Algorithm::SegmentedRing, Shape::Ring { phases: 1 }) => Some(
+            (Algorithm::SegmentedRing, AllreduceShape::Ring { phases: 1 }) => Some(
                 "fewer elements than one segment per rank (or no segment size): runs as ring"
                     .into(),
             ),
-            (Algorithm::Rabenseifner, Shape::ReduceBcast(_)) => {
+            (Algorithm::Rabenseifner, AllreduceShape::ReduceBcast(_)) => {
                 Some("fewer elements than the largest power of two of ranks: runs as linear".into())
             }
             _ => None,
@@ -223,8 +219,10 @@ impl Shape {
     pub(super) fn segmentation(&self, spec: &Spec) -> Vec<Segments> {
         let m = spec.msg_bytes;
         match self {
-            Shape::ReduceBcast(phases) => phases.iter().flat_map(|s| s.segmentation()).collect(),
-            Shape::Ring { phases } => {
+            AllreduceShape::ReduceBcast(phases) => {
+                phases.iter().flat_map(|s| s.segmentation()).collect()
+            }
+            AllreduceShape::Ring { phases } => {
                 let e = element_bytes(m);
                 let (_, block_len) = block(m / e, u64::from(spec.procs), 0);
                 vec![Segments::new(0, m, block(block_len, *phases, 0).1 * e)]
@@ -236,18 +234,18 @@ impl Shape {
     /// What the ranks do, for people.
     pub(super) fn describe(&self) -> String {
         match self {
-            Shape::ReduceBcast(phases) => format!(
+            AllreduceShape::ReduceBcast(phases) => format!(
                 "reduce to rank 0 ({}), then broadcast from it ({})",
                 describe_phase(&phases[0]),
                 describe_phase(&phases[1])
             ),
-            Shape::RecursiveDoubling => {
+            AllreduceShape::RecursiveDoubling => {
                 "pairwise exchanges of the whole vector at distance 1, 2, 4, ...".into()
             }
-            Shape::Ring { phases } => format!(
+            AllreduceShape::Ring { phases } => format!(
                 "reduce-scatter around the ring in {phases} phase(s), then allgather around it"
             ),
-            Shape::Rabenseifner => {
+            AllreduceShape::Rabenseifner => {
                 "reduce-scatter by recursive halving, then allgather by recursive doubling".into()
             }
         }
@@ -520,7 +518,7 @@ mod tests {
     #[test]
     fn nonoverlapping_runs_the_fixed_reduce_then_the_fixed_broadcast() {
         let s = schedule(Algorithm::Nonoverlapping, 8, 1 << 20, 0);
-        let Plan::Allreduce(Shape::ReduceBcast(phases)) = &s.plan else {
+        let Plan::Allreduce(AllreduceShape::ReduceBcast(phases)) = &s.plan else {
             panic!("a reduce and a broadcast")
         };
         let fixed = |c| crate::ompi_fixed::decision(c, 8, 1 << 20).unwrap();

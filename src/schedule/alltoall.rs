@@ -30,7 +30,7 @@ pub const SCHEDULED: [Algorithm; 5] = [
 
 /// How an alltoall runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Shape {
+pub(super) enum AlltoallShape {
     /// Every receive posted (from rank + 1 up), then every send (to rank −
     /// 1 down), then all waited for.
     Linear,
@@ -44,33 +44,21 @@ pub(super) enum Shape {
 
 /// Alltoall's schedules: p² blocks ordered by destination (see the module
 /// documentation).
-pub(super) struct AlltoallSchedules;
+pub(super) struct AlltoallLayout;
 
-impl super::Schedules for AlltoallSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
-    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
-        p * p * m
-    }
-
+impl super::Layout for AlltoallLayout {
     fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
         for to in 0..spec.procs {
             hold(block(spec, rank, to));
         }
     }
 
-    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Option<Span> {
         let row = u64::from(spec.procs) * spec.msg_bytes;
-        Span {
+        Some(Span {
             start: u64::from(rank) * row,
             end: u64::from(rank + 1) * row,
-        }
+        })
     }
 
     // No tree: its steps are doublings or grow with the ranks.
@@ -78,7 +66,7 @@ impl super::Schedules for AlltoallSchedules {
         None
     }
 
-    fn pieces(&self, spec: &Spec, _total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+    fn pieces(&self, spec: &Spec, bytes: Span, each: &mut dyn FnMut(Span)) {
         if !packed_blocks(spec, bytes, each) {
             each(bytes)
         }
@@ -97,11 +85,11 @@ impl super::Schedules for AlltoallSchedules {
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let p = spec.procs;
     let shape = match spec.algorithm {
-        Algorithm::Linear | Algorithm::LinearSync => Shape::Linear,
-        Algorithm::Pairwise => Shape::Pairwise,
-        Algorithm::ModifiedBruck => Shape::ModifiedBruck,
+        Algorithm::Linear | Algorithm::LinearSync => AlltoallShape::Linear,
+        Algorithm::Pairwise => AlltoallShape::Pairwise,
+        Algorithm::ModifiedBruck => AlltoallShape::ModifiedBruck,
         // Two ranks exchange their blocks: pairwise's one step.
-        Algorithm::TwoProc if p == 2 => Shape::Pairwise,
+        Algorithm::TwoProc if p == 2 => AlltoallShape::Pairwise,
         Algorithm::TwoProc => {
             return Err(format!(
                 "two_proc runs on 2 ranks only (Open MPI fails the call on {p})"
@@ -212,19 +200,25 @@ pub(super) fn own_copy(spec: &Spec, rank: u32) -> (Span, Span) {
     (place(u64::from(rank)), received)
 }
 
-impl Shape {
+impl AlltoallShape {
     pub(super) fn describe(self) -> String {
         match self {
-            Shape::Linear => "linear: every rank posts a receive from each other rank and a \
+            AlltoallShape::Linear => {
+                "linear: every rank posts a receive from each other rank and a \
                               send to each, then waits for all"
-                .into(),
-            Shape::Pairwise => "pairwise: p − 1 steps, at step k each rank sends to rank + k \
+                    .into()
+            }
+            AlltoallShape::Pairwise => {
+                "pairwise: p − 1 steps, at step k each rank sends to rank + k \
                                 and receives from rank − k"
-                .into(),
-            Shape::ModifiedBruck => "modified Bruck: ⌈log₂ p⌉ steps, at step d = 1, 2, 4 … each \
+                    .into()
+            }
+            AlltoallShape::ModifiedBruck => {
+                "modified Bruck: ⌈log₂ p⌉ steps, at step d = 1, 2, 4 … each \
                                      rank sends to rank + d the blocks whose distance to their \
                                      destination has bit d, and receives as many from rank − d"
-                .into(),
+                    .into()
+            }
         }
     }
 
@@ -232,7 +226,7 @@ impl Shape {
     pub(super) fn ops(self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
         let p = spec.procs;
         match self {
-            Shape::Linear => {
+            AlltoallShape::Linear => {
                 for k in 1..p {
                     let from = (rank + k) % p;
                     ops.push(Op::Irecv {
@@ -250,14 +244,14 @@ impl Shape {
                 ops.extend((1..p).map(|_| Op::WaitRecv));
                 ops.push(Op::WaitSends);
             }
-            Shape::Pairwise => {
+            AlltoallShape::Pairwise => {
                 for k in 1..p {
                     let (to, from) = ((rank + k) % p, (rank + p - k) % p);
                     let (send, recv) = (block(spec, rank, to), block(spec, from, rank));
                     sendrecv(ops, to, send, from, recv);
                 }
             }
-            Shape::ModifiedBruck => {
+            AlltoallShape::ModifiedBruck => {
                 let mut d = 1;
                 while d < p {
                     let (to, from) = ((rank + d) % p, (rank + p - d) % p);

@@ -32,7 +32,7 @@ pub const SCHEDULED: [Algorithm; 6] = [
 
 /// How a barrier runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Shape {
+pub(super) enum BarrierShape {
     /// Every rank tells rank 0, which then tells every rank.
     Linear,
     /// A token from rank 0 around the ring, twice.
@@ -49,21 +49,9 @@ pub(super) enum Shape {
 }
 
 /// Barrier's schedules: empty messages, nothing to hold.
-pub(super) struct BarrierSchedules;
+pub(super) struct BarrierLayout;
 
-impl super::Schedules for BarrierSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
-    fn buffer_bytes(&self, _p: u64, _m: u64) -> u64 {
-        0
-    }
-
+impl super::Layout for BarrierLayout {
     // No tree: its steps are doublings or grow with the ranks.
     fn tree_depth(&self, _spec: &Spec) -> Option<u32> {
         None
@@ -73,18 +61,18 @@ impl super::Schedules for BarrierSchedules {
 /// The barrier plan of `spec` (p > 1).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let shape = match spec.algorithm {
-        Algorithm::Linear => Shape::Linear,
-        Algorithm::DoubleRing => Shape::DoubleRing,
-        Algorithm::RecursiveDoubling => Shape::RecursiveDoubling,
-        Algorithm::Bruck => Shape::Bruck,
-        Algorithm::TwoProc if spec.procs == 2 => Shape::TwoProc,
+        Algorithm::Linear => BarrierShape::Linear,
+        Algorithm::DoubleRing => BarrierShape::DoubleRing,
+        Algorithm::RecursiveDoubling => BarrierShape::RecursiveDoubling,
+        Algorithm::Bruck => BarrierShape::Bruck,
+        Algorithm::TwoProc if spec.procs == 2 => BarrierShape::TwoProc,
         Algorithm::TwoProc => {
             return Err(format!(
                 "two_proc runs on 2 ranks only (Open MPI fails the call on {})",
                 spec.procs
             ))
         }
-        Algorithm::Tree => Shape::Tree,
+        Algorithm::Tree => BarrierShape::Tree,
         other => {
             return Err(format!(
                 "no barrier schedule for '{other}' (own barrier algorithms: {})",
@@ -117,11 +105,11 @@ fn pof2_below(p: u32) -> u32 {
     1 << p.ilog2()
 }
 
-impl Shape {
+impl BarrierShape {
     pub(super) fn ops(&self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
         let p = spec.procs;
         match self {
-            Shape::Linear if rank == 0 => {
+            BarrierShape::Linear if rank == 0 => {
                 for peer in 1..p {
                     ops.push(Op::Irecv {
                         peer,
@@ -131,8 +119,8 @@ impl Shape {
                 ops.extend((1..p).map(|_| Op::WaitRecv));
                 ops.extend((1..p).map(send));
             }
-            Shape::Linear => ops.extend([send(0), recv(0)]),
-            Shape::DoubleRing => {
+            BarrierShape::Linear => ops.extend([send(0), recv(0)]),
+            BarrierShape::DoubleRing => {
                 let (left, right) = ((rank + p - 1) % p, (rank + 1) % p);
                 for _ in 0..2 {
                     if rank > 0 {
@@ -144,7 +132,7 @@ impl Shape {
                     }
                 }
             }
-            Shape::RecursiveDoubling => {
+            BarrierShape::RecursiveDoubling => {
                 let adj = pof2_below(p);
                 if rank >= adj {
                     sendrecv(ops, rank - adj, NOTHING, rank - adj, NOTHING);
@@ -163,7 +151,7 @@ impl Shape {
                     ops.push(send(rank + adj));
                 }
             }
-            Shape::Bruck => {
+            BarrierShape::Bruck => {
                 let mut distance = 1;
                 while distance < p {
                     let (to, from) = ((rank + distance) % p, (rank + p - distance) % p);
@@ -171,8 +159,8 @@ impl Shape {
                     distance <<= 1;
                 }
             }
-            Shape::TwoProc => sendrecv(ops, 1 - rank, NOTHING, 1 - rank, NOTHING),
-            Shape::Tree => {
+            BarrierShape::TwoProc => sendrecv(ops, 1 - rank, NOTHING, 1 - rank, NOTHING),
+            BarrierShape::Tree => {
                 // The smallest power of two not below p
                 // (`opal_next_poweroftwo_inclusive`).
                 let depth = p.next_power_of_two();
@@ -207,23 +195,30 @@ impl Shape {
     pub(super) fn doubles(&self) -> bool {
         matches!(
             self,
-            Shape::RecursiveDoubling | Shape::Bruck | Shape::TwoProc | Shape::Tree
+            BarrierShape::RecursiveDoubling
+                | BarrierShape::Bruck
+                | BarrierShape::TwoProc
+                | BarrierShape::Tree
         )
     }
 
     pub(super) fn describe(&self) -> String {
         match self {
-            Shape::Linear => "linear: every rank tells rank 0, which then tells each in turn",
-            Shape::DoubleRing => "double ring: a token from rank 0 around the ring, twice",
-            Shape::RecursiveDoubling => {
+            BarrierShape::Linear => {
+                "linear: every rank tells rank 0, which then tells each in turn"
+            }
+            BarrierShape::DoubleRing => "double ring: a token from rank 0 around the ring, twice",
+            BarrierShape::RecursiveDoubling => {
                 "recursive doubling: pairwise exchanges at distances 1, 2, 4 ... among the \
                  largest power of two of ranks; the others hand in first and are let out last"
             }
-            Shape::Bruck => {
+            BarrierShape::Bruck => {
                 "bruck (dissemination): in round i tell rank + 2^i, hear from rank - 2^i"
             }
-            Shape::TwoProc => "two_proc: one exchange",
-            Shape::Tree => "tree: up a binomial tree over the next power of two, then down it",
+            BarrierShape::TwoProc => "two_proc: one exchange",
+            BarrierShape::Tree => {
+                "tree: up a binomial tree over the next power of two, then down it"
+            }
         }
         .into()
     }

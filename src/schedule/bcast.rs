@@ -7,17 +7,9 @@ use super::{Op, Plan, Segments, Span, Spec, Tree, DEFAULT_FANOUT, MAX_FANOUT};
 use crate::data::Algorithm;
 
 /// Broadcast's schedules: the root holds the message.
-pub(super) struct BcastSchedules;
+pub(super) struct BcastLayout;
 
-impl super::Schedules for BcastSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
+impl super::Layout for BcastLayout {
     fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
         if rank == spec.root {
             hold(Span {

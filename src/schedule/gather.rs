@@ -30,7 +30,7 @@ pub const SCHEDULED: [Algorithm; 3] = [
 
 /// How a gather runs.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Shape {
+pub(super) enum GatherShape {
     /// Every rank sends the root its block; the root receives them in
     /// rank order, blocking.
     Linear,
@@ -45,42 +45,20 @@ pub(super) enum Shape {
 
 /// Gather's schedules: the root's p blocks, each rank starting with its
 /// own.
-pub(super) struct GatherSchedules;
+pub(super) struct GatherLayout;
 
-impl super::Schedules for GatherSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
-    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
-        p * m
-    }
-
+impl super::Layout for GatherLayout {
     fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
         hold(block(spec, rank))
     }
 
     /// The root needs every block, the others keep their own.
-    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
-        match rank == spec.root {
-            true => Span {
-                start: 0,
-                end: u64::from(spec.procs) * spec.msg_bytes,
-            },
-            false => block(spec, rank),
-        }
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Option<Span> {
+        (rank != spec.root).then(|| block(spec, rank))
     }
 
     fn tree_depth(&self, spec: &Spec) -> Option<u32> {
         super::scatter::binomial_depth(spec)
-    }
-
-    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
-        super::wrapped_pieces(total, bytes, each)
     }
 
     /// The root's block from its send buffer into place, and a binomial
@@ -102,9 +80,11 @@ impl super::Schedules for GatherSchedules {
 /// The gather plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let shape = match spec.algorithm {
-        Algorithm::Linear => Shape::Linear,
-        Algorithm::LinearSync => Shape::LinearSync,
-        Algorithm::Binomial => Shape::Binomial(Tree::in_order_binomial(spec.procs, spec.root)),
+        Algorithm::Linear => GatherShape::Linear,
+        Algorithm::LinearSync => GatherShape::LinearSync,
+        Algorithm::Binomial => {
+            GatherShape::Binomial(Tree::in_order_binomial(spec.procs, spec.root))
+        }
         other => {
             return Err(format!(
                 "no gather schedule for '{other}' (own gather algorithms: {})",
@@ -115,26 +95,26 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     Ok(Plan::Gather(shape))
 }
 
-impl Shape {
+impl GatherShape {
     pub(super) fn tree(&self) -> Option<&Tree> {
         match self {
-            Shape::Binomial(tree) => Some(tree),
-            Shape::Linear | Shape::LinearSync => None,
+            GatherShape::Binomial(tree) => Some(tree),
+            GatherShape::Linear | GatherShape::LinearSync => None,
         }
     }
 
     pub(super) fn describe(&self, spec: &Spec) -> Option<String> {
         let root = spec.root;
         match self {
-            Shape::Linear => Some(format!(
+            GatherShape::Linear => Some(format!(
                 "flat: every other rank sends root {root} its block; the root receives them \
                  in rank order"
             )),
-            Shape::LinearSync => Some(format!(
+            GatherShape::LinearSync => Some(format!(
                 "flat: root {root} asks each rank in turn with an empty message and receives \
                  its block's first segment, then the rest"
             )),
-            Shape::Binomial(_) => None,
+            GatherShape::Binomial(_) => None,
         }
     }
 
@@ -161,16 +141,16 @@ impl Shape {
             end: u64::from(at) * spec.msg_bytes,
         };
         match self {
-            Shape::Linear if rank != root => ops.push(Op::Send {
+            GatherShape::Linear if rank != root => ops.push(Op::Send {
                 peer: root,
                 bytes: block(spec, rank),
             }),
-            Shape::Linear => ops.extend(others.map(|peer| Op::Recv {
+            GatherShape::Linear => ops.extend(others.map(|peer| Op::Recv {
                 peer,
                 bytes: block(spec, peer),
             })),
-            Shape::LinearSync if rank != root => {
-                let [first, rest] = Shape::halves(spec, rank);
+            GatherShape::LinearSync if rank != root => {
+                let [first, rest] = GatherShape::halves(spec, rank);
                 ops.extend([
                     Op::Recv {
                         peer: root,
@@ -186,9 +166,9 @@ impl Shape {
                     },
                 ]);
             }
-            Shape::LinearSync => {
+            GatherShape::LinearSync => {
                 for peer in others.clone() {
-                    let [first, rest] = Shape::halves(spec, peer);
+                    let [first, rest] = GatherShape::halves(spec, peer);
                     ops.extend([
                         Op::Send {
                             peer,
@@ -200,7 +180,7 @@ impl Shape {
                 }
                 ops.extend(others.map(|_| Op::WaitRecv));
             }
-            Shape::Binomial(tree) => {
+            GatherShape::Binomial(tree) => {
                 for &child in tree.children(rank) {
                     ops.push(Op::Recv {
                         peer: child,

@@ -41,32 +41,77 @@ pub(super) fn phased_depth(phases: &[Schedule]) -> u32 {
         .sum()
 }
 
-/// What a collective's schedules share whatever the algorithm: which
-/// algorithms have one, how a plan is built, and how the simulator's
-/// buffer is laid out (which bytes each rank holds, needs and copies).
-/// Each collective implements it in its own module; the defaults are a
-/// single message buffer that every rank needs whole, as a reduction's.
-trait Schedules: Sync {
+/// A collective's schedules: which algorithms have one, how a plan is
+/// built, the simulator's buffer, and what else differs in how it is laid
+/// out ([`Layout`]).
+struct Schedules {
     /// The algorithms with a schedule (what `impl=own` runs).
-    fn scheduled(&self) -> &'static [Algorithm];
+    scheduled: &'static [Algorithm],
+    /// The plan of a spec on more than one rank with something to move.
+    plan: fn(&Spec) -> Result<Plan, String>,
+    buffer: Buffer,
+    layout: &'static dyn Layout,
+}
 
-    /// The plan of `spec`, on more than one rank with something to move.
-    fn plan(&self, spec: &Spec) -> Result<Plan, String>;
+/// The simulator's buffer, in messages of `msg_bytes`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Buffer {
+    /// Nothing: every message is empty.
+    Empty,
+    /// One message.
+    Message,
+    /// p blocks, one per rank.
+    Blocks,
+    /// p blocks, a message's span possibly running past the last to the
+    /// first (see [`Span::pieces`]).
+    WrappingBlocks,
+    /// p² blocks, p per rank.
+    Square,
+}
 
-    /// The bytes of the simulator's buffer for `p` ranks and messages of `m`.
-    fn buffer_bytes(&self, _p: u64, m: u64) -> u64 {
-        m
+impl Schedules {
+    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
+        match self.buffer {
+            Buffer::Empty => 0,
+            Buffer::Message => m,
+            Buffer::Blocks | Buffer::WrappingBlocks => p * m,
+            Buffer::Square => p * p * m,
+        }
     }
 
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
+        self.layout.needs_at_end(spec, rank).unwrap_or(Span {
+            start: 0,
+            end: self.buffer_bytes(spec.procs.into(), spec.msg_bytes),
+        })
+    }
+
+    fn pieces(&self, spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+        match self.buffer {
+            Buffer::WrappingBlocks => {
+                let [first, wrapped] = bytes.pieces(total);
+                each(first);
+                if !wrapped.is_empty() {
+                    each(wrapped)
+                }
+            }
+            _ => self.layout.pieces(spec, bytes, each),
+        }
+    }
+}
+
+/// What else differs between collectives' schedules whatever the
+/// algorithm: which bytes each rank holds, needs and copies, where it
+/// keeps them, how the schedules grow. Each collective implements it in
+/// its own module; the defaults are a single message buffer that every
+/// rank needs whole, as a reduction's.
+trait Layout: Sync {
     /// What `rank` holds before anything is sent, where data only moves.
     fn holds_at_start(&self, _spec: &Spec, _rank: u32, _hold: &mut dyn FnMut(Span)) {}
 
-    /// What `rank` must hold at the end.
-    fn needs_at_end(&self, spec: &Spec, _rank: u32) -> Span {
-        Span {
-            start: 0,
-            end: self.buffer_bytes(spec.procs.into(), spec.msg_bytes),
-        }
+    /// What `rank` must hold at the end, where not the whole buffer.
+    fn needs_at_end(&self, _spec: &Spec, _rank: u32) -> Option<Span> {
+        None
     }
 
     /// The depth of the tree a valid `spec` runs on, if it has one.
@@ -79,9 +124,9 @@ trait Schedules: Sync {
         }
     }
 
-    /// The pieces of the buffer (of `total` bytes) that a message of
+    /// The pieces of a buffer that does not wrap that a message of
     /// `bytes` carries, in order.
-    fn pieces(&self, _spec: &Spec, _total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
+    fn pieces(&self, _spec: &Spec, bytes: Span, each: &mut dyn FnMut(Span)) {
         each(bytes)
     }
 
@@ -111,29 +156,75 @@ trait Schedules: Sync {
 }
 
 /// The one place that maps a collective to its schedules.
-fn schedules(collective: Collective) -> &'static dyn Schedules {
-    match collective {
-        Collective::Bcast => &bcast::BcastSchedules,
-        Collective::Reduce => &reduce::ReduceSchedules,
-        Collective::Allreduce => &allreduce::AllreduceSchedules,
-        Collective::Allgather => &allgather::AllgatherSchedules,
-        Collective::Alltoall => &alltoall::AlltoallSchedules,
-        Collective::Gather => &gather::GatherSchedules,
-        Collective::Scatter => &scatter::ScatterSchedules,
-        Collective::ReduceScatter => &reduce_scatter::ReduceScatterSchedules,
-        Collective::ReduceScatterBlock => &reduce_scatter::ReduceScatterBlockSchedules,
-        Collective::Barrier => &barrier::BarrierSchedules,
-    }
-}
-
-/// The pieces of a span over a buffer of blocks that may run past its end
-/// and continue from byte 0 (an allgather's, gather's, scatter's or
-/// reduce_scatter_block's).
-fn wrapped_pieces(total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
-    let [first, wrapped] = bytes.pieces(total);
-    each(first);
-    if !wrapped.is_empty() {
-        each(wrapped)
+fn schedules(collective: Collective) -> Schedules {
+    let (scheduled, plan, buffer, layout): (_, fn(&Spec) -> _, _, &'static dyn Layout) =
+        match collective {
+            Collective::Bcast => (
+                &bcast::SCHEDULED[..],
+                bcast::plan,
+                Buffer::Message,
+                &bcast::BcastLayout,
+            ),
+            Collective::Reduce => (
+                &reduce::SCHEDULED[..],
+                reduce::plan,
+                Buffer::Message,
+                &reduce::ReduceLayout,
+            ),
+            Collective::Allreduce => (
+                &allreduce::SCHEDULED[..],
+                allreduce::plan,
+                Buffer::Message,
+                &allreduce::AllreduceLayout,
+            ),
+            Collective::Allgather => (
+                &allgather::SCHEDULED[..],
+                allgather::plan,
+                Buffer::WrappingBlocks,
+                &allgather::AllgatherLayout,
+            ),
+            Collective::Alltoall => (
+                &alltoall::SCHEDULED[..],
+                alltoall::plan,
+                Buffer::Square,
+                &alltoall::AlltoallLayout,
+            ),
+            Collective::Gather => (
+                &gather::SCHEDULED[..],
+                gather::plan,
+                Buffer::WrappingBlocks,
+                &gather::GatherLayout,
+            ),
+            Collective::Scatter => (
+                &scatter::SCHEDULED[..],
+                scatter::plan,
+                Buffer::WrappingBlocks,
+                &scatter::ScatterLayout,
+            ),
+            Collective::ReduceScatter => (
+                &reduce_scatter::SCHEDULED[..],
+                reduce_scatter::plan,
+                Buffer::Blocks,
+                &reduce_scatter::ReduceScatterLayout,
+            ),
+            Collective::ReduceScatterBlock => (
+                &reduce_scatter::SCHEDULED_BLOCK[..],
+                reduce_scatter::plan,
+                Buffer::WrappingBlocks,
+                &reduce_scatter::ReduceScatterLayout,
+            ),
+            Collective::Barrier => (
+                &barrier::SCHEDULED[..],
+                barrier::plan,
+                Buffer::Empty,
+                &barrier::BarrierLayout,
+            ),
+        };
+    Schedules {
+        scheduled,
+        plan,
+        buffer,
+        layout,
     }
 }
 
@@ -223,19 +314,19 @@ enum Plan {
     /// Rabenseifner: reduce-scatter by recursive halving, binomial gather.
     ReduceScatterGather,
     /// An allreduce.
-    Allreduce(allreduce::Shape),
+    Allreduce(allreduce::AllreduceShape),
     /// An allgather.
-    Allgather(allgather::Shape),
+    Allgather(allgather::AllgatherShape),
     /// An alltoall.
-    Alltoall(alltoall::Shape),
+    Alltoall(alltoall::AlltoallShape),
     /// A gather.
-    Gather(gather::Shape),
+    Gather(gather::GatherShape),
     /// A scatter.
-    Scatter(scatter::Shape),
+    Scatter(scatter::ScatterShape),
     /// A reduce-scatter (either kind).
-    ReduceScatter(reduce_scatter::Shape),
+    ReduceScatter(reduce_scatter::ReduceScatterShape),
     /// A barrier.
-    Barrier(barrier::Shape),
+    Barrier(barrier::BarrierShape),
 }
 
 /// A validated broadcast: the rank programs on demand.
@@ -259,7 +350,7 @@ impl Schedule {
         let plan = if spec.procs == 1 || spec.collective.returns_at_once(spec.msg_bytes) {
             Plan::Nothing
         } else {
-            schedules(spec.collective).plan(&spec)?
+            (schedules(spec.collective).plan)(&spec)?
         };
         Ok(Schedule { spec, plan })
     }
@@ -298,7 +389,9 @@ impl Schedule {
     /// (allgather, gather), the blocks it sends (alltoall); nothing in a
     /// reduction (its contribution is followed apart, see [`crate::sim`]).
     pub fn holds_at_start(&self, rank: u32, hold: &mut dyn FnMut(Span)) {
-        schedules(self.spec.collective).holds_at_start(&self.spec, rank, hold)
+        schedules(self.spec.collective)
+            .layout
+            .holds_at_start(&self.spec, rank, hold)
     }
 
     /// What `rank` must hold at the end: the whole buffer (a gather's
@@ -318,21 +411,21 @@ impl Schedule {
         if p == 0 || spec.root >= p || p == 1 || spec.collective.returns_at_once(spec.msg_bytes) {
             return None;
         }
-        schedules(spec.collective).tree_depth(spec)
+        schedules(spec.collective).layout.tree_depth(spec)
     }
 
     /// [`Schedule::doubles`] without building the schedule where the
     /// collective runs on trees (their depth says how they grow: see
     /// [`Schedule::tree_depth`]).
     pub fn doubles_of(spec: &Spec) -> Option<bool> {
-        schedules(spec.collective).doubles(spec)
+        schedules(spec.collective).layout.doubles(spec)
     }
 
     /// The segment size `spec`'s pipelined algorithm cuts its message into
     /// (a reduction's whole elements), without building the schedule;
     /// `None` for a collective that is not pipelined.
     pub fn segment_of(spec: &Spec) -> Option<u64> {
-        schedules(spec.collective).segment_bytes(spec)
+        schedules(spec.collective).layout.segment_bytes(spec)
     }
 
     /// The tree and segments when the algorithm runs on Open MPI's generic
@@ -398,7 +491,7 @@ impl Schedule {
         match &self.plan {
             Plan::Allreduce(shape) => shape.doubles(),
             Plan::Allgather(shape) => Some(shape.doubles()),
-            Plan::Alltoall(shape) => Some(*shape == alltoall::Shape::ModifiedBruck),
+            Plan::Alltoall(shape) => Some(*shape == alltoall::AlltoallShape::ModifiedBruck),
             Plan::ReduceScatter(shape) => shape.doubles(),
             Plan::Barrier(shape) => Some(shape.doubles()),
             _ => None,
@@ -452,7 +545,11 @@ impl Schedule {
     /// alltoall's ([`alltoall::local`]); a message whose bytes lie in
     /// several places there goes through scratch memory.
     pub fn local_ops(&self, rank: u32) -> Result<Vec<LocalOp>, String> {
-        let place = |bytes: Span| schedules(self.spec.collective).place(&self.spec, rank, bytes);
+        let place = |bytes: Span| {
+            schedules(self.spec.collective)
+                .layout
+                .place(&self.spec, rank, bytes)
+        };
         self.ops(rank)
             .into_iter()
             .map(|op| {
@@ -499,7 +596,9 @@ impl Schedule {
     /// `Collective::local_bytes`). A binomial scatter's inner ranks copy
     /// their block out after receiving their subtree's: not modelled.
     pub fn local_copy(&self, rank: u32) -> Option<(Span, Span)> {
-        schedules(self.spec.collective).local_copy(&self.spec, rank)
+        schedules(self.spec.collective)
+            .layout
+            .local_copy(&self.spec, rank)
     }
 
     /// The buffers Open MPI's algorithm allocates on `rank` every call
@@ -588,7 +687,7 @@ impl Schedule {
 
 /// The algorithms of `collective` with a schedule (what `impl=own` runs).
 pub fn scheduled(collective: Collective) -> &'static [Algorithm] {
-    schedules(collective).scheduled()
+    schedules(collective).scheduled
 }
 
 #[cfg(test)]

@@ -16,17 +16,9 @@ use crate::data::{element_bytes, Algorithm};
 
 /// Reduce's schedules: one buffer, every rank's contribution followed
 /// apart.
-pub(super) struct ReduceSchedules;
+pub(super) struct ReduceLayout;
 
-impl super::Schedules for ReduceSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
+impl super::Layout for ReduceLayout {
     // A tree: its depth says how it grows, without building a schedule.
     fn doubles(&self, _spec: &Spec) -> Option<bool> {
         None

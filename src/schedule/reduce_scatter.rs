@@ -59,7 +59,7 @@ pub const SCHEDULED_BLOCK: [Algorithm; 4] = [
 
 /// How a reduce-scatter runs.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Shape {
+pub(super) enum ReduceScatterShape {
     /// A reduce of the whole vector to rank 0, then a scatter of its
     /// blocks from it.
     ReduceScatter(Box<[Schedule; 2]>),
@@ -80,50 +80,13 @@ pub(super) enum Shape {
     RecursiveDoubling,
 }
 
-/// MPI_Reduce_scatter's schedules: each rank's vector of p blocks.
-pub(super) struct ReduceScatterSchedules;
+/// Both reduce-scatters' layout: each rank needs its block of the
+/// vector (where [`position`] puts it).
+pub(super) struct ReduceScatterLayout;
 
-impl super::Schedules for ReduceScatterSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
-    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
-        p * m
-    }
-
-    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
-        position(spec, rank)
-    }
-}
-
-/// MPI_Reduce_scatter_block's schedules: MPI_Reduce_scatter's, with spans
-/// that may wrap past the vector's end.
-pub(super) struct ReduceScatterBlockSchedules;
-
-impl super::Schedules for ReduceScatterBlockSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED_BLOCK
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
-    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
-        p * m
-    }
-
-    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
-        position(spec, rank)
-    }
-
-    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
-        super::wrapped_pieces(total, bytes, each)
+impl super::Layout for ReduceScatterLayout {
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Option<Span> {
+        Some(position(spec, rank))
     }
 }
 
@@ -145,11 +108,13 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
             ))
         }
         Algorithm::Nonoverlapping | Algorithm::Linear => reduce_then_scatter(spec)?,
-        Algorithm::RecursiveHalving => Shape::RecursiveHalving,
-        Algorithm::RecursiveDoubling => Shape::RecursiveDoubling,
-        Algorithm::Ring => Shape::Ring,
-        Algorithm::Butterfly if block && p.is_power_of_two() => Shape::MirroredButterfly,
-        _ => Shape::Butterfly,
+        Algorithm::RecursiveHalving => ReduceScatterShape::RecursiveHalving,
+        Algorithm::RecursiveDoubling => ReduceScatterShape::RecursiveDoubling,
+        Algorithm::Ring => ReduceScatterShape::Ring,
+        Algorithm::Butterfly if block && p.is_power_of_two() => {
+            ReduceScatterShape::MirroredButterfly
+        }
+        _ => ReduceScatterShape::Butterfly,
     };
     Ok(Plan::ReduceScatter(shape))
 }
@@ -158,18 +123,18 @@ pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
 /// (with no rules file, tuned's fixed decision), then MPI_Reduce_scatter
 /// coll/basic's linear scatterv (tuned has none), MPI_Reduce_scatter_block
 /// the communicator's scatter (tuned's fixed decision).
-fn reduce_then_scatter(spec: &Spec) -> Result<Shape, String> {
+fn reduce_then_scatter(spec: &Spec) -> Result<ReduceScatterShape, String> {
     let (p, m) = (spec.procs, spec.msg_bytes);
     let whole = u64::from(p) * m;
     let reduce = crate::ompi_fixed::decision(Collective::Reduce, p, whole)
         .ok_or("no fixed reduce decision")?;
-    let scatter = match spec.collective {
-        Collective::ReduceScatterBlock => crate::ompi_fixed::decision(Collective::Scatter, p, m)
-            .ok_or("no fixed scatter decision")?,
-        _ => Candidate {
+    let scatter = if spec.collective == Collective::ReduceScatterBlock {
+        crate::ompi_fixed::decision(Collective::Scatter, p, m).ok_or("no fixed scatter decision")?
+    } else {
+        Candidate {
             algorithm: Algorithm::Linear,
             ..Candidate::DEFAULT
-        },
+        }
     };
     let phase = |collective, c: Candidate, msg_bytes| {
         Schedule::new(Spec {
@@ -188,7 +153,7 @@ fn reduce_then_scatter(spec: &Spec) -> Result<Shape, String> {
             )
         })
     };
-    Ok(Shape::ReduceScatter(Box::new([
+    Ok(ReduceScatterShape::ReduceScatter(Box::new([
         phase(Collective::Reduce, reduce, whole)?,
         phase(Collective::Scatter, scatter, m)?,
     ])))
@@ -198,20 +163,22 @@ fn reduce_then_scatter(spec: &Spec) -> Result<Shape, String> {
 /// order (see the module docs): a copy of the send buffer and what it
 /// receives into; rank 0's result of the reduce, then the reduce's own,
 /// for the two that reduce first.
-pub(super) fn working_memory(shape: &Shape, spec: &Spec, rank: u32) -> Vec<Working> {
+pub(super) fn working_memory(shape: &ReduceScatterShape, spec: &Spec, rank: u32) -> Vec<Working> {
     let (p, m) = (u64::from(spec.procs), spec.msg_bytes);
     match shape {
-        Shape::RecursiveHalving
-        | Shape::Butterfly
-        | Shape::MirroredButterfly
-        | Shape::RecursiveDoubling => vec![Working::copy(p * m), Working::written(p * m)],
-        Shape::Ring if p > 2 => vec![
+        ReduceScatterShape::RecursiveHalving
+        | ReduceScatterShape::Butterfly
+        | ReduceScatterShape::MirroredButterfly
+        | ReduceScatterShape::RecursiveDoubling => {
+            vec![Working::copy(p * m), Working::written(p * m)]
+        }
+        ReduceScatterShape::Ring if p > 2 => vec![
             Working::copy(p * m),
             Working::written(m),
             Working::written(m),
         ],
-        Shape::Ring => vec![Working::copy(p * m), Working::written(m)],
-        Shape::ReduceScatter(phases) => {
+        ReduceScatterShape::Ring => vec![Working::copy(p * m), Working::written(m)],
+        ReduceScatterShape::ReduceScatter(phases) => {
             let mut out = Vec::new();
             if rank == 0 {
                 out.push(Working::written(p * m));
@@ -326,34 +293,34 @@ impl Fold {
     }
 }
 
-impl Shape {
+impl ReduceScatterShape {
     pub(super) fn ops(&self, spec: &Spec, rank: u32, ops: &mut Vec<Op>) {
         match self {
-            Shape::ReduceScatter(phases) => super::phased_ops(&phases[..], rank, ops),
-            Shape::RecursiveHalving => recursive_halving_ops(spec, rank, ops),
-            Shape::Ring => ring_ops(spec, rank, ops),
-            Shape::Butterfly => butterfly_ops(spec, rank, ops),
-            Shape::MirroredButterfly => mirrored_butterfly_ops(spec, rank, ops),
-            Shape::RecursiveDoubling => recursive_doubling_ops(spec, rank, ops),
+            ReduceScatterShape::ReduceScatter(phases) => super::phased_ops(&phases[..], rank, ops),
+            ReduceScatterShape::RecursiveHalving => recursive_halving_ops(spec, rank, ops),
+            ReduceScatterShape::Ring => ring_ops(spec, rank, ops),
+            ReduceScatterShape::Butterfly => butterfly_ops(spec, rank, ops),
+            ReduceScatterShape::MirroredButterfly => mirrored_butterfly_ops(spec, rank, ops),
+            ReduceScatterShape::RecursiveDoubling => recursive_doubling_ops(spec, rank, ops),
         }
     }
 
     /// See [`Schedule::doubles`].
     pub(super) fn doubles(&self) -> Option<bool> {
         match self {
-            Shape::RecursiveHalving
-            | Shape::Butterfly
-            | Shape::MirroredButterfly
-            | Shape::RecursiveDoubling => Some(true),
-            Shape::Ring => Some(false),
-            Shape::ReduceScatter(_) => None,
+            ReduceScatterShape::RecursiveHalving
+            | ReduceScatterShape::Butterfly
+            | ReduceScatterShape::MirroredButterfly
+            | ReduceScatterShape::RecursiveDoubling => Some(true),
+            ReduceScatterShape::Ring => Some(false),
+            ReduceScatterShape::ReduceScatter(_) => None,
         }
     }
 
     /// How deep a reduce + scatter runs: its two trees' depths added (a
     /// flat phase counts its ranks); `None` for the others.
     pub(super) fn depth(&self) -> Option<u32> {
-        let Shape::ReduceScatter(phases) = self else {
+        let ReduceScatterShape::ReduceScatter(phases) = self else {
             return None;
         };
         Some(super::phased_depth(&phases[..]))
@@ -361,29 +328,37 @@ impl Shape {
 
     pub(super) fn describe(&self, spec: &Spec) -> String {
         match self {
-            Shape::ReduceScatter(phases) => format!(
+            ReduceScatterShape::ReduceScatter(phases) => format!(
                 "a reduce of the p blocks to rank 0 ({}), then a scatter of them from it ({})",
                 phases[0].runs_as(),
                 phases[1].runs_as()
             ),
-            Shape::RecursiveHalving => "recursive halving: the first 2(p - p') ranks fold in \
+            ReduceScatterShape::RecursiveHalving => {
+                "recursive halving: the first 2(p - p') ranks fold in \
                  pairs, log2 p' exchanges of halves of the vector, the folded ranks get their \
                  blocks last"
-                .into(),
-            Shape::Ring => format!(
+                    .into()
+            }
+            ReduceScatterShape::Ring => format!(
                 "ring: {} steps, each passing one block, combined, to the right",
                 spec.procs - 1
             ),
-            Shape::Butterfly => "butterfly: the first 2(p - p') ranks fold in pairs, log2 p' \
+            ReduceScatterShape::Butterfly => {
+                "butterfly: the first 2(p - p') ranks fold in pairs, log2 p' \
                  exchanges of halves, then each block to its rank along the mirror permutation"
-                .into(),
-            Shape::MirroredButterfly => "butterfly over blocks in mirrored order: log2 p \
+                    .into()
+            }
+            ReduceScatterShape::MirroredButterfly => {
+                "butterfly over blocks in mirrored order: log2 p \
                  exchanges of halves, each rank's block ends in place"
-                .into(),
-            Shape::RecursiveDoubling => "recursive doubling: ceil(log2 p) exchanges of every \
+                    .into()
+            }
+            ReduceScatterShape::RecursiveDoubling => {
+                "recursive doubling: ceil(log2 p) exchanges of every \
                  block but those of the rank's own subtree, a partner's partial result handed \
                  on to the ranks of the subtree that have no partner"
-                .into(),
+                    .into()
+            }
         }
     }
 }
@@ -830,14 +805,14 @@ mod tests {
         // reduce decision says, then scattered (scatterv: linear; the
         // block's: as the fixed scatter decision says).
         let rs = schedule(Collective::ReduceScatter, Algorithm::Nonoverlapping, 4);
-        let Plan::ReduceScatter(Shape::ReduceScatter(phases)) = &rs.plan else {
+        let Plan::ReduceScatter(ReduceScatterShape::ReduceScatter(phases)) = &rs.plan else {
             panic!("{:?}", rs.plan)
         };
         assert_eq!(phases[0].spec.collective, Collective::Reduce);
         assert_eq!(phases[0].spec.msg_bytes, 16);
         assert_eq!(phases[1].spec.algorithm, Algorithm::Linear);
         let block = schedule(Collective::ReduceScatterBlock, Algorithm::Linear, 4);
-        let Plan::ReduceScatter(Shape::ReduceScatter(phases)) = &block.plan else {
+        let Plan::ReduceScatter(ReduceScatterShape::ReduceScatter(phases)) = &block.plan else {
             panic!("{:?}", block.plan)
         };
         let fixed = crate::ompi_fixed::decision(Collective::Scatter, 4, 4).unwrap();

@@ -21,7 +21,7 @@ pub const SCHEDULED: [Algorithm; 3] = [Algorithm::Linear, Algorithm::Binomial, A
 
 /// How a scatter runs.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Shape {
+pub(super) enum ScatterShape {
     /// The root sends each rank its block in turn, blocking, in rank
     /// order.
     Linear,
@@ -34,21 +34,9 @@ pub(super) enum Shape {
 }
 
 /// Scatter's schedules: the root starts with the p blocks.
-pub(super) struct ScatterSchedules;
+pub(super) struct ScatterLayout;
 
-impl super::Schedules for ScatterSchedules {
-    fn scheduled(&self) -> &'static [Algorithm] {
-        &SCHEDULED
-    }
-
-    fn plan(&self, spec: &Spec) -> Result<Plan, String> {
-        plan(spec)
-    }
-
-    fn buffer_bytes(&self, p: u64, m: u64) -> u64 {
-        p * m
-    }
-
+impl super::Layout for ScatterLayout {
     fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
         if rank == spec.root {
             hold(Span {
@@ -58,16 +46,12 @@ impl super::Schedules for ScatterSchedules {
         }
     }
 
-    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Span {
-        block(spec, rank)
+    fn needs_at_end(&self, spec: &Spec, rank: u32) -> Option<Span> {
+        Some(block(spec, rank))
     }
 
     fn tree_depth(&self, spec: &Spec) -> Option<u32> {
         binomial_depth(spec)
-    }
-
-    fn pieces(&self, _spec: &Spec, total: u64, bytes: Span, each: &mut dyn FnMut(Span)) {
-        super::wrapped_pieces(total, bytes, each)
     }
 
     /// The root's block from its place into its receive buffer.
@@ -91,9 +75,11 @@ pub(super) fn binomial_depth(spec: &Spec) -> Option<u32> {
 /// The scatter plan of `spec` (p > 1, a non-empty block).
 pub(super) fn plan(spec: &Spec) -> Result<Plan, String> {
     let shape = match spec.algorithm {
-        Algorithm::Linear => Shape::Linear,
-        Algorithm::LinearNb => Shape::LinearNb,
-        Algorithm::Binomial => Shape::Binomial(Tree::in_order_binomial(spec.procs, spec.root)),
+        Algorithm::Linear => ScatterShape::Linear,
+        Algorithm::LinearNb => ScatterShape::LinearNb,
+        Algorithm::Binomial => {
+            ScatterShape::Binomial(Tree::in_order_binomial(spec.procs, spec.root))
+        }
         other => {
             return Err(format!(
                 "no scatter schedule for '{other}' (own scatter algorithms: {})",
@@ -132,24 +118,24 @@ pub(super) fn block(spec: &Spec, rank: u32) -> Span {
     }
 }
 
-impl Shape {
+impl ScatterShape {
     pub(super) fn tree(&self) -> Option<&Tree> {
         match self {
-            Shape::Binomial(tree) => Some(tree),
-            Shape::Linear | Shape::LinearNb => None,
+            ScatterShape::Binomial(tree) => Some(tree),
+            ScatterShape::Linear | ScatterShape::LinearNb => None,
         }
     }
 
     pub(super) fn describe(&self, spec: &Spec) -> Option<String> {
         let root = spec.root;
         match self {
-            Shape::Linear => Some(format!(
+            ScatterShape::Linear => Some(format!(
                 "flat: root {root} sends every other rank its block in turn, blocking"
             )),
-            Shape::LinearNb => Some(format!(
+            ScatterShape::LinearNb => Some(format!(
                 "flat: root {root} posts a send of its block to every other rank, then waits"
             )),
-            Shape::Binomial(_) => None,
+            ScatterShape::Binomial(_) => None,
         }
     }
 
@@ -158,22 +144,22 @@ impl Shape {
         let (p, root) = (spec.procs, spec.root);
         let others = (0..p).filter(|&r| r != root);
         match self {
-            Shape::Linear | Shape::LinearNb if rank != root => ops.push(Op::Recv {
+            ScatterShape::Linear | ScatterShape::LinearNb if rank != root => ops.push(Op::Recv {
                 peer: root,
                 bytes: block(spec, rank),
             }),
-            Shape::Linear => ops.extend(others.map(|peer| Op::Send {
+            ScatterShape::Linear => ops.extend(others.map(|peer| Op::Send {
                 peer,
                 bytes: block(spec, peer),
             })),
-            Shape::LinearNb => {
+            ScatterShape::LinearNb => {
                 ops.extend(others.map(|peer| Op::Isend {
                     peer,
                     bytes: block(spec, peer),
                 }));
                 ops.push(Op::WaitSends);
             }
-            Shape::Binomial(tree) => {
+            ScatterShape::Binomial(tree) => {
                 if let Some(parent) = tree.parent[rank as usize] {
                     ops.push(Op::Recv {
                         peer: parent,

@@ -236,7 +236,7 @@ impl<'a> Predictor<'a> {
 /// The job and message sizes a model was trained on: where its predictions
 /// interpolate, and how far beyond it a configuration lies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Range {
+pub struct TrainedRange {
     pub procs: (u32, u32),
     pub nodes: (u32, u32),
     pub ppn: (u32, u32),
@@ -252,15 +252,15 @@ pub struct Range {
     pub across_msg_bytes: Option<(u64, u64)>,
 }
 
-impl Range {
-    pub fn of(d: &Dataset) -> Range {
+impl TrainedRange {
+    pub fn of(d: &Dataset) -> TrainedRange {
         let mut configs = d.configs();
         let Some(first) = configs.next() else {
-            return Range::default();
+            return TrainedRange::default();
         };
         let across = |c: &Config| (c.nodes > 1).then_some((c.procs, c.procs));
         let across_msg = |c: &Config| (c.nodes > 1).then_some((c.msg_bytes, c.msg_bytes));
-        let one = |c: &Config| Range {
+        let one = |c: &Config| TrainedRange {
             procs: (c.procs, c.procs),
             nodes: (c.nodes, c.nodes),
             ppn: (c.ppn, c.ppn),
@@ -270,7 +270,7 @@ impl Range {
         };
         configs.fold(one(&first), |r, c| {
             let widen = |(lo, hi): (u32, u32), v: u32| (lo.min(v), hi.max(v));
-            Range {
+            TrainedRange {
                 procs: widen(r.procs, c.procs),
                 nodes: widen(r.nodes, c.nodes),
                 ppn: widen(r.ppn, c.ppn),
@@ -368,7 +368,7 @@ pub struct Selector<'a> {
     pub target: Target,
     pub mappings: &'a [Vec<Mapping>],
     pub policy: Policy,
-    pub range: Range,
+    pub range: TrainedRange,
 }
 
 impl Selector<'_> {
@@ -539,7 +539,7 @@ mod tests {
                 ]
             })
             .collect();
-        let range = Range::of(&Dataset::from_rows(rows, Provenance::default()));
+        let range = TrainedRange::of(&Dataset::from_rows(rows, Provenance::default()));
         assert_eq!(range.procs, (2, 8));
         assert_eq!(range.distance(&config(4, 64)), 0.0);
         assert_eq!(
@@ -567,7 +567,7 @@ mod tests {
         let mut across = row(64, 64, Algorithm::Default, 1.0);
         across.config.nodes = 2;
         rows.push(across);
-        let range = Range::of(&Dataset::from_rows(rows, Provenance::default()));
+        let range = TrainedRange::of(&Dataset::from_rows(rows, Provenance::default()));
         assert_eq!(range.across_nodes, Some((64, 64)));
         let job = |procs, nodes| {
             let mut c = config(procs, 64);
@@ -626,7 +626,7 @@ mod tests {
                 target: Target::RatioToDefault,
                 mappings: &mappings,
                 policy: Policy::NONE,
-                range: Range::of(&d),
+                range: TrainedRange::of(&d),
             };
             selector.rank(&at, None)
         };

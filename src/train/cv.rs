@@ -22,7 +22,7 @@ use crate::data::metrics::Tally;
 use crate::data::{Config, Dataset};
 use crate::error::Result;
 use crate::select::measured::Measured;
-use crate::select::{prefer_default, Auto, Evidence, Policy, Range, Ranked, SelectorKind};
+use crate::select::{prefer_default, Auto, Evidence, Policy, Ranked, SelectorKind, TrainedRange};
 use crate::train::samples::TrainingSet;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -345,7 +345,7 @@ fn held_out_picks(
     hybrid: bool,
 ) -> Result<Vec<Vec<HeldOut>>> {
     let whole = d.subset(|m| !held.contains(&m.config.procs));
-    let range = Range::of(&whole);
+    let range = TrainedRange::of(&whole);
     let part = whole.thinned(MOST_FITTED);
     let set = TrainingSet::along(&part, hybrid, full);
     let cs = &set.cs;
@@ -374,7 +374,13 @@ fn held_out_picks(
     let selectors: Vec<_> = fitted
         .iter()
         .map(|(kind, models)| {
-            set.selector(*kind, models, &measured, Policy::NONE, Range::default())
+            set.selector(
+                *kind,
+                models,
+                &measured,
+                Policy::NONE,
+                TrainedRange::default(),
+            )
         })
         .collect();
     // On every core.

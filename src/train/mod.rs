@@ -16,14 +16,14 @@ use crate::learn::target::Target;
 use crate::learn::{features, hybrid, LearnerKind};
 use crate::select::decision::Job;
 use crate::select::measured::Measured;
-use crate::select::{Auto, Decider, Predictor, Range, Selector, SelectorKind};
+use crate::select::{Auto, Decider, Predictor, Selector, SelectorKind, TrainedRange};
 use cv::{choose_auto, cross_validate, held_out_groups, policy};
 use samples::{TrainingSet, MIN_ROWS};
 use store::{LearnerModels, Manifest, FORMAT_VERSION};
 
 /// How to train.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct TrainOptions {
     /// The learners to fit, each once.
     pub learners: Vec<LearnerKind>,
     /// Cross-validation folds over the procs values (an extrapolating fold
@@ -49,29 +49,29 @@ pub struct Trained {
 /// Which selector decides: `auto` (cross-validation's choice, and the
 /// measurements where there are some), or one selector everywhere.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Choice {
+pub enum SelectorChoice {
     Auto,
     One(SelectorKind),
 }
 
-impl std::str::FromStr for Choice {
+impl std::str::FromStr for SelectorChoice {
     type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Choice, String> {
+    fn from_str(s: &str) -> std::result::Result<SelectorChoice, String> {
         if s.trim().eq_ignore_ascii_case("auto") {
-            return Ok(Choice::Auto);
+            return Ok(SelectorChoice::Auto);
         }
         s.parse()
-            .map(Choice::One)
+            .map(SelectorChoice::One)
             .map_err(|e| format!("{e}, or auto"))
     }
 }
 
-impl Choice {
+impl SelectorChoice {
     /// The selectors this choice stands for, `auto` being `auto`.
     pub fn kinds(self, auto: Auto) -> Auto {
         match self {
-            Choice::Auto => auto,
-            Choice::One(kind) => Auto {
+            SelectorChoice::Auto => auto,
+            SelectorChoice::One(kind) => Auto {
                 inside: kind,
                 outside: kind,
                 ..auto
@@ -81,7 +81,7 @@ impl Choice {
 }
 
 /// Progress steps of [`fit`] on `d`: the folds' fits, then the learners'.
-pub fn steps(d: &Dataset, options: &Options) -> u64 {
+pub fn steps(d: &Dataset, options: &TrainOptions) -> u64 {
     let folds = held_out_groups(d, options.folds).len();
     let fits = options.learners.len() + 1;
     (folds * fits + options.learners.len()) as u64
@@ -93,13 +93,13 @@ pub fn steps(d: &Dataset, options: &Options) -> u64 {
 /// manifest's `training_files` is left for the caller to fill.
 pub fn fit(
     all: &Dataset,
-    options: &Options,
+    options: &TrainOptions,
     mut tick: impl FnMut(),
 ) -> Result<(Trained, Vec<String>)> {
     let mut notes = Vec::new();
     // What was measured (range and configurations) comes from all rows:
     // thinning drops sizes between kept ones only.
-    let range = Range::of(all);
+    let range = TrainedRange::of(all);
     let thinned = (options.max_rows > 0 && all.measurements().len() > options.max_rows)
         .then(|| all.thinned(options.max_rows));
     let data = thinned.as_ref().unwrap_or(all);
@@ -233,21 +233,21 @@ impl Trained {
     }
 
     /// How `choice` decides.
-    pub fn decider(&self, choice: Choice) -> Result<Decider<'_>> {
+    pub fn decider(&self, choice: SelectorChoice) -> Result<Decider<'_>> {
         let kinds = choice.kinds(self.manifest.auto);
         Ok(Decider {
             inside: self.selector(kinds.inside)?,
             outside: self.selector(kinds.outside)?,
-            measured: (choice == Choice::Auto).then_some(&self.measured),
+            measured: (choice == SelectorChoice::Auto).then_some(&self.measured),
             floor: self.measured.floor(),
         })
     }
 
     /// The name of `choice` in tables and files.
-    pub fn label(&self, choice: Choice) -> String {
+    pub fn label(&self, choice: SelectorChoice) -> String {
         match choice {
-            Choice::Auto => format!("{} (auto)", self.manifest.auto),
-            Choice::One(kind) => kind.to_string(),
+            SelectorChoice::Auto => format!("{} (auto)", self.manifest.auto),
+            SelectorChoice::One(kind) => kind.to_string(),
         }
     }
 

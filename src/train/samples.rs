@@ -10,7 +10,7 @@ use crate::learn::hybrid::{self, Terms};
 use crate::learn::target::Target;
 use crate::learn::Model;
 use crate::select::measured::Measured;
-use crate::select::{Policy, Predictor, Range, Selector, SelectorKind};
+use crate::select::{Policy, Predictor, Selector, SelectorKind, TrainedRange};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -183,7 +183,7 @@ impl TrainingSet {
         models: &'a [Model],
         measured: &'a Measured,
         policy: Policy,
-        range: Range,
+        range: TrainedRange,
     ) -> Selector<'a> {
         Selector {
             collective: self.cs.collective,
@@ -267,7 +267,13 @@ mod tests {
         let kind = SelectorKind::Learner(kind);
         let models = set.fit(kind).unwrap();
         let none = Measured::default();
-        let selector = set.selector(kind, &models, &none, Policy::default(), Range::default());
+        let selector = set.selector(
+            kind,
+            &models,
+            &none,
+            Policy::default(),
+            TrainedRange::default(),
+        );
         let mut se = 0.0;
         for m in test.measurements() {
             let ranked = selector.rank(&m.config, None);
@@ -330,7 +336,7 @@ mod tests {
             &models,
             &none,
             Policy::NONE,
-            Range::default(),
+            TrainedRange::default(),
         );
         let picks = |s: &Selector| {
             unmeasured
@@ -354,7 +360,7 @@ mod tests {
             target: Target::Time,
             mappings: &times.mappings,
             policy: Policy::NONE,
-            range: Range::default(),
+            range: TrainedRange::default(),
         };
         let right = picks(&absolute);
         assert!(right < unmeasured.len(), "{right} of {}", unmeasured.len());

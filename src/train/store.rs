@@ -25,9 +25,9 @@ use crate::learn::target::Target;
 use crate::learn::{LearnerKind, Model};
 use crate::select::measured::{Entry, Measured};
 use crate::select::validation::Validation;
-use crate::select::{Auto, Range, SelectorKind};
+use crate::select::{Auto, SelectorKind, TrainedRange};
 use crate::train::cv::CvScore;
-use crate::train::{Choice, Trained};
+use crate::train::{SelectorChoice, Trained};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -59,7 +59,7 @@ pub struct Manifest {
     /// had fewer than two procs values.
     pub cv: Vec<CvScore>,
     /// The job and message sizes trained on.
-    pub range: Range,
+    pub range: TrainedRange,
     pub training_files: Vec<String>,
     pub training: Summary,
 }
@@ -125,7 +125,7 @@ pub fn save(dir: &Path, trained: &Trained) -> Result<()> {
 /// The model in `dir` with what `choice` decides by: the learners' models
 /// it uses (only those: a KNN model of a large campaign is hundreds of
 /// MB), and the measurements for `auto`; every file read is checked.
-pub fn load(dir: &Path, choice: Choice) -> Result<Trained, InputError> {
+pub fn load(dir: &Path, choice: SelectorChoice) -> Result<Trained, InputError> {
     let manifest = load_manifest(dir)?;
     let kinds = choice.kinds(manifest.auto);
     let mut learners: Vec<LearnerKind> = [kinds.inside, kinds.outside]

@@ -1,11 +1,11 @@
 //! Deciding: a model per collective trained on what was measured, its
 //! decisions per job size, and the switches away from `default` they make.
 
-use super::{measured, model_dir, Grid, Options};
+use super::{measured, model_dir, Grid, TuneOptions};
 use crate::data::{Config, Dataset, Impl};
 use crate::error::{warn_all, Result};
 use crate::select::decision::{DecisionTable, Job};
-use crate::train::{self, store, Choice, Trained};
+use crate::train::{self, store, SelectorChoice, Trained};
 use std::time::{Duration, Instant};
 
 /// One collective's model and its decision tables, one per job size.
@@ -21,7 +21,7 @@ pub(super) struct Decided {
 /// Trains a model per collective on what was measured (saving each) and
 /// decides every tuned size, each for the placement it was measured on
 /// (the rules format keys on size alone). Rank 0, no MPI needed.
-pub(super) fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Option<Decided>>> {
+pub(super) fn decide(args: &TuneOptions, grids: &[Grid]) -> Result<Vec<Option<Decided>>> {
     let dir = &args.out_dir;
     let data_path = dir.join("data.csv");
     let mut out = Vec::new();
@@ -53,8 +53,8 @@ pub(super) fn decide(args: &Options, grids: &[Grid]) -> Result<Vec<Option<Decide
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        let decider = trained.decider(Choice::Auto)?;
-        let label = trained.label(Choice::Auto);
+        let decider = trained.decider(SelectorChoice::Auto)?;
+        let label = trained.label(SelectorChoice::Auto);
         // Under MPICH `default` is its device layer's choice, which its
         // selection file cannot name: the file decides among MPICH's
         // algorithms, each then validated against `default`.

@@ -5,10 +5,10 @@
 
 use super::coverage;
 use super::{
-    decode, encode, grids_procs, local, measured, sizes_of, Budget, Grid, Options, EXPLORE,
+    decode, encode, grids_procs, local, measured, sizes_of, Budget, Grid, TuneOptions, EXPLORE,
 };
 use crate::bench::points;
-use crate::bench::{self, Part, Session};
+use crate::bench::{self, CommPart, Session};
 use crate::data::{Candidate, Collective, Config, Dataset};
 use crate::error::{Error, Result};
 use crate::plan::{choose, score, Settings};
@@ -43,7 +43,7 @@ const FIRST_PASS: f64 = 0.5;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn first_pass(
     session: &Session,
-    args: &Options,
+    args: &TuneOptions,
     grids: &[Grid],
     offsets: &[usize],
     bases: &[Vec<bool>],
@@ -150,11 +150,11 @@ pub(super) fn first_pass(
         let g = offsets.iter().rposition(|&o| o <= chosen[0]).unwrap_or(0);
         let mine = local(&chosen, offsets[g], grids[g].points.len());
         remaining = remaining.saturating_sub(mine.len());
-        let timing = bench::Options {
+        let timing = bench::BenchOptions {
             max_seconds: args.timing.max_seconds.min(cap),
             ..args.timing.clone()
         };
-        let args = Options {
+        let args = TuneOptions {
             timing,
             ..args.clone()
         };
@@ -209,7 +209,7 @@ const SIZE_BANDS: usize = 3;
 /// cannot be priced). Nothing where the first pass took that half.
 pub(super) fn seed(
     session: &Session,
-    args: &Options,
+    args: &TuneOptions,
     grids: &[Grid],
     bases: &[Vec<bool>],
     data: &Path,
@@ -259,16 +259,16 @@ pub(super) fn seed(
 /// differs, so only its own decides); everyone measures what it chose.
 pub(super) fn explore(
     session: &Session,
-    args: &Options,
+    args: &TuneOptions,
     grids: &[Grid],
     offsets: &[usize],
     data: &Path,
     budget: &Budget,
     costs: &mut coverage::Costs,
-) -> Result<Explored> {
+) -> Result<Stopped> {
     let total: usize = grids.iter().map(|g| g.points.len()).sum();
     // Why exploring stopped (rank 0 knows).
-    let mut ended = Explored::Budget;
+    let mut ended = Stopped::Budget;
     // How often each point (global index) was planned: one planned twice
     // and still unmeasured is one bench leaves out (it said why) and is
     // not planned again, or its configuration, unpriced, would head every
@@ -297,7 +297,7 @@ pub(super) fn explore(
                     true => eprintln!("tune: every point of the grid that bench runs is measured"),
                     false => eprintln!("tune: every point of the grid is measured"),
                 }
-                ended = Explored::Everything;
+                ended = Stopped::Everything;
             }
             let top = scored.iter().map(|s| s.regret).fold(0.0, f64::max);
             let per_round =
@@ -309,7 +309,7 @@ pub(super) fn explore(
                     .for_each(|&i| *planned.entry(i).or_default() += 1);
             } else if !scored.is_empty() {
                 eprintln!("tune: converged: no measurement is expected to change a decision by 1%");
-                ended = Explored::Converged;
+                ended = Stopped::Converged;
             }
             if !chosen.is_empty() {
                 eprintln!(
@@ -344,7 +344,7 @@ pub(super) fn explore(
 
 /// Why the rounds of exploring stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Explored {
+pub(super) enum Stopped {
     /// The exploring share of the budget was spent.
     Budget,
     /// No measurement was expected to change a decision by 1%.
@@ -354,7 +354,7 @@ pub(super) enum Explored {
 }
 
 /// Whether a configuration is on the seed lattice.
-fn lattice(args: &Options, c: &Config) -> bool {
+fn lattice(args: &TuneOptions, c: &Config) -> bool {
     let size = args
         .sizes
         .iter()
@@ -369,7 +369,7 @@ fn lattice(args: &Options, c: &Config) -> bool {
 /// communicator size's outcome).
 fn measure(
     session: &Session,
-    args: &Options,
+    args: &TuneOptions,
     grid: &Grid,
     chosen: &[usize],
     budget: Duration,
@@ -377,15 +377,15 @@ fn measure(
     costs: &mut coverage::Costs,
 ) -> Result<()> {
     let selected: Vec<(Config, Candidate)> = chosen.iter().map(|&i| grid.points[i]).collect();
-    let parts: Vec<Part> = points::listed(&selected)
+    let parts: Vec<CommPart> = points::listed(&selected)
         .into_iter()
-        .map(|p| Part {
+        .map(|p| CommPart {
             mapping: args.mapping,
             ..p
         })
         .collect();
     let budget = Some(budget.max(Duration::from_millis(1)));
-    let opts = bench::Options {
+    let opts = bench::BenchOptions {
         collective: grid.collective,
         parts,
         out: data.to_path_buf(),

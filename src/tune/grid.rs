@@ -1,7 +1,7 @@
 //! The grid of a collective: every (configuration, candidate) this job can
 //! measure.
 
-use super::Options;
+use super::TuneOptions;
 use crate::bench::points::Sweep;
 use crate::bench::{self, Session};
 use crate::data::{Algorithm, Arrival, Candidate, Collective, Config, Impl};
@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 /// A reduction sums floats: sizes that are not whole floats are left out.
 pub(super) fn grid(
     session: &Session,
-    args: &Options,
+    args: &TuneOptions,
     collective: Collective,
     forced: &[Algorithm],
     implementation: Impl,

@@ -20,7 +20,7 @@ mod output;
 mod validate;
 
 use crate::bench::{self, Session};
-use crate::data::load::{load_files, Choice as DataChoice};
+use crate::data::load::{load_files, SystemFilter};
 use crate::data::{Algorithm, Candidate, Collective, Config, Dataset, Impl, Mapping};
 use crate::error::{Error, Result};
 use crate::library::Library;
@@ -36,7 +36,7 @@ use validate::{validate, validations};
 /// Share of the budget kept for validating the decisions: the rounds of
 /// exploring stop when the rest is spent. A validation times a switch and
 /// `default` in at least four replicas of three rounds of two blocks
-/// ([`crate::bench::compare::Rounds::replicated`]; about 0.8 s on 2
+/// ([`crate::bench::compare::RoundLimits::replicated`]; about 0.8 s on 2
 /// cores): a quarter of a 3-minute budget validates some fifty switches
 /// (and what exploring leaves unused goes to validation too), while
 /// exploring keeps the larger share.
@@ -44,7 +44,7 @@ const VALIDATION_SHARE: f64 = 0.25;
 
 /// What to tune and how.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct TuneOptions {
     /// Where data.csv, model/, rules, report.md and plots/ go.
     pub out_dir: PathBuf,
     /// Time for measuring; training and the report come after it.
@@ -56,21 +56,21 @@ pub struct Options {
     pub sizes: Vec<u64>,
     /// The collectives tuned, each with the algorithms to force
     /// (`default` is always measured).
-    pub collectives: Vec<Tuned>,
+    pub collectives: Vec<TuneTarget>,
     /// The user's MPICH selection file, which a tune under MPICH writes its
     /// decisions into (`mpich.json`).
     pub mpich_base: Option<crate::export::mpich_json::Base>,
     pub segsizes: Vec<u64>,
     /// How each point is timed: `bench`'s options, their points, file and
     /// budget set per round.
-    pub timing: bench::Options,
-    pub learning: train::Options,
+    pub timing: bench::BenchOptions,
+    pub learning: train::TrainOptions,
 }
 
 /// A collective to tune and the algorithms to force: Open MPI's, and
 /// MPICH's for a job under MPICH (the library decides which at start).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tuned {
+pub struct TuneTarget {
     pub collective: Collective,
     pub ompi: Vec<Algorithm>,
     pub mpich: Vec<Algorithm>,
@@ -79,7 +79,7 @@ pub struct Tuned {
 /// Each of `collectives` (once each, in their order) with the algorithms
 /// `names` names for it, or its measured ones (under MPICH, every one of
 /// MPICH's); a usage error for a name that is no algorithm of any of them.
-pub fn algorithms(collectives: &[Collective], names: Option<&[String]>) -> Result<Vec<Tuned>> {
+pub fn algorithms(collectives: &[Collective], names: Option<&[String]>) -> Result<Vec<TuneTarget>> {
     let mut collectives = collectives.to_vec();
     collectives.sort_unstable();
     collectives.dedup();
@@ -105,7 +105,7 @@ pub fn algorithms(collectives: &[Collective], names: Option<&[String]>) -> Resul
                 (ompi, mpich)
             }
         };
-        out.push(Tuned {
+        out.push(TuneTarget {
             collective: c,
             ompi,
             mpich,
@@ -121,7 +121,7 @@ pub fn algorithms(collectives: &[Collective], names: Option<&[String]>) -> Resul
 }
 
 /// Tunes the job this process belongs to (collective: every rank calls it).
-pub fn tune(args: &Options) -> Result<()> {
+pub fn tune(args: &TuneOptions) -> Result<()> {
     let session = Session::start(true)?;
     let result = rounds(&session, args);
     match result {
@@ -145,7 +145,7 @@ impl Grid {
     }
 }
 
-fn rounds(session: &Session, args: &Options) -> Result<()> {
+fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
     let budget = Budget {
         start: Instant::now(),
         total: args.time_budget,
@@ -279,9 +279,9 @@ fn measured(data: &Path, collective: Collective) -> Result<Dataset> {
     if !data.exists() {
         return Ok(Dataset::default());
     }
-    let choice = DataChoice {
+    let choice = SystemFilter {
         collective: Some(collective),
-        ..DataChoice::default()
+        ..SystemFilter::default()
     };
     match load_files(&[data.to_path_buf()], &choice) {
         Ok(loaded) => Ok(loaded.dataset),

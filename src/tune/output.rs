@@ -3,8 +3,8 @@
 
 use super::coverage;
 use super::decide::Decided;
-use super::explore::Explored;
-use super::{grids_procs, model_dir, sizes_of, write, Budget, Grid, Options, EXPLORE};
+use super::explore::Stopped;
+use super::{grids_procs, model_dir, sizes_of, write, Budget, Grid, TuneOptions, EXPLORE};
 use crate::data::Collective;
 use crate::error::Result;
 use crate::evaluate::{evaluate, split, Split};
@@ -21,7 +21,7 @@ use std::time::Duration;
 pub(super) fn report_budget(
     rows: &[Validation],
     unused: Duration,
-    ended: Explored,
+    ended: Stopped,
     total: Duration,
 ) -> String {
     let unmeasured = rows.iter().filter(|v| v.speedup.is_none()).count();
@@ -38,9 +38,9 @@ pub(super) fn report_budget(
         )
     } else if unused.as_secs_f64() >= 1.0 {
         let why = match ended {
-            Explored::Converged => "the rounds had converged",
-            Explored::Everything => "every point of the grid was measured",
-            Explored::Budget => "exploring had its share",
+            Stopped::Converged => "the rounds had converged",
+            Stopped::Everything => "every point of the grid was measured",
+            Stopped::Budget => "exploring had its share",
         };
         format!(
             "{:.0} s of the {:.0} s budget left unused: every switch from `default` was \
@@ -58,7 +58,7 @@ pub(super) fn report_budget(
 /// collective nothing of was measured (`None`) has no part in the rules:
 /// the library keeps its own choice, which the report says.
 pub(super) fn finish(
-    args: &Options,
+    args: &TuneOptions,
     grids: &[Grid],
     decided: Vec<Option<Decided>>,
     rows: &[Validation],
@@ -106,7 +106,7 @@ pub(super) fn finish(
             tables,
         });
     }
-    let export_options = |d: &Decided| export::Options {
+    let export_options = |d: &Decided| export::ExportOptions {
         rules_version: 1,
         origin: format!(
             "tune into {}, learner {}, switches validated",
@@ -180,7 +180,7 @@ pub(super) fn finish(
             under_mpich && !taken[k],
         ));
     }
-    let tuned: Vec<report::tune::Tuned> = grids
+    let tuned: Vec<report::tune::TunedReport> = grids
         .iter()
         .enumerate()
         .map(|(i, grid)| {
@@ -212,7 +212,7 @@ pub(super) fn finish(
                         },
                         pictures: pictures[k].clone(),
                     });
-            report::tune::Tuned {
+            report::tune::TunedReport {
                 collective: grid.collective,
                 explored,
                 shipping,
@@ -223,7 +223,7 @@ pub(super) fn finish(
     let whole: Option<f64> = (0..grids.len())
         .map(|g| coverage.first_pass_seconds(grids, g))
         .sum();
-    let run = report::summary::Run {
+    let run = report::summary::TuneRun {
         dir,
         tuned: &tuned,
         sizes: &args.sizes,
@@ -257,7 +257,7 @@ fn draw(
         return none;
     }
     let folder = format!("plots{}", collective.describe().file_suffix);
-    let shipped = report::shipped_plots::Shipped {
+    let shipped = report::shipped_plots::Shipment {
         function: collective.function(),
         tables,
         validations,
@@ -282,7 +282,7 @@ fn draw(
 /// (its plots written beside the report), or why there is none: fewer than
 /// 3 sizes, a split evaluate refuses, or no time left to train again.
 fn held_out(
-    args: &Options,
+    args: &TuneOptions,
     grid: &Grid,
     d: &Decided,
     budget: &Budget,
@@ -319,7 +319,7 @@ fn held_out(
         ),
         Err(e) => eprintln!("tune: warning: no plots in {}: {e}", plots_dir.display()),
     }
-    report::render(&evaluated, report::Format::Markdown).map_err(|e| e.to_string())
+    report::render(&evaluated, report::ReportFormat::Markdown).map_err(|e| e.to_string())
 }
 
 /// What the report says of coverage.

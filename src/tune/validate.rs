@@ -2,8 +2,8 @@
 //! rounds of fresh samples over replicas, and the run's tests controlled
 //! together.
 
-use super::{local, Grid, Options};
-use crate::bench::compare::{Arm, Compared, Request, Rounds};
+use super::{local, Grid, TuneOptions};
+use crate::bench::compare::{Arm, Compared, Request, RoundLimits};
 use crate::bench::{self, Session};
 use crate::data::Candidate;
 use crate::error::Result;
@@ -12,19 +12,19 @@ use std::time::{Duration, Instant};
 
 /// One grid's validations: each switch's point (an index into the grid) and
 /// its comparison with `default` (`None`: the time ran out first).
-pub(super) type Measured = Vec<(usize, Option<Compared>)>;
+pub(super) type Validations = Vec<(usize, Option<Compared>)>;
 
 /// Times each switch (a grid point) against `default` in paired rounds,
 /// within `budget` shared out over them: per grid, per communicator size,
 /// the switches in the order given. Collective; rank 0 has the results.
 pub(super) fn validate(
     session: &Session,
-    args: &Options,
+    args: &TuneOptions,
     grids: &[Grid],
     offsets: &[usize],
     switches: &[usize],
     budget: Duration,
-) -> Result<Vec<Measured>> {
+) -> Result<Vec<Validations>> {
     let start = Instant::now();
     let mut left_to_do = switches.len();
     let mut out = Vec::new();
@@ -64,7 +64,7 @@ pub(super) fn validate(
                 grid.collective.function()
             );
         }
-        let opts = bench::Options {
+        let opts = bench::BenchOptions {
             collective: grid.collective,
             ..args.timing.clone()
         };
@@ -72,7 +72,7 @@ pub(super) fn validate(
             grid.collective,
             &sizes,
             &opts,
-            &Rounds::replicated(),
+            &RoundLimits::replicated(),
             seconds,
         )?;
         // Rank 0 takes part in every size; the others keep nothing.
@@ -91,7 +91,7 @@ pub(super) fn validations(
     grids: &[Grid],
     offsets: &[usize],
     switches: &[usize],
-    compared: &[Measured],
+    compared: &[Validations],
 ) -> Vec<Validation> {
     let mut rows = Vec::new();
     for ((grid, offset), results) in grids.iter().zip(offsets).zip(compared) {

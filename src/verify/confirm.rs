@@ -430,7 +430,7 @@ fn tuned_sizes(data: &Path) -> Vec<(Collective, u32, u64)> {
         return Vec::new();
     }
     // One read of the file: its rows come back per collective.
-    let choice = crate::data::load::Choice::default();
+    let choice = crate::data::load::SystemFilter::default();
     let Ok((systems, _)) = crate::data::load::load_systems(&[data.to_path_buf()], &choice) else {
         return Vec::new();
     };

@@ -5,7 +5,7 @@
 
 use super::confirm::{self, write, Confirm, Switch};
 use super::files::read_tuned;
-use crate::bench::compare::{Arm, Request, Rounds};
+use crate::bench::compare::{Arm, Request, RoundLimits};
 use crate::bench::{self, control, Session};
 use crate::data::{Candidate, Collective, Mapping};
 use crate::error::{Error, Result};
@@ -128,11 +128,12 @@ fn time(session: &Session, switches: &[Switch], seconds: f64) -> Result<Vec<Vali
                 collective.function()
             );
         }
-        let opts = bench::Options {
+        let opts = bench::BenchOptions {
             collective,
             ..super::run::timing_options()
         };
-        let results = session.compare(collective, &sizes, &opts, &Rounds::replicated(), share)?;
+        let results =
+            session.compare(collective, &sizes, &opts, &RoundLimits::replicated(), share)?;
         for (asked, results) in which.into_iter().zip(results) {
             for ((sw, m), compared) in asked.into_iter().zip(results) {
                 rows.push(Validation {

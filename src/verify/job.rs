@@ -2,14 +2,14 @@
 //! library it runs ([`super::run`] under Open MPI, [`super::mpich_run`]
 //! under MPICH, which shares the former's timing).
 
-use super::Options;
+use super::VerifyOptions;
 use crate::bench::Session;
 use crate::error::{Error, Result};
 use crate::library::Library;
 
 /// Verifies the rules files of the job this process belongs to
 /// (collective: every rank calls it). Rank 0 prints.
-pub fn verify(opts: &Options) -> Result<()> {
+pub fn verify(opts: &VerifyOptions) -> Result<()> {
     // A confirmation forces algorithms: Open MPI must be told at start-up.
     let session = Session::start(opts.confirm.is_some())?;
     let result = match (session.library(), &opts.confirm) {

@@ -34,7 +34,7 @@ use serde::Serialize;
 
 /// What `verify` is asked to do.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub struct VerifyOptions {
     pub collectives: Vec<Collective>,
     pub sizes: Vec<u64>,
     /// Communicator sizes; `None`: the whole job.
@@ -79,7 +79,7 @@ pub struct Han {
 
 /// The files in effect, as the library holds them.
 #[derive(Clone, Debug, Default)]
-pub struct Loaded {
+pub struct InEffect {
     pub tuned: Option<(String, TunedRules)>,
     pub han: Option<(String, HanRules)>,
 }
@@ -181,7 +181,10 @@ impl Environment {
     /// Reads the files the environment names, as this library reads them,
     /// with `read` (a path's bytes). Every way a named file is not in
     /// effect is an error of one line naming the variable or the file.
-    pub fn load(&self, read: impl Fn(&str) -> std::io::Result<Vec<u8>>) -> Result<Loaded, String> {
+    pub fn load(
+        &self,
+        read: impl Fn(&str) -> std::io::Result<Vec<u8>>,
+    ) -> Result<InEffect, String> {
         let Some((major, minor, release)) = self.version else {
             return Err(format!(
                 "verify checks Open MPI's rules files; this MPI is {:?}",
@@ -189,7 +192,7 @@ impl Environment {
             ));
         };
         let named = |file: &str| !file.trim().is_empty();
-        let mut loaded = Loaded::default();
+        let mut loaded = InEffect::default();
         if named(&self.tuned_file) && !self.tuned_rules {
             return Err(format!(
                 "coll_tuned_dynamic_rules_filename names {} but coll_tuned_use_dynamic_rules is \
@@ -246,7 +249,7 @@ pub struct Expected {
     pub rule: Option<Candidate>,
 }
 
-impl Loaded {
+impl InEffect {
     /// What the files decide for `collective` on `procs` ranks at
     /// `msg_bytes`, on a communicator over `nodes` nodes.
     pub fn expected(

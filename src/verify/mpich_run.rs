@@ -5,7 +5,7 @@
 //! forced alone.
 
 use super::run::Planned;
-use super::{Expected, MpichEnvironment, Options};
+use super::{Expected, MpichEnvironment, VerifyOptions};
 use crate::bench::compare::{Arm, Request};
 use crate::bench::{self, control, mpich as forcing, Session};
 use crate::collective::{MpichAlgorithm, MpichParam};
@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::export::mpich_json::{Base, Call, Selected};
 use std::path::Path;
 
-pub(super) fn checked(session: &Session, opts: &Options) -> Result<()> {
+pub(super) fn checked(session: &Session, opts: &VerifyOptions) -> Result<()> {
     let rank0 = session.rank() == 0;
     let env = environment(&opts.collectives)?;
     // Every rank reads the file, as MPICH did at start-up on each.
@@ -91,7 +91,12 @@ fn candidate(collective: Collective, selected: &Selected) -> Option<Candidate> {
     })
 }
 
-fn measure(session: &Session, opts: &Options, env: &MpichEnvironment, file: &Base) -> Result<()> {
+fn measure(
+    session: &Session,
+    opts: &VerifyOptions,
+    env: &MpichEnvironment,
+    file: &Base,
+) -> Result<()> {
     let mut plans: Vec<(Collective, Vec<Planned>)> = Vec::new();
     for &collective in &opts.collectives {
         let mut planned = Vec::new();

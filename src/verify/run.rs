@@ -4,8 +4,8 @@
 //! own choice without the rules (the baseline), and the rule's algorithm
 //! alone where a rule forces one.
 
-use super::{Environment, Expected, Han, Loaded, Options, Row};
-use crate::bench::compare::{Arm, Compared, Request, Rounds};
+use super::{Environment, Expected, Han, InEffect, Row, VerifyOptions};
+use crate::bench::compare::{Arm, Compared, Request, RoundLimits};
 use crate::bench::stats::Speedup;
 use crate::bench::topology::Detected;
 use crate::bench::{self, control, Session};
@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::schedule::scheduled;
 
 /// `verify` under Open MPI (rank 0 prints).
-pub(super) fn checked(session: &Session, opts: &Options) -> Result<()> {
+pub(super) fn checked(session: &Session, opts: &VerifyOptions) -> Result<()> {
     let rank0 = session.rank() == 0;
     let env = environment()?;
     // Every rank reads the files: a relative path resolves against each
@@ -66,7 +66,12 @@ pub(super) struct Planned {
     pub(super) request: Request,
 }
 
-fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded) -> Result<()> {
+fn measure(
+    session: &Session,
+    opts: &VerifyOptions,
+    env: &Environment,
+    loaded: &InEffect,
+) -> Result<()> {
     let rank0 = session.rank() == 0;
     let mut plans: Vec<(Collective, Vec<Planned>)> = Vec::new();
     for &collective in &opts.collectives {
@@ -95,7 +100,7 @@ fn measure(session: &Session, opts: &Options, env: &Environment, loaded: &Loaded
 /// elements left out with a note from rank 0.
 pub(super) fn calls(
     session: &Session,
-    opts: &Options,
+    opts: &VerifyOptions,
     collective: Collective,
 ) -> Result<Vec<(u32, Detected, u64)>> {
     let procs = opts.procs.clone().unwrap_or_else(|| vec![session.size()]);
@@ -131,7 +136,7 @@ pub(super) fn calls(
 /// rank) is reported and the others still run.
 pub(super) fn time_and_report(
     session: &Session,
-    opts: &Options,
+    opts: &VerifyOptions,
     plans: &[(Collective, Vec<Planned>)],
 ) -> Result<()> {
     let rank0 = session.rank() == 0;
@@ -180,11 +185,11 @@ pub(super) fn time_and_report(
                     timed.len()
                 );
             }
-            let opts = bench::Options {
+            let opts = bench::BenchOptions {
                 collective: *collective,
                 ..timing.clone()
             };
-            match session.compare(*collective, &sizes, &opts, &Rounds::default(), seconds) {
+            match session.compare(*collective, &sizes, &opts, &RoundLimits::default(), seconds) {
                 Ok(results) if rank0 => {
                     let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
                     for (p, compared) in timed.into_iter().zip(results) {
@@ -268,7 +273,7 @@ struct Output {
 impl Output {
     /// Opens `opts.out` for appending on rank 0 (collective: every rank
     /// learns whether it could).
-    fn open(session: &Session, opts: &Options, layout: super::Layout) -> Result<Output> {
+    fn open(session: &Session, opts: &VerifyOptions, layout: super::Layout) -> Result<Output> {
         let mut output = Output {
             table: None,
             file: None,
@@ -425,8 +430,8 @@ fn row(collective: Collective, p: &Planned, job: Speedup, rule: Option<Speedup>)
 }
 
 /// How each call is timed: root 0, a seed for nothing random.
-pub(super) fn timing_options() -> bench::Options {
-    bench::Options {
+pub(super) fn timing_options() -> bench::BenchOptions {
+    bench::BenchOptions {
         collective: Collective::Bcast,
         parts: Vec::new(),
         out: std::path::PathBuf::new(),
@@ -443,7 +448,7 @@ pub(super) fn timing_options() -> bench::Options {
 }
 
 /// What is in effect, said before the timings (standard error with JSON).
-fn header(env: &Environment, loaded: &Loaded, json: bool) {
+fn header(env: &Environment, loaded: &InEffect, json: bool) {
     let mut lines = vec![env.library.clone()];
     if let Some((file, rules)) = &loaded.tuned {
         lines.push(format!(

@@ -132,7 +132,7 @@ fn named_files_not_in_effect_are_refused_by_name() {
 fn what_the_files_decide_by_component() {
     let e = env((4, 1, 4));
     let loaded = e.load(files).unwrap();
-    let at = |env: &Environment, loaded: &Loaded, nodes, m| {
+    let at = |env: &Environment, loaded: &InEffect, nodes, m| {
         let x = loaded.expected(env, Collective::Bcast, 4, nodes, m);
         (x.served_by, x.rule.map(|c| c.to_string()))
     };

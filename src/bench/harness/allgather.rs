@@ -2,10 +2,10 @@
 //! apart (`Buffers::out`); every block in place on every rank.
 
 use super::{
-    block, block_bytes, block_seed, check_blocks, payload, Buffers, Harness, Iteration, Place,
+    block, block_bytes, block_seed, check_blocks, payload, Buffers, Harness, Iteration,
+    LibraryCall, Place,
 };
 use crate::data::Collective;
-use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub(super) struct AllgatherHarness;
@@ -15,29 +15,26 @@ impl Harness for AllgatherHarness {
         true
     }
 
-    fn fill(&self, call: Iteration, buf: &mut [u8], buffers: &mut Buffers, _place: Place<'_>) {
-        let m = block_bytes(Collective::Allgather, buf, call.procs);
-        let own = &mut buf[block(call.rank, m)];
-        payload::fill(own, block_seed(call.rank, call, m));
+    fn fill(&self, it: Iteration, buf: &mut [u8], buffers: &mut Buffers, _place: Place<'_>) {
+        let m = block_bytes(Collective::Allgather, buf, it.procs);
+        let own = &mut buf[block(it.rank, m)];
+        payload::fill(own, block_seed(it.rank, it, m));
         let send: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);
         send[..m].copy_from_slice(own);
     }
 
-    fn check(&self, call: Iteration, result: &[u8]) -> Option<String> {
+    fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {
         check_blocks(
-            call,
+            it,
             result,
-            block_bytes(Collective::Allgather, result, call.procs),
+            block_bytes(Collective::Allgather, result, it.procs),
         )
     }
 
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        _root: u32,
-        buf: &mut [u8],
-        buffers: &mut Buffers,
-    ) -> Result<(), String> {
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String> {
+        let LibraryCall {
+            comm, buf, buffers, ..
+        } = lib;
         let block = buf.len() / comm.size() as usize;
         let send: &[u8] = bytemuck::cast_slice(&buffers.out);
         comm.all_gather_into(&send[..block], buf);

@@ -1,9 +1,8 @@
 //! MPI_Allreduce in the harness: each rank's contribution, their sum on
 //! every rank.
 
-use super::{payload, wrong_sum, Buffers, Harness, Iteration, Place};
+use super::{payload, wrong_sum, Buffers, Harness, Iteration, LibraryCall, Place};
 use mpi::collective::SystemOperation;
-use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub(super) struct AllreduceHarness;
@@ -13,21 +12,18 @@ impl Harness for AllreduceHarness {
         true
     }
 
-    fn fill(&self, call: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
-        payload::fill_contribution(buf, call.seed, call.rank, 0)
+    fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
+        payload::fill_contribution(buf, it.seed, it.rank, 0)
     }
 
-    fn check(&self, call: Iteration, result: &[u8]) -> Option<String> {
-        payload::first_sum_mismatch(result, call.seed, call.procs, 0).map(|w| wrong_sum(call, w))
+    fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {
+        payload::first_sum_mismatch(result, it.seed, it.procs, 0).map(|w| wrong_sum(it, w))
     }
 
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        _root: u32,
-        buf: &mut [u8],
-        buffers: &mut Buffers,
-    ) -> Result<(), String> {
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String> {
+        let LibraryCall {
+            comm, buf, buffers, ..
+        } = lib;
         let send: &[f32] = bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
         let out = &mut buffers.out[..send.len()];
         comm.all_reduce_into(send, out, SystemOperation::sum());

@@ -1,40 +1,36 @@
 //! MPI_Alltoall in the harness: p blocks to send, then p received, each
 //! block's payload named by its sender and receiver.
 
-use super::{block, block_bytes, payload, wrong_byte, Buffers, Harness, Iteration, Place};
+use super::{
+    block, block_bytes, payload, wrong_byte, Buffers, Harness, Iteration, LibraryCall, Place,
+};
 use crate::data::Collective;
-use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub(super) struct AlltoallHarness;
 
 impl Harness for AlltoallHarness {
-    fn fill(&self, call: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
-        let m = block_bytes(Collective::Alltoall, buf, call.procs);
-        for to in 0..call.procs {
-            payload::fill(&mut buf[block(to, m)], seed(call.rank, to, call, m));
+    fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
+        let m = block_bytes(Collective::Alltoall, buf, it.procs);
+        for to in 0..it.procs {
+            payload::fill(&mut buf[block(to, m)], seed(it.rank, to, it, m));
         }
     }
 
-    fn check(&self, call: Iteration, result: &[u8]) -> Option<String> {
+    fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {
         let (procs, m) = (
-            call.procs,
-            block_bytes(Collective::Alltoall, result, call.procs),
+            it.procs,
+            block_bytes(Collective::Alltoall, result, it.procs),
         );
         let received = &result[procs as usize * m..2 * procs as usize * m];
         (0..procs).find_map(|from| {
-            payload::first_mismatch(&received[block(from, m)], seed(from, call.rank, call, m))
+            payload::first_mismatch(&received[block(from, m)], seed(from, it.rank, it, m))
                 .map(|w| format!("the block from rank {from}: {}", wrong_byte(w)))
         })
     }
 
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        _root: u32,
-        buf: &mut [u8],
-        _buffers: &mut Buffers,
-    ) -> Result<(), String> {
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String> {
+        let LibraryCall { comm, buf, .. } = lib;
         let procs = comm.size() as u32;
         let region = procs as usize * block_bytes(Collective::Alltoall, buf, procs);
         let (send, recv) = buf.split_at_mut(region);
@@ -44,6 +40,6 @@ impl Harness for AlltoallHarness {
 }
 
 /// The payload seed of the block `from` sends `to`.
-fn seed(from: u32, to: u32, call: Iteration, m: usize) -> u64 {
-    payload::seed(from * call.procs + to, call.iteration, m as u64)
+fn seed(from: u32, to: u32, it: Iteration, m: usize) -> u64 {
+    payload::seed(from * it.procs + to, it.iteration, m as u64)
 }

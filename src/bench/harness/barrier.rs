@@ -1,8 +1,7 @@
 //! MPI_Barrier in the harness: nothing to fill; that no rank leaves early
 //! is checked apart, with a rank entering late (`barrier_holds`).
 
-use super::{Buffers, Harness, Iteration, Place};
-use mpi::topology::SimpleCommunicator;
+use super::{Buffers, Harness, Iteration, LibraryCall, Place};
 use mpi::traits::*;
 
 pub(super) struct BarrierHarness;
@@ -14,14 +13,8 @@ impl Harness for BarrierHarness {
         None
     }
 
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        _root: u32,
-        _buf: &mut [u8],
-        _buffers: &mut Buffers,
-    ) -> Result<(), String> {
-        comm.barrier();
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String> {
+        lib.comm.barrier();
         Ok(())
     }
 }

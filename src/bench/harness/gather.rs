@@ -2,42 +2,39 @@
 //! buffer apart (block p); every block in place at the root.
 
 use super::{
-    block, block_bytes, block_seed, check_blocks, payload, Buffers, Harness, Iteration, Place,
+    block, block_bytes, block_seed, check_blocks, payload, Buffers, Harness, Iteration,
+    LibraryCall, Place,
 };
 use crate::data::Collective;
-use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub(super) struct GatherHarness;
 
 impl Harness for GatherHarness {
-    fn fill(&self, call: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
-        let m = block_bytes(Collective::Gather, buf, call.procs);
-        let (blocks, apart) = buf.split_at_mut(call.procs as usize * m);
-        let own = &mut blocks[block(call.rank, m)];
-        payload::fill(own, block_seed(call.rank, call, m));
+    fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
+        let m = block_bytes(Collective::Gather, buf, it.procs);
+        let (blocks, apart) = buf.split_at_mut(it.procs as usize * m);
+        let own = &mut blocks[block(it.rank, m)];
+        payload::fill(own, block_seed(it.rank, it, m));
         apart[..m].copy_from_slice(own);
     }
 
-    fn check(&self, call: Iteration, result: &[u8]) -> Option<String> {
-        if call.rank != call.root {
+    fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {
+        if it.rank != it.root {
             return None;
         }
         check_blocks(
-            call,
+            it,
             result,
-            block_bytes(Collective::Gather, result, call.procs),
+            block_bytes(Collective::Gather, result, it.procs),
         )
     }
 
     /// The p blocks, then the rank's own block apart (its send buffer).
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        root: u32,
-        buf: &mut [u8],
-        _buffers: &mut Buffers,
-    ) -> Result<(), String> {
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String> {
+        let LibraryCall {
+            comm, root, buf, ..
+        } = lib;
         let process = comm.process_at_rank(root as i32);
         let m = block_bytes(Collective::Gather, buf, comm.size() as u32);
         let (blocks, apart) = buf.split_at_mut(comm.size() as usize * m);

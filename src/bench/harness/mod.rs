@@ -38,29 +38,32 @@ pub(super) struct Iteration {
 /// memory (the schedule's place for it, or block order).
 pub(super) type Place<'a> = &'a dyn Fn(u32, usize) -> Range<usize>;
 
+/// The library's collective to it: on `comm` from `root`, in `buf` (and
+/// `buffers`).
+pub(super) struct LibraryCall<'a> {
+    pub comm: &'a SimpleCommunicator,
+    pub root: u32,
+    pub buf: &'a mut [u8],
+    pub buffers: &'a mut Buffers,
+}
+
 /// What the harness does differently for each collective.
 pub(super) trait Harness: Sync {
-    /// Whether the library call writes its result apart (a reduction's)
+    /// Whether the library it writes its result apart (a reduction's)
     /// or sends from memory apart (an allgather's block): `Buffers::out`.
     fn result_apart(&self) -> bool {
         false
     }
 
-    /// Writes what `call.rank` holds before the call.
-    fn fill(&self, call: Iteration, buf: &mut [u8], buffers: &mut Buffers, place: Place<'_>);
+    /// Writes what `it.rank` holds before the it.
+    fn fill(&self, it: Iteration, buf: &mut [u8], buffers: &mut Buffers, place: Place<'_>);
 
-    /// What is wrong with what `call.rank` holds after the call (`result`:
+    /// What is wrong with what `it.rank` holds after the it (`result`:
     /// where the library or the schedule left it), if anything.
-    fn check(&self, call: Iteration, result: &[u8]) -> Option<String>;
+    fn check(&self, it: Iteration, result: &[u8]) -> Option<String>;
 
-    /// The library's collective on `buf` (and `buffers`).
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        root: u32,
-        buf: &mut [u8],
-        buffers: &mut Buffers,
-    ) -> Result<(), String>;
+    /// The library's collective on the it's memory.
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String>;
 
     /// Where the library's result is after [`Harness::library`].
     fn library_result<'a>(&self, buf: &'a [u8], _buffers: &'a Buffers, _procs: usize) -> &'a [u8] {
@@ -78,8 +81,8 @@ pub(super) fn of(collective: Collective) -> &'static dyn Harness {
         Collective::Alltoall => &alltoall::AlltoallHarness,
         Collective::Gather => &gather::GatherHarness,
         Collective::Scatter => &scatter::ScatterHarness,
-        Collective::ReduceScatter => &reduce_scatter::ReduceScatterHarness,
-        Collective::ReduceScatterBlock => &reduce_scatter::ReduceScatterBlockHarness,
+        Collective::ReduceScatter => &reduce_scatter::ReduceScatterHarness { block: false },
+        Collective::ReduceScatterBlock => &reduce_scatter::ReduceScatterHarness { block: true },
         Collective::Barrier => &barrier::BarrierHarness,
     }
 }
@@ -90,11 +93,11 @@ fn wrong_byte((offset, expected, found): (usize, u8, u8)) -> String {
 }
 
 /// A float that is not the sum of every contribution, for people.
-fn wrong_sum(call: Iteration, (index, expected, found): (usize, f32, f32)) -> String {
+fn wrong_sum(it: Iteration, (index, expected, found): (usize, f32, f32)) -> String {
     format!(
         "wrong reduction (root {}): float {index} is {found}, expected {expected} \
          (the sum of {} contributions)",
-        call.root, call.procs
+        it.root, it.procs
     )
 }
 
@@ -110,14 +113,14 @@ fn block(i: u32, m: usize) -> Range<usize> {
 
 /// The payload seed of rank `rank`'s own block (allgather, gather,
 /// scatter).
-fn block_seed(rank: u32, call: Iteration, m: usize) -> u64 {
-    payload::seed(rank, call.iteration, m as u64)
+fn block_seed(rank: u32, it: Iteration, m: usize) -> u64 {
+    payload::seed(rank, it.iteration, m as u64)
 }
 
 /// Checks every rank's block in place: the first wrong one, named.
-fn check_blocks(call: Iteration, result: &[u8], m: usize) -> Option<String> {
-    (0..call.procs).find_map(|j| {
-        payload::first_mismatch(&result[block(j, m)], block_seed(j, call, m))
+fn check_blocks(it: Iteration, result: &[u8], m: usize) -> Option<String> {
+    (0..it.procs).find_map(|j| {
+        payload::first_mismatch(&result[block(j, m)], block_seed(j, it, m))
             .map(|w| format!("the block of rank {j}: {}", wrong_byte(w)))
     })
 }
@@ -126,7 +129,7 @@ fn check_blocks(call: Iteration, result: &[u8], m: usize) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn call(rank: u32, procs: u32, iteration: u64) -> Iteration {
+    fn iteration_of(rank: u32, procs: u32, iteration: u64) -> Iteration {
         Iteration {
             seed: 0,
             rank,
@@ -144,7 +147,7 @@ mod tests {
             let seed = payload::seed(j as u32, iteration, m as u64);
             payload::fill(&mut result[j * m..(j + 1) * m], seed);
         }
-        let held = |r: &[u8]| of(Collective::Allgather).check(call(1, procs, iteration), r);
+        let held = |r: &[u8]| of(Collective::Allgather).check(iteration_of(1, procs, iteration), r);
         assert_eq!(held(&result), None);
         // Blocks 1 and 2 swapped: each is right, but not where it belongs.
         let mut swapped = result.clone();
@@ -176,7 +179,7 @@ mod tests {
         for from in 0..procs {
             let natural = |b: u32, m: usize| block(b, m);
             of(Collective::Alltoall).fill(
-                call(from, procs, iteration),
+                iteration_of(from, procs, iteration),
                 buf,
                 &mut buffers,
                 &natural,
@@ -184,7 +187,7 @@ mod tests {
             let slot = (procs + from) as usize * m;
             result[slot..slot + m].copy_from_slice(&buf[m..2 * m]);
         }
-        let held = |r: &[u8]| of(Collective::Alltoall).check(call(1, procs, iteration), r);
+        let held = |r: &[u8]| of(Collective::Alltoall).check(iteration_of(1, procs, iteration), r);
         assert_eq!(held(&result), None);
         // The blocks from rank 0 and from rank 2 swapped.
         let (first, last) = (procs as usize * m, (procs as usize + 2) * m);

@@ -1,9 +1,8 @@
 //! MPI_Reduce in the harness: each rank's contribution, their sum at the
 //! root (in `Buffers::out` from the library, in place from a schedule).
 
-use super::{payload, wrong_sum, Buffers, Harness, Iteration, Place};
+use super::{payload, wrong_sum, Buffers, Harness, Iteration, LibraryCall, Place};
 use mpi::collective::{Root as _, SystemOperation};
-use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 pub(super) struct ReduceHarness;
@@ -13,24 +12,24 @@ impl Harness for ReduceHarness {
         true
     }
 
-    fn fill(&self, call: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
-        payload::fill_contribution(buf, call.seed, call.rank, 0)
+    fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
+        payload::fill_contribution(buf, it.seed, it.rank, 0)
     }
 
-    fn check(&self, call: Iteration, result: &[u8]) -> Option<String> {
-        if call.rank != call.root {
+    fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {
+        if it.rank != it.root {
             return None;
         }
-        payload::first_sum_mismatch(result, call.seed, call.procs, 0).map(|w| wrong_sum(call, w))
+        payload::first_sum_mismatch(result, it.seed, it.procs, 0).map(|w| wrong_sum(it, w))
     }
 
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        root: u32,
-        buf: &mut [u8],
-        buffers: &mut Buffers,
-    ) -> Result<(), String> {
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String> {
+        let LibraryCall {
+            comm,
+            root,
+            buf,
+            buffers,
+        } = lib;
         let send: &[f32] = bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
         let process = comm.process_at_rank(root as i32);
         if comm.rank() as u32 == root {

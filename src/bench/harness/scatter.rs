@@ -2,7 +2,8 @@
 //! its place (the root's in its receive buffer apart, block p).
 
 use super::{
-    block, block_bytes, block_seed, payload, wrong_byte, Buffers, Harness, Iteration, Place,
+    block, block_bytes, block_seed, payload, wrong_byte, Buffers, Harness, Iteration, LibraryCall,
+    Place,
 };
 use crate::data::Collective;
 use mpi::raw::AsRaw;
@@ -12,38 +13,35 @@ use mpi::traits::*;
 pub(super) struct ScatterHarness;
 
 impl Harness for ScatterHarness {
-    fn fill(&self, call: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
-        if call.rank != call.root {
+    fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
+        if it.rank != it.root {
             return;
         }
-        let m = block_bytes(Collective::Scatter, buf, call.procs);
-        for to in 0..call.procs {
-            payload::fill(&mut buf[block(to, m)], block_seed(to, call, m));
+        let m = block_bytes(Collective::Scatter, buf, it.procs);
+        for to in 0..it.procs {
+            payload::fill(&mut buf[block(to, m)], block_seed(to, it, m));
         }
     }
 
     /// The root's own block in its receive buffer (block p), each other
     /// rank's where the schedule leaves it (its place, where the library
-    /// call receives it too).
-    fn check(&self, call: Iteration, result: &[u8]) -> Option<String> {
-        let m = block_bytes(Collective::Scatter, result, call.procs);
-        let at = if call.rank == call.root {
-            call.procs
+    /// it receives it too).
+    fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {
+        let m = block_bytes(Collective::Scatter, result, it.procs);
+        let at = if it.rank == it.root {
+            it.procs
         } else {
-            call.rank
+            it.rank
         };
-        payload::first_mismatch(&result[block(at, m)], block_seed(call.rank, call, m))
-            .map(|w| format!("its block from root {}: {}", call.root, wrong_byte(w)))
+        payload::first_mismatch(&result[block(at, m)], block_seed(it.rank, it, m))
+            .map(|w| format!("its block from root {}: {}", it.root, wrong_byte(w)))
     }
 
     /// The p blocks, then the rank's own block apart (its receive buffer).
-    fn library(
-        &self,
-        comm: &SimpleCommunicator,
-        root: u32,
-        buf: &mut [u8],
-        _buffers: &mut Buffers,
-    ) -> Result<(), String> {
+    fn library(&self, lib: LibraryCall<'_>) -> Result<(), String> {
+        let LibraryCall {
+            comm, root, buf, ..
+        } = lib;
         let m = block_bytes(Collective::Scatter, buf, comm.size() as u32);
         let (blocks, apart) = buf.split_at_mut(comm.size() as usize * m);
         if comm.rank() as u32 == root {

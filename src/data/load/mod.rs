@@ -63,7 +63,7 @@ pub struct Loaded {
 
 /// The rows of one file measured on one system in one campaign.
 #[derive(Debug)]
-pub struct Part {
+pub struct FilePart {
     pub system: System,
     /// The `source` value; `None` where the file has none.
     pub source: Option<String>,
@@ -73,20 +73,20 @@ pub struct Part {
 /// One file's rows, by system and campaign, before any are combined.
 #[derive(Debug)]
 pub struct Parsed {
-    pub parts: Vec<Part>,
+    pub parts: Vec<FilePart>,
     pub warnings: Vec<String>,
 }
 
 /// Which system to keep when the data holds several (`--machine`, `--mpi`,
 /// `--collective`).
 #[derive(Clone, Debug, Default)]
-pub struct Choice {
+pub struct SystemFilter {
     pub machine: Option<String>,
     pub mpi: Option<String>,
     pub collective: Option<Collective>,
 }
 
-impl Choice {
+impl SystemFilter {
     fn accepts(&self, s: &System) -> bool {
         self.machine.as_ref().is_none_or(|m| *m == s.machine)
             && self.mpi.as_ref().is_none_or(|m| *m == s.mpi)
@@ -96,7 +96,10 @@ impl Choice {
 
 /// The parts of every file that `choice` accepts (campaigns without a
 /// `source` are named after their file), and the warnings.
-fn read_chosen(paths: &[PathBuf], choice: &Choice) -> Result<Warned<Vec<(String, Part)>>> {
+fn read_chosen(
+    paths: &[PathBuf],
+    choice: &SystemFilter,
+) -> Result<Warned<Vec<(String, FilePart)>>> {
     let mut kept = Vec::new();
     let mut seen: BTreeMap<System, usize> = BTreeMap::new();
     let mut warnings = Vec::new();
@@ -133,9 +136,12 @@ fn list(systems: &BTreeMap<System, usize>) -> String {
 
 /// One dataset per system (machine and MPI library) in the files, each
 /// with its duplicates combined; never a blend of systems.
-pub fn load_systems(paths: &[PathBuf], choice: &Choice) -> Result<Warned<Vec<(System, Dataset)>>> {
+pub fn load_systems(
+    paths: &[PathBuf],
+    choice: &SystemFilter,
+) -> Result<Warned<Vec<(System, Dataset)>>> {
     let (parts, warnings) = read_chosen(paths, choice)?;
-    let mut systems: BTreeMap<System, Vec<Part>> = BTreeMap::new();
+    let mut systems: BTreeMap<System, Vec<FilePart>> = BTreeMap::new();
     for (_, part) in parts {
         systems.entry(part.system.clone()).or_default().push(part);
     }
@@ -149,7 +155,7 @@ pub fn load_systems(paths: &[PathBuf], choice: &Choice) -> Result<Warned<Vec<(Sy
 /// Loads and merges several files of one system; duplicates across files
 /// are combined too. Data of several systems is refused unless `choice`
 /// picks one: a model describes one machine and one MPI library.
-pub fn load_files(paths: &[PathBuf], choice: &Choice) -> Result<Loaded> {
+pub fn load_files(paths: &[PathBuf], choice: &SystemFilter) -> Result<Loaded> {
     let (mut systems, warnings) = load_systems(paths, choice)?;
     if systems.len() > 1 {
         let counts = systems.iter().map(|(s, d)| (s.clone(), d.rows)).collect();
@@ -166,7 +172,7 @@ pub fn load_files(paths: &[PathBuf], choice: &Choice) -> Result<Loaded> {
 
 /// One file of one system (what `bench` writes).
 pub fn load_file(path: &Path) -> Result<Loaded> {
-    load_files(&[path.to_path_buf()], &Choice::default())
+    load_files(&[path.to_path_buf()], &SystemFilter::default())
 }
 
 /// The campaigns of one machine, each a dataset of its own, sorted by name:
@@ -174,7 +180,7 @@ pub fn load_file(path: &Path) -> Result<Loaded> {
 /// campaign, named after the file); campaigns of the same name in several
 /// files are merged. Campaigns may differ in MPI library (a rerun after an
 /// upgrade is one of the things this protocol is for), never in machine.
-pub fn load_campaigns(paths: &[PathBuf], choice: &Choice) -> Result<Campaigns> {
+pub fn load_campaigns(paths: &[PathBuf], choice: &SystemFilter) -> Result<Campaigns> {
     let (parts, warnings) = read_chosen(paths, choice)?;
     let machines: BTreeSet<&str> = parts
         .iter()
@@ -189,7 +195,7 @@ pub fn load_campaigns(paths: &[PathBuf], choice: &Choice) -> Result<Campaigns> {
             names.join(", ")
         )));
     }
-    let mut campaigns: BTreeMap<(String, System), Vec<Part>> = BTreeMap::new();
+    let mut campaigns: BTreeMap<(String, System), Vec<FilePart>> = BTreeMap::new();
     for (name, part) in parts {
         campaigns
             .entry((name, part.system.clone()))
@@ -219,7 +225,7 @@ pub type Warned<T> = (T, Vec<String>);
 pub type Campaigns = Warned<Vec<(String, Dataset)>>;
 
 /// The rows of parts of one system as a dataset, duplicates combined.
-fn dataset(parts: Vec<Part>) -> Dataset {
+fn dataset(parts: Vec<FilePart>) -> Dataset {
     let mut provenance = Provenance::default();
     let mut rows = Vec::new();
     for part in parts {
@@ -271,7 +277,7 @@ pub fn parse_csv(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
     }
     let parts = parts
         .into_iter()
-        .map(|((system, source), rows)| Part {
+        .map(|((system, source), rows)| FilePart {
             system,
             source: source.map(str::to_string),
             rows,
@@ -434,32 +440,32 @@ mod tests {
         )
         .unwrap();
         let paths = [path.clone()];
-        let err = load_files(&paths, &Choice::default())
+        let err = load_files(&paths, &SystemFilter::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains("3 machine/MPI combinations"), "{err}");
         assert!(err.contains("machine A with ompi-4.1.1 (1 rows)"), "{err}");
         assert!(err.contains("--machine"), "{err}");
 
-        let only_b = Choice {
+        let only_b = SystemFilter {
             machine: Some("B".into()),
-            ..Choice::default()
+            ..SystemFilter::default()
         };
         let b = load_files(&paths, &only_b).unwrap().dataset;
         assert_eq!(b.measurements().len(), 1);
         assert_eq!(b.measurements()[0].time_us, 6.0);
         assert_eq!(b.provenance.machines, BTreeSet::from(["B".to_string()]));
 
-        let (systems, _) = load_systems(&paths, &Choice::default()).unwrap();
+        let (systems, _) = load_systems(&paths, &SystemFilter::default()).unwrap();
         let times: Vec<f64> = systems
             .iter()
             .map(|(_, d)| d.measurements()[0].time_us)
             .collect();
         assert_eq!(times, [1.0, 3.0, 6.0]);
 
-        let nothing = Choice {
+        let nothing = SystemFilter {
             machine: Some("C".into()),
-            ..Choice::default()
+            ..SystemFilter::default()
         };
         let err = load_files(&paths, &nothing).unwrap_err().to_string();
         assert!(err.contains("no rows of the chosen machine/MPI"), "{err}");

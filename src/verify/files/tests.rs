@@ -35,7 +35,7 @@ fn exported(format: Format, version: u8) -> String {
             ],
         },
     ];
-    let opts = export::Options {
+    let opts = export::ExportOptions {
         rules_version: version,
         origin: "test".into(),
         system: crate::data::System::default(),
