@@ -1,6 +1,6 @@
 //! Command-line interface: the commands and options, declared.
 
-use crate::collective::help::{listed, measured, naming_collectives, per_collective};
+use crate::collective::help::{listed, measured_by_default, naming_collectives, per_collective};
 use crate::data::{Algorithm, Impl, Mapping};
 use crate::learn::LearnerKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -197,7 +197,7 @@ pub struct TuneArgs {
         "Algorithms to force, comma separated: Open MPI's, or under MPICH MPICH's (by \
          default every one of them); `default` is always measured. Each collective takes the \
          names that are its algorithms",
-        |c| measured(c, false),
+        |c| measured_by_default(c, false),
     ))]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -244,7 +244,7 @@ pub struct BenchArgs {
         "Algorithms, comma separated (names or Open MPI ids of the collective; MPICH's names \
          with --impl mpich); `default` is the library's own choice. With --impl mpich the \
          default adds every one of MPICH's algorithms of the collective (docs/formats.md)",
-        |c| measured(c, true),
+        |c| measured_by_default(c, true),
     ))]
     pub algorithms: Option<Vec<String>>,
     /// Segment sizes for the segmenting algorithms (0 = unsegmented).
@@ -710,7 +710,7 @@ pub struct OsuArgs {
     pub files: Vec<PathBuf>,
     /// Algorithm the run used: `default` if none was forced, otherwise an Open
     /// MPI name or id (e.g. binomial, 6).
-    #[arg(long, value_parser = parse_algorithm)]
+    #[arg(long, value_parser = parse_bcast_algorithm)]
     pub algorithm: Algorithm,
     /// Communicator size (mpirun -n).
     #[arg(long)]
@@ -750,7 +750,7 @@ fn parse_late(s: &str) -> Result<crate::data::Arrival, String> {
 }
 
 /// A broadcast algorithm (what osu_bcast files ran).
-fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
+fn parse_bcast_algorithm(s: &str) -> Result<Algorithm, String> {
     let bcast = crate::data::Collective::Bcast;
     bcast
         .algorithm(s)

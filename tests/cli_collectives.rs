@@ -119,7 +119,7 @@ fn bench_help_names_every_collectives_defaults() {
         .join(" ");
     for c in collsel::data::Collective::ALL {
         let d = c.describe();
-        let algorithms: Vec<&str> = d.measured.iter().map(|a| a.name()).collect();
+        let algorithms: Vec<&str> = d.measured_by_default.iter().map(|a| a.name()).collect();
         let expected = format!("{} default,{}", c.name(), algorithms.join(","));
         assert!(text.contains(&expected), "{expected}: {text}");
         assert!(

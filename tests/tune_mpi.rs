@@ -594,7 +594,7 @@ fn tune_measures_every_algorithm_at_the_jobs_size_first() {
     for c in collectives {
         let mut expected: Vec<Algorithm> = c
             .describe()
-            .measured
+            .measured_by_default
             .iter()
             .copied()
             .filter(|&a| c.runs_on(a, 4))

@@ -39,7 +39,7 @@ struct Observation {
 }
 
 /// Fits the platform and corrections on the barrier-start rows of `d` that a
-/// schedule describes (the model prices a broadcast every rank starts
+/// schedule describes (the model prices a call every rank starts
 /// together, timed to its slowest rank), and keeps the rows' paths.
 pub fn fit_dataset(d: &Dataset) -> Fitted {
     fit(d, None)

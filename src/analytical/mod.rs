@@ -1,5 +1,5 @@
-//! Analytical cost models of the broadcast algorithms, derived from the same
-//! schedules the harness runs: a broadcast costs what its schedule costs
+//! Analytical cost models of every collective's algorithms, derived from
+//! the same schedules the harness runs: a call costs what its schedule costs
 //! when simulated on the job's placement under a LogGP-like model of the
 //! platform (see [`crate::sim`]): per channel (shared memory within a node,
 //! network across nodes) the sender's busy time per message and per byte —
@@ -18,7 +18,7 @@
 //! implementation) and message size where the data show the platform
 //! misprices the algorithm, against the others measured at the same
 //! configurations, beyond their noise ([`correct`]). There is no free
-//! constant per broadcast and algorithm: nothing holds it back where an
+//! constant per collective and algorithm: nothing holds it back where an
 //! algorithm has few rows, so a handful of rows would set it at will
 //! (`experiments/analytical.md` measures what it did).
 
@@ -56,7 +56,7 @@ pub struct Fitted {
     /// The platform's costs; `None` where no row could be fitted (no
     /// measured algorithm has a schedule): nothing is priced then.
     pub platform: Option<platform::Platform>,
-    /// Which time of a broadcast the data hold.
+    /// Which time of a call the data hold.
     pub statistic: price::Statistic,
     /// Per algorithm, what the platform leaves unexplained.
     pub corrections: Vec<correct::Correction>,

@@ -1,4 +1,4 @@
-//! The time of one broadcast under a cost model: its schedule simulated on
+//! The time of one collective call under a cost model: its schedule simulated on
 //! the job's placement, the time of the last rank to finish (or the mean
 //! over ranks, see [`Statistic`]). Run symbolically
 //! ([`price_terms`]) the same simulation records how many of each cost
@@ -28,7 +28,7 @@ use crate::schedule::{Schedule, Spec};
 use crate::sim::{simulate_timing, Cost, Time};
 use smallvec::{smallvec, SmallVec};
 
-/// Which time of a broadcast a benchmark reports: our harness times the
+/// Which time of a call a benchmark reports: our harness times the
 /// slowest rank; OSU's `osu_bcast` reports each rank's own time averaged
 /// over ranks. The two rank algorithms differently (a chain's last rank
 /// finishes long after its first), so the fit finds out which one the data
@@ -52,7 +52,7 @@ const MOST_RANKS: u32 = 512;
 /// Nodes of the largest job an extrapolation simulates, at least.
 const FEWEST_NODES: u32 = 8;
 
-/// One simulated broadcast a price is made of: `config`'s job and message
+/// One simulated call a price is made of: `config`'s job and message
 /// (a smaller job, or a shorter message, than the one priced where that is
 /// extrapolated), `candidate`'s schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,8 +62,8 @@ pub struct Run {
     pub candidate: Candidate,
 }
 
-/// A price as a weighted sum of simulated [`Run`]s (none: the broadcast
-/// takes no time). Prices of many configurations share runs — every job of
+/// A price as a weighted sum of simulated [`Run`]s (none: the call takes
+/// no time). Prices of many configurations share runs — every job of
 /// a given ranks per node beyond `MOST_RANKS` (512) is extrapolated from the
 /// same few smaller ones, every long pipeline of a segment size from the
 /// same short ones — so callers that price many rows simulate each run
@@ -219,7 +219,7 @@ fn fewer_nodes(config: &Config, most_ranks: u32) -> Option<[Config; 2]> {
     (a < b).then(|| [job(a), job(b)])
 }
 
-/// What a broadcast's time grows with, along the node count: the depth of
+/// What a call's time grows with, along the node count: the depth of
 /// its tree (a chain's grows linearly with the ranks, a binary or binomial
 /// tree's by one level per doubling, and segments follow the same path);
 /// the rank count for a flat tree (the root sends to each in turn); log₂

@@ -1,5 +1,5 @@
-//! Executes a schedule's operations over MPI point-to-point: the `impl=own`
-//! broadcast and reduce. The operations come from [`crate::schedule`], the
+//! Executes a schedule's operations over MPI point-to-point: every
+//! collective's `impl=own` algorithms. The operations come from [`crate::schedule`], the
 //! same code the simulator proves and the models price.
 
 use crate::schedule::{LocalOp, Op, Span};

@@ -7,8 +7,8 @@
 //! repetitions or seconds is reached. With an arrival pattern
 //! (`--imbalance`) each rank first waits its injected delay and times from
 //! its own arrival; the iteration time is then the mean over ranks, and the
-//! slowest rank's time is kept too. Every broadcast's payload is verified
-//! on every rank. Rank 0 appends one flushed row per point, so an
+//! slowest rank's time is kept too. Every call's result is verified on
+//! every rank (`harness`). Rank 0 appends one flushed row per point, so an
 //! interrupted campaign loses at most the point in progress and a rerun
 //! skips what the file holds.
 

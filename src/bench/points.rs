@@ -46,7 +46,7 @@ impl Sweep {
         let Some(names) = names else {
             let description = collective.describe();
             let mut list = vec![Algorithm::Default];
-            for a in description.measured {
+            for a in description.measured_by_default {
                 let ours_or_ompi = |&i: &Impl| i != Impl::Mpich && runs(collective, *a, i);
                 if impls.iter().any(ours_or_ompi) && !list.contains(a) {
                     list.push(*a);

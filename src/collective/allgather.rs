@@ -36,7 +36,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[TwoProc],
     own: &[],
-    measured: &[Linear, Bruck, RecursiveDoubling, Ring, Neighbor, TwoProc],
+    measured_by_default: &[Linear, Bruck, RecursiveDoubling, Ring, Neighbor, TwoProc],
     sizes: "1:1M:x4",
     mpich: Mpich {
         inter: "MPIR_Allgather_inter_local_gather_remote_bcast",

@@ -37,7 +37,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[],
     own: &[],
-    measured: &[
+    measured_by_default: &[
         Linear,
         Nonoverlapping,
         RecursiveDoubling,

@@ -34,7 +34,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[TwoProc],
     own: &[],
-    measured: &[Linear, Pairwise, ModifiedBruck, LinearSync, TwoProc],
+    measured_by_default: &[Linear, Pairwise, ModifiedBruck, LinearSync, TwoProc],
     sizes: "1:1M:x4",
     mpich: Mpich {
         inter: "MPIR_Alltoall_inter_pairwise_exchange",

@@ -35,7 +35,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[TwoProc],
     own: &[],
-    measured: &[Linear, DoubleRing, RecursiveDoubling, Bruck, TwoProc, Tree],
+    measured_by_default: &[Linear, DoubleRing, RecursiveDoubling, Bruck, TwoProc, Tree],
     sizes: "0",
     mpich: Mpich {
         inter: "MPIR_Barrier_inter_bcast",

@@ -37,7 +37,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[],
     own: &[Sbbt, Arrival],
-    measured: &[Linear, Chain, Pipeline, SplitBinary, Binary, Binomial],
+    measured_by_default: &[Linear, Chain, Pipeline, SplitBinary, Binary, Binomial],
     sizes: "1:4M:x4",
     mpich: Mpich {
         inter: "MPIR_Bcast_inter_remote_send_local_bcast",

@@ -30,7 +30,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[],
     own: &[],
-    measured: &[Linear, Binomial, LinearSync],
+    measured_by_default: &[Linear, Binomial, LinearSync],
     sizes: "1:1M:x4",
     mpich: Mpich {
         inter: "MPIR_Gather_inter_local_gather_remote_send",

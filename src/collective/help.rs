@@ -28,8 +28,8 @@ pub fn naming_collectives(what: &str) -> String {
 
 /// The algorithms measured by default, comma separated (after `default`
 /// where it is named).
-pub fn measured(c: Collective, with_default: bool) -> String {
-    let measured = c.describe().measured.iter();
+pub fn measured_by_default(c: Collective, with_default: bool) -> String {
+    let measured = c.describe().measured_by_default.iter();
     let names: Vec<&str> = with_default
         .then_some(Algorithm::Default)
         .iter()

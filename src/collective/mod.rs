@@ -69,7 +69,7 @@ pub struct Description {
     /// other number).
     pub two_ranks: &'static [Algorithm],
     /// What `bench` and `tune` measure by default besides `default`.
-    pub measured: &'static [Algorithm],
+    pub measured_by_default: &'static [Algorithm],
     /// `bench`'s message sizes by default (`--sizes` syntax).
     pub sizes: &'static str,
     pub mpich: Mpich,

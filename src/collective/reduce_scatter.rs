@@ -31,7 +31,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[],
     own: &[],
-    measured: &[Nonoverlapping, RecursiveHalving, Ring, Butterfly],
+    measured_by_default: &[Nonoverlapping, RecursiveHalving, Ring, Butterfly],
     sizes: "4:1M:x4",
     mpich: Mpich {
         inter: "MPIR_Reduce_scatter_inter_remote_reduce_local_scatter",

@@ -46,7 +46,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[],
     own: &[],
-    measured: &[Linear, RecursiveDoubling, RecursiveHalving, Butterfly],
+    measured_by_default: &[Linear, RecursiveDoubling, RecursiveHalving, Butterfly],
     sizes: "4:1M:x4",
     mpich: Mpich {
         inter: "MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter",

@@ -30,7 +30,7 @@ pub(super) const DESCRIPTION: Description = Description {
     },
     two_ranks: &[],
     own: &[],
-    measured: &[Linear, Binomial, LinearNb],
+    measured_by_default: &[Linear, Binomial, LinearNb],
     sizes: "1:1M:x4",
     mpich: Mpich {
         inter: "MPIR_Scatter_inter_remote_send_local_scatter",

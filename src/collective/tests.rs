@@ -73,7 +73,7 @@ fn descriptions_hold_together() {
             Some(Algorithm::Default),
             "{c}: id 0 is the library's own decision"
         );
-        for a in d.measured.iter().chain(d.mpich.equivalents) {
+        for a in d.measured_by_default.iter().chain(d.mpich.equivalents) {
             assert!(c.knows(*a), "{c} measures or maps {a}, which it lacks");
         }
         for a in d.own {
@@ -89,7 +89,9 @@ fn descriptions_hold_together() {
             true => assert!(d.sizes.starts_with(&d.semantics.element_bytes.to_string())),
             false => assert_eq!(d.sizes, "0", "{c}"),
         }
-        assert!(c.accepted_names().contains(c.describe().measured[0].name()));
+        assert!(c
+            .accepted_names()
+            .contains(c.describe().measured_by_default[0].name()));
     }
     // Files of broadcasts keep the names they had before other collectives.
     assert_eq!(Collective::LEGACY.describe().file_suffix, "");

@@ -578,7 +578,7 @@ pub fn has_equivalent(collective: Collective, c: &Candidate) -> bool {
 /// parameters it was measured with. Where MPICH would not run it (too few
 /// elements for a reduce-scatter), the file names what MPICH's own file
 /// names there.
-fn measured(collective: Collective, c: &Candidate, p: u32) -> Option<Node> {
+fn mpich_node(collective: Collective, c: &Candidate, p: u32) -> Option<Node> {
     let m = collective.mpich_algorithm(c.algorithm)?;
     let params: Vec<(&str, String)> = m
         .params
@@ -614,7 +614,7 @@ fn on_power_of_two(node: Node, elsewhere: Node) -> Node {
 /// MPICH's equivalent of a candidate, or an error when it has none.
 fn algorithm(collective: Collective, c: &Candidate, p: u32) -> Result<Node> {
     if c.implementation == Impl::Mpich {
-        return measured(collective, c, p).ok_or_else(|| {
+        return mpich_node(collective, c, p).ok_or_else(|| {
             Error::Other(format!(
                 "the {collective} decision picks MPICH's '{}', which is no MPICH {collective} \
                  algorithm",

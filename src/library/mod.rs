@@ -1,5 +1,5 @@
-//! What `default` runs: the MPI library's own choice of broadcast, as far as
-//! it is one of the schedules we price. Open MPI's coll/tuned runs its fixed
+//! What `default` runs: the MPI library's own choice of algorithm, as far
+//! as it is one of the schedules we price. Open MPI's coll/tuned runs its fixed
 //! decision table ([`crate::ompi_fixed`]) unless another component takes
 //! the call; from 5.0 on coll/han does so on communicators that span nodes
 //! (its priority outranks tuned's; experiments/han.md), where neither `default` nor a forced tuned
@@ -298,7 +298,7 @@ mod tests {
             .is_some());
         assert_eq!(
             Library::OpenMpi(5).runs(Collective::Bcast, &one.config, &Candidate::DEFAULT),
-            Some(ompi_fixed::candidate(128, 1024))
+            Some(ompi_fixed::bcast_candidate(128, 1024))
         );
         one.config.nodes = 2;
         one.config.ppn = 64;
@@ -333,7 +333,7 @@ mod tests {
         };
         assert_eq!(
             Library::OpenMpi(5).runs(Collective::Bcast, &one.config, &tuned),
-            Some(ompi_fixed::candidate(128, 1024))
+            Some(ompi_fixed::bcast_candidate(128, 1024))
         );
     }
 
@@ -355,7 +355,7 @@ mod tests {
             for procs in [4u32, 5, 6, 7] {
                 for e in 0..6 {
                     let m = 1u64 << (2 * e + 3);
-                    let runs = ompi_fixed::candidate(procs, m);
+                    let runs = ompi_fixed::bcast_candidate(procs, m);
                     let t = 10.0 + f64::from(procs) + e as f64;
                     let wobble = 1.0 + 0.01 * (f64::from((procs + e) % 3) - 1.0);
                     let mut forced = row(procs, m, runs.algorithm, t * wobble);

@@ -1,8 +1,8 @@
 //! Open MPI's fixed decisions: what `default` runs when no rules file is
-//! loaded. Broadcast's (`ompi_coll_tuned_bcast_intra_dec_fixed`, identical
-//! from 4.1.0 through 6.0 and main), reduce's and allreduce's (4.1 and
-//! 5.0 alike, the commutative branch `MPI_SUM` takes), all from Open MPI's
-//! `coll_tuned_decision_fixed.c`.
+//! loaded, for each of the ten collectives ([`decision`]), from Open MPI's
+//! `coll_tuned_decision_fixed.c` (broadcast's identical from 4.1.0 through
+//! 6.0 and main; the reductions' on the commutative branch `MPI_SUM`
+//! takes).
 
 use crate::data::{Algorithm, Candidate, Collective, Impl};
 
@@ -11,7 +11,7 @@ const M: u64 = 1024 * 1024;
 
 /// Open MPI id chosen for a communicator of `procs` ranks and `msg_bytes`.
 /// Intervals are half-open [lo, hi).
-pub fn algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
+pub fn bcast_algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
     let m = msg_bytes;
     // Each row: (upper bound exclusive, algorithm); the last bound is u64::MAX.
     let table: &[(u64, u8)] = match procs {
@@ -66,8 +66,8 @@ pub fn algorithm_id(procs: u32, msg_bytes: u64) -> u8 {
 /// - scatter_allgather falls back to linear when the message has fewer bytes
 ///   than there are ranks (byte-sized elements).
 /// - knomial uses the MCA default radix (4), reported as fan-out 4.
-pub fn candidate(procs: u32, msg_bytes: u64) -> Candidate {
-    let id = algorithm_id(procs, msg_bytes);
+pub fn bcast_candidate(procs: u32, msg_bytes: u64) -> Candidate {
+    let id = bcast_algorithm_id(procs, msg_bytes);
     let algorithm = match Collective::Bcast.describe().ompi.algorithms[usize::from(id)].algorithm {
         Algorithm::Chain => Algorithm::Pipeline,
         Algorithm::ScatterAllgather if msg_bytes < u64::from(procs) => Algorithm::Linear,
@@ -480,7 +480,7 @@ fn reduce_scatter_block_algorithm_id(procs: u32, block_bytes: u64) -> u8 {
 /// What `default` runs for `collective` under Open MPI's fixed decision.
 pub fn decision(collective: Collective, procs: u32, msg_bytes: u64) -> Option<Candidate> {
     match collective {
-        Collective::Bcast => Some(candidate(procs, msg_bytes)),
+        Collective::Bcast => Some(bcast_candidate(procs, msg_bytes)),
         Collective::Reduce => Some(reduce_candidate(procs, msg_bytes)),
         Collective::Allreduce => Some(allreduce_candidate(procs, msg_bytes)),
         Collective::Allgather => Some(allgather_candidate(procs, msg_bytes)),
@@ -515,42 +515,48 @@ mod tests {
 
     #[test]
     fn table_rows_from_the_reference() {
-        assert_eq!(algorithm_id(2, 31), 3);
-        assert_eq!(algorithm_id(2, 32), 5);
-        assert_eq!(algorithm_id(3, 600 * K), 6);
-        assert_eq!(algorithm_id(3, M), 5);
-        assert_eq!(algorithm_id(4, 63), 5);
-        assert_eq!(algorithm_id(7, 8 * K), 1);
-        assert_eq!(algorithm_id(7, M), 2);
-        assert_eq!(algorithm_id(8, 7), 7);
-        assert_eq!(algorithm_id(15, 32 * K), 1);
-        assert_eq!(algorithm_id(16, M), 8);
-        assert_eq!(algorithm_id(48, 2047), 6);
-        assert_eq!(algorithm_id(48, 2048), 7);
-        assert_eq!(algorithm_id(100, 1), 7);
-        assert_eq!(algorithm_id(128, 1), 6);
-        assert_eq!(algorithm_id(200, 20 * K), 1);
-        assert_eq!(algorithm_id(300, 20 * K), 4);
-        assert_eq!(algorithm_id(1500, 512 * K), 8);
-        assert_eq!(algorithm_id(3000, 255 * K), 7);
-        assert_eq!(algorithm_id(5000, 10 * K), 5);
-        assert_eq!(algorithm_id(5000, 300 * K), 8);
+        assert_eq!(bcast_algorithm_id(2, 31), 3);
+        assert_eq!(bcast_algorithm_id(2, 32), 5);
+        assert_eq!(bcast_algorithm_id(3, 600 * K), 6);
+        assert_eq!(bcast_algorithm_id(3, M), 5);
+        assert_eq!(bcast_algorithm_id(4, 63), 5);
+        assert_eq!(bcast_algorithm_id(7, 8 * K), 1);
+        assert_eq!(bcast_algorithm_id(7, M), 2);
+        assert_eq!(bcast_algorithm_id(8, 7), 7);
+        assert_eq!(bcast_algorithm_id(15, 32 * K), 1);
+        assert_eq!(bcast_algorithm_id(16, M), 8);
+        assert_eq!(bcast_algorithm_id(48, 2047), 6);
+        assert_eq!(bcast_algorithm_id(48, 2048), 7);
+        assert_eq!(bcast_algorithm_id(100, 1), 7);
+        assert_eq!(bcast_algorithm_id(128, 1), 6);
+        assert_eq!(bcast_algorithm_id(200, 20 * K), 1);
+        assert_eq!(bcast_algorithm_id(300, 20 * K), 4);
+        assert_eq!(bcast_algorithm_id(1500, 512 * K), 8);
+        assert_eq!(bcast_algorithm_id(3000, 255 * K), 7);
+        assert_eq!(bcast_algorithm_id(5000, 10 * K), 5);
+        assert_eq!(bcast_algorithm_id(5000, 300 * K), 8);
     }
 
     #[test]
     fn candidates_report_what_actually_runs() {
         // Fixed chain = one chain = pipeline.
-        assert_eq!(candidate(5, 2 * M).algorithm, Algorithm::Pipeline);
-        assert_eq!(candidate(5, 2 * M).segsize, Some(0));
+        assert_eq!(bcast_candidate(5, 2 * M).algorithm, Algorithm::Pipeline);
+        assert_eq!(bcast_candidate(5, 2 * M).segsize, Some(0));
         // scatter_allgather with fewer bytes than ranks runs linear.
-        assert_eq!(candidate(300_000, 256 * K).algorithm, Algorithm::Linear);
-        assert_eq!(candidate(20, 2 * M).algorithm, Algorithm::ScatterAllgather);
         assert_eq!(
-            candidate(5000, 300 * K).algorithm,
+            bcast_candidate(300_000, 256 * K).algorithm,
+            Algorithm::Linear
+        );
+        assert_eq!(
+            bcast_candidate(20, 2 * M).algorithm,
             Algorithm::ScatterAllgather
         );
-        assert_eq!(candidate(8, 1).fanout, Some(4));
-        assert_eq!(candidate(4, 10 * K).segsize, None);
+        assert_eq!(
+            bcast_candidate(5000, 300 * K).algorithm,
+            Algorithm::ScatterAllgather
+        );
+        assert_eq!(bcast_candidate(8, 1).fanout, Some(4));
+        assert_eq!(bcast_candidate(4, 10 * K).segsize, None);
     }
 
     #[test]

@@ -11,12 +11,7 @@ pub(super) struct BcastLayout;
 
 impl super::Layout for BcastLayout {
     fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
-        if rank == spec.root {
-            hold(Span {
-                start: 0,
-                end: spec.msg_bytes,
-            })
-        }
+        super::root_holds(spec, rank, spec.msg_bytes, hold)
     }
 
     fn tree_depth(&self, spec: &Spec) -> Option<u32> {

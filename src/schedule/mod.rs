@@ -155,6 +155,17 @@ trait Layout: Sync {
     }
 }
 
+/// The root's part of [`Layout::holds_at_start`] where the root starts
+/// with the whole buffer (a broadcast's message, a scatter's blocks).
+fn root_holds(spec: &Spec, rank: u32, bytes: u64, hold: &mut dyn FnMut(Span)) {
+    if rank == spec.root {
+        hold(Span {
+            start: 0,
+            end: bytes,
+        })
+    }
+}
+
 /// The one place that maps a collective to its schedules.
 fn schedules(collective: Collective) -> Schedules {
     let (scheduled, plan, buffer, layout): (_, fn(&Spec) -> _, _, &'static dyn Layout) =
@@ -329,7 +340,7 @@ enum Plan {
     Barrier(barrier::BarrierShape),
 }
 
-/// A validated broadcast: the rank programs on demand.
+/// A validated call of a collective: the rank programs on demand.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Schedule {
     pub spec: Spec,

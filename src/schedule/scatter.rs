@@ -38,12 +38,8 @@ pub(super) struct ScatterLayout;
 
 impl super::Layout for ScatterLayout {
     fn holds_at_start(&self, spec: &Spec, rank: u32, hold: &mut dyn FnMut(Span)) {
-        if rank == spec.root {
-            hold(Span {
-                start: 0,
-                end: u64::from(spec.procs) * spec.msg_bytes,
-            })
-        }
+        let blocks = u64::from(spec.procs) * spec.msg_bytes;
+        super::root_holds(spec, rank, blocks, hold)
     }
 
     fn needs_at_end(&self, spec: &Spec, rank: u32) -> Option<Span> {

@@ -1,9 +1,10 @@
 //! Executes a [`Schedule`] under a per-channel cost model: proves delivery
-//! (a broadcast: every rank ends with every byte exactly once, nobody
-//! forwards bytes it does not hold; a reduction: the root (allreduce:
-//! every rank) ends with every rank's contribution combined once in every
-//! byte, see [`partials`]; for
-//! both no unmatched message, no deadlock), returns per-rank completion
+//! (data that only moves — a broadcast, gather, scatter, allgather,
+//! alltoall: every rank ends with every byte it needs exactly once, nobody
+//! forwards bytes it does not hold; a barrier: no rank leaves before every
+//! rank entered; a reduction: the root (allreduce: every rank) ends with
+//! every rank's contribution combined once in every byte, see
+//! [`partials`]; for all, no unmatched message, no deadlock), returns per-rank completion
 //! times, and exposes the stage structure the analytical models use.
 //!
 //! Timing model (LogGP-like, per channel: shared memory within a node,
@@ -56,7 +57,7 @@ pub struct Outcome<T = f64> {
 }
 
 impl<T: Time> Outcome<T> {
-    /// The broadcast's time: the last rank to finish.
+    /// The collective's time: the last rank to finish.
     pub fn makespan(&self) -> T {
         self.completion_us
             .iter()

@@ -1,7 +1,7 @@
-//! The stage structure of a broadcast, as the model-based selection paper
-//! describes it (§4): stages run one after another; within a stage several
-//! non-blocking flat trees (NBFTs: one rank sending one segment to some
-//! children) run concurrently.
+//! The stage structure of a collective's schedule, as the model-based
+//! selection paper describes it (§4): stages run one after another; within
+//! a stage several non-blocking flat trees (NBFTs: one rank sending one
+//! segment to some children) run concurrently.
 //!
 //! It is derived by simulating the schedule with every transfer taking one
 //! step and concurrent sends: a send group posted at step s belongs to stage

@@ -88,7 +88,10 @@ pub fn algorithms(collectives: &[Collective], names: Option<&[String]>) -> Resul
     for c in collectives {
         let mpich_table = || c.describe().mpich.algorithms.iter().map(|m| m.algorithm);
         let (ompi, mpich) = match names {
-            None => (c.describe().measured.to_vec(), mpich_table().collect()),
+            None => (
+                c.describe().measured_by_default.to_vec(),
+                mpich_table().collect(),
+            ),
             Some(names) => {
                 let (mut ompi, mut mpich) = (Vec::new(), Vec::new());
                 for (i, n) in names.iter().enumerate() {
@@ -381,7 +384,10 @@ mod tests {
         // Without names, each collective's measured algorithms, and all of
         // MPICH's.
         let all = algorithms(&[Collective::Alltoall], None).unwrap();
-        assert_eq!(all[0].ompi, Collective::Alltoall.describe().measured);
+        assert_eq!(
+            all[0].ompi,
+            Collective::Alltoall.describe().measured_by_default
+        );
         assert_eq!(
             all[0].mpich.len(),
             Collective::Alltoall.describe().mpich.algorithms.len()

@@ -23,11 +23,7 @@ impl Harness for GatherHarness {
         if it.rank != it.root {
             return None;
         }
-        check_blocks(
-            it,
-            result,
-            block_bytes(Collective::Gather, result, it.procs),
-        )
+        check_blocks(Collective::Gather, it, result)
     }
 
     /// The p blocks, then the rank's own block apart (its send buffer).

@@ -8,7 +8,6 @@
 //! `Collective::local_bytes`) and [`Buffers`]'s result apart.
 
 mod allgather;
-mod allreduce;
 mod alltoall;
 mod barrier;
 mod bcast;
@@ -75,8 +74,8 @@ pub(super) trait Harness: Sync {
 pub(super) fn of(collective: Collective) -> &'static dyn Harness {
     match collective {
         Collective::Bcast => &bcast::BcastHarness,
-        Collective::Reduce => &reduce::ReduceHarness,
-        Collective::Allreduce => &allreduce::AllreduceHarness,
+        Collective::Reduce => &reduce::ReductionHarness { everywhere: false },
+        Collective::Allreduce => &reduce::ReductionHarness { everywhere: true },
         Collective::Allgather => &allgather::AllgatherHarness,
         Collective::Alltoall => &alltoall::AlltoallHarness,
         Collective::Gather => &gather::GatherHarness,
@@ -117,8 +116,10 @@ fn block_seed(rank: u32, it: Iteration, m: usize) -> u64 {
     payload::seed(rank, it.iteration, m as u64)
 }
 
-/// Checks every rank's block in place: the first wrong one, named.
-fn check_blocks(it: Iteration, result: &[u8], m: usize) -> Option<String> {
+/// Checks every rank's block of `collective`'s memory in place: the first
+/// wrong one, named.
+fn check_blocks(collective: Collective, it: Iteration, result: &[u8]) -> Option<String> {
+    let m = block_bytes(collective, result, it.procs);
     (0..it.procs).find_map(|j| {
         payload::first_mismatch(&result[block(j, m)], block_seed(j, it, m))
             .map(|w| format!("the block of rank {j}: {}", wrong_byte(w)))

@@ -1,13 +1,17 @@
-//! MPI_Reduce in the harness: each rank's contribution, their sum at the
-//! root (in `Buffers::out` from the library, in place from a schedule).
+//! MPI_Reduce and MPI_Allreduce in the harness: each rank's contribution,
+//! their sum at the root or on every rank (in `Buffers::out` from the
+//! library, in place from a schedule).
 
 use super::{payload, wrong_sum, Buffers, Harness, Iteration, LibraryCall, Place};
 use mpi::collective::{Root as _, SystemOperation};
 use mpi::traits::*;
 
-pub(super) struct ReduceHarness;
+/// Both reductions to one buffer: `everywhere` for MPI_Allreduce.
+pub(super) struct ReductionHarness {
+    pub everywhere: bool,
+}
 
-impl Harness for ReduceHarness {
+impl Harness for ReductionHarness {
     fn result_apart(&self) -> bool {
         true
     }
@@ -17,7 +21,7 @@ impl Harness for ReduceHarness {
     }
 
     fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {
-        if it.rank != it.root {
+        if !self.everywhere && it.rank != it.root {
             return None;
         }
         payload::first_sum_mismatch(result, it.seed, it.procs, 0).map(|w| wrong_sum(it, w))
@@ -31,12 +35,13 @@ impl Harness for ReduceHarness {
             buffers,
         } = lib;
         let send: &[f32] = bytemuck::try_cast_slice(buf).map_err(|e| e.to_string())?;
+        let out = &mut buffers.out[..send.len()];
+        let sum = SystemOperation::sum();
         let process = comm.process_at_rank(root as i32);
-        if comm.rank() as u32 == root {
-            let out = &mut buffers.out[..send.len()];
-            process.reduce_into_root(send, out, SystemOperation::sum());
-        } else {
-            process.reduce_into(send, SystemOperation::sum());
+        match (self.everywhere, comm.rank() as u32 == root) {
+            (true, _) => comm.all_reduce_into(send, out, sum),
+            (false, true) => process.reduce_into_root(send, out, sum),
+            (false, false) => process.reduce_into(send, sum),
         }
         Ok(())
     }
