@@ -60,20 +60,20 @@ pub(super) fn measure(
             world.abort(3);
         }
     }
+    let part = harness::of(opts.collective);
     let start = mpi::time();
     for iteration in 0u64.. {
         let root_index = (iteration % roots.len() as u64) as usize;
         let root = roots[root_index];
         let seed = payload::seed(root, iteration, point.msg_bytes);
-        let call = Iteration {
+        let it = Iteration {
             seed,
             rank,
             procs,
             root,
             iteration,
         };
-        let part = harness::of(opts.collective);
-        part.fill(call, buf, buffers, &|block, m| runner.place(block, m));
+        part.fill(it, buf, buffers, &|block, m| runner.place(block, m));
         comm.barrier();
         if let Some(d) = &delays {
             delay::wait_until(mpi::time() + d.of(rank, root, iteration) * 1e-6);
@@ -84,7 +84,7 @@ pub(super) fn measure(
         let local_us = (mpi::time() - t0) * 1e6;
         let failed = match done {
             Err(e) => Some(e),
-            Ok(()) => part.check(call, runner.reduced(buf, buffers)),
+            Ok(()) => part.check(it, runner.reduced(buf, buffers)),
         };
         if let Some(wrong) = &failed {
             eprintln!(

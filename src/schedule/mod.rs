@@ -548,7 +548,9 @@ impl Schedule {
     /// buffer's end its part up to the end, then the part
     /// from byte 0; a modified Bruck's packed message's blocks.
     pub fn pieces(&self, bytes: Span, each: &mut dyn FnMut(Span)) {
-        schedules(self.spec.collective).pieces(&self.spec, self.buffer_bytes(), bytes, each)
+        let schedules = schedules(self.spec.collective);
+        let total = schedules.buffer_bytes(self.spec.procs.into(), self.spec.msg_bytes);
+        schedules.pieces(&self.spec, total, bytes, each)
     }
 
     /// [`Schedule::ops`] as the harness runs them on `rank`, each with its
@@ -556,11 +558,8 @@ impl Schedule {
     /// alltoall's ([`alltoall::local`]); a message whose bytes lie in
     /// several places there goes through scratch memory.
     pub fn local_ops(&self, rank: u32) -> Result<Vec<LocalOp>, String> {
-        let place = |bytes: Span| {
-            schedules(self.spec.collective)
-                .layout
-                .place(&self.spec, rank, bytes)
-        };
+        let layout = schedules(self.spec.collective).layout;
+        let place = |bytes: Span| layout.place(&self.spec, rank, bytes);
         self.ops(rank)
             .into_iter()
             .map(|op| {
