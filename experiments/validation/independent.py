@@ -11,7 +11,12 @@ tune's job and the confirmation's (the report's headline after `verify
 --confirm`: the geometric mean of the two jobs, Student t on the spread
 between them pooled over every size both timed).
 
-Usage: independent.py DIR [PAIRS] [--confirmed]   (mpicc, mpirun on PATH; PAIRS 5)
+Usage: independent.py DIR [PAIRS] [--confirmed] [--plain]   (mpicc, mpirun on PATH; PAIRS 5)
+The loop times as an application calls (rules_timer's APP=1, the protocol of
+../shared/tools/coll_sweep.c: each call sends values written just before it
+and its result is read after it); --plain: sends from memory never written
+(the zero page where the buffer is fresh) and never reads the result, as
+the runs before 2026-11-29 did (validation.md says what that favours).
 --confirmed: the rules `verify --confirm DIR` wrote (DIR/confirmed/rules)
 and the switches it kept, with the confirmation's interval beside tune's.
 MPIRUN_ARGS (default: --bind-to core) places the ranks as tune's job did;
@@ -22,9 +27,37 @@ import csv, math, os, re, subprocess, sys, tempfile
 from replicas import t975
 
 
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def switched(rules, row):
+    """Whether the rules file collsel wrote still switches away from
+    default at the row's size: a rule is set back (algorithm 0) where any
+    size it covers did not hold. Reads the comments collsel writes: the
+    section's "collective id: NAME" and each rule's "from SIZE"."""
+    section, procs, algorithm = None, None, None
+    lines = open(rules).read().splitlines()
+    for k, line in enumerate(lines):
+        m = re.search(r"# collective id: (\w+)", line)
+        if m:
+            section = m.group(1)
+            continue
+        if section != row["collective"]:
+            continue
+        if line.strip().endswith("# comm size") or "# comm size " in line:
+            procs = int(line.split()[0])
+            continue
+        m = re.match(r"\s*\d+ (\d+) \d+ \d+ # from (\d+) (\w+)", line)
+        if m and procs == int(row["procs"]):
+            if int(m.group(2)) * UNITS[m.group(3)] <= int(row["msg_bytes"]):
+                algorithm = int(m.group(1))
+    return algorithm not in (None, 0)
+
+
 def main():
-    args = [a for a in sys.argv[1:] if a != "--confirmed"]
+    args = [a for a in sys.argv[1:] if a not in ("--confirmed", "--plain")]
     confirmed = "--confirmed" in sys.argv
+    app = "0" if "--plain" in sys.argv else "1"
     out_dir = args[0]
     pairs = int(args[1]) if len(args) > 1 else 5
     rows = list(csv.DictReader(open(os.path.join(out_dir, "validation.csv"))))
@@ -37,7 +70,8 @@ def main():
         rules = os.path.abspath(os.path.join(out_dir, "confirmed", "rules"))
         confirmation = {key(r): r for r in csv.DictReader(
             open(os.path.join(out_dir, "confirmed", "confirmation.csv")))}
-        kept = [r for r in kept if confirmation.get(key(r), {}).get("kept") == "true"]
+        kept = [r for r in kept if confirmation.get(key(r), {}).get("kept") == "true"
+                and switched(rules, r)]
     else:
         rules = os.path.abspath(os.path.join(out_dir, "rules"))
     exe = os.environ.get("RULES_TIMER")
@@ -46,7 +80,8 @@ def main():
         here = os.path.dirname(os.path.abspath(__file__))
         subprocess.run(["mpicc", "-O2", "-o", exe, os.path.join(here, "rules_timer.c")],
                        check=True)
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               APP=app)
     placement = os.environ.get("MPIRUN_ARGS", "--bind-to core").split()
     logs = {}  # (collective, procs, bytes) -> [ln(off/on)] per job pair
     for procs in sorted({int(r["procs"]) for r in kept}):
@@ -56,7 +91,7 @@ def main():
             for setting in (["on", "off"] if k % 2 == 0 else ["off", "on"]):
                 mca = (["--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
                         "coll_tuned_dynamic_rules_filename", rules] if setting == "on" else [])
-                out = subprocess.run(["mpirun", "-n", str(procs), *placement, *mca, exe,
+                out = subprocess.run(["mpirun", "-n", str(procs), *placement, "-x", "APP", *mca, exe,
                                       *items], env=env, check=True, capture_output=True,
                                      text=True).stdout
                 for line in out.splitlines():

@@ -9,17 +9,38 @@
  * over MPI_FLOAT for the reductions, root 0). Prints, on rank 0, one line
  * "COLLECTIVE BYTES mean_us T" per item. With REFILL=1 in the environment
  * every rank writes its send buffer before each call (as collsel's
- * harness fills its payload), to see what that costs each algorithm. */
+ * harness fills its payload), to see what that costs each algorithm;
+ * with CHECK=1 every rank reads its receive buffer after each call,
+ * untimed (as collsel's harness checks the result); with DUP=1 the calls
+ * run on a duplicate of MPI_COMM_WORLD (as collsel's harness runs them).
+ * APP=1 times as an application calls, and as ../shared/tools/coll_sweep.c
+ * does: before each call every rank writes what it sends (new values each
+ * call) and clears what it receives, and after it reads what it received;
+ * only the bytes the call sends and receives. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int size;
+static MPI_Comm w;
 static int *counts; /* reduce_scatter's: every rank's block the same */
 
+/* The bytes a call reads from `a` and writes to `b` on every rank (the
+ * root's, where they differ; bcast's message is `a` both ways). */
+static void extent(const char *name, long bytes, long *send, long *recv) {
+    long p = size;
+    *send = bytes;
+    *recv = bytes;
+    if (!strcmp(name, "gather") || !strcmp(name, "allgather")) *recv = bytes * p;
+    if (!strcmp(name, "scatter") || !strcmp(name, "reduce_scatter")
+        || !strcmp(name, "reduce_scatter_block")) *send = bytes * p;
+    if (!strcmp(name, "alltoall")) *send = *recv = bytes * p;
+    if (!strcmp(name, "bcast")) *recv = 0;
+    if (!strcmp(name, "barrier")) *send = *recv = 0;
+}
+
 static int call(const char *name, void *a, void *b, long bytes) {
-    MPI_Comm w = MPI_COMM_WORLD;
     int n = (int)bytes, f = (int)(bytes / 4);
     if (!strcmp(name, "bcast")) return MPI_Bcast(a, n, MPI_BYTE, 0, w);
     if (!strcmp(name, "reduce")) return MPI_Reduce(a, b, f, MPI_FLOAT, MPI_SUM, 0, w);
@@ -48,6 +69,14 @@ int main(int argc, char **argv) {
     counts = malloc(sizeof(int) * size);
     const char *r = getenv("REFILL");
     int refill = r && r[0] == '1';
+    const char *c = getenv("CHECK");
+    int check = c && c[0] == '1';
+    const char *d = getenv("DUP");
+    w = MPI_COMM_WORLD;
+    if (d && d[0] == '1') MPI_Comm_dup(MPI_COMM_WORLD, &w);
+    volatile float sink = 0;
+    const char *ap = getenv("APP");
+    int app = ap && ap[0] == '1';
     for (int k = 1; k < argc; k++) {
         char name[32];
         long bytes = 0;
@@ -70,12 +99,28 @@ int main(int argc, char **argv) {
         if (iters < 3) iters = 3;
         if (iters > 20000) iters = 20000;
         double total = 0;
+        long send, recv;
+        extent(name, bytes, &send, &recv);
         for (int i = 0; i < iters; i++) {
+            if (app) {
+                for (long j = 0; j < send / 4; j++) a[j] = (float)((j + i + rank) % 7);
+                memset(b, 0, (size_t)recv);
+            }
             if (refill) memset(a, 1 + (i & 1), (size_t)floats * sizeof(float));
             MPI_Barrier(MPI_COMM_WORLD);
             t0 = MPI_Wtime();
             call(name, a, b, bytes);
             double t = MPI_Wtime() - t0;
+            if (app) {
+                float s = 0;
+                for (long j = 0; j < recv / 4; j++) s += b[j];
+                sink += s;
+            }
+            if (check) {
+                float s = 0;
+                for (long j = 0; j < floats; j++) s += b[j];
+                sink += s;
+            }
             MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             total += t;
         }
