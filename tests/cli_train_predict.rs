@@ -873,9 +873,11 @@ fn predict_keeps_default_where_tunes_validation_reverted() {
             high: 0.55,
             rounds: 8,
             replicas: 0,
+            weakest: None,
         }),
         times_us: Some((1.0, 2.0)),
         discovered: true,
+        across_jobs: None,
     };
     std::fs::write(
         model.join("validation.json"),

@@ -14,11 +14,13 @@
 //! Where the comparison asks for *replicas*, the rounds are taken several
 //! times over, each time on a fresh communicator over the same ranks in a
 //! random order (the first: their own order) with freshly allocated
-//! buffers, and the interval is taken over the replicas' means. On 16 bound
+//! buffers, in turn in a fresh process's and a settled process's malloc
+//! ([`allocator`]), and the interval is taken over the replicas' means. On 16 bound
 //! ranks the small-message speed-ups varied between separate jobs by up to
 //! 30% in ln; the rounds of one job saw a third of that, and only the ranks'
 //! order re-drawn inside the job reproduced it (`experiments/variance.md`).
 
+use super::allocator::{self, Regime};
 use super::campaign::resolve_roots;
 use super::control::{self, TunedControl};
 use super::mpich::MpichControl;
@@ -132,14 +134,35 @@ pub struct Compared {
 
 impl Compared {
     /// Arm 0's time over arm `arm`'s, from the paired rounds (over the
-    /// replicas' means where there are two or more).
+    /// replicas' means where there are two or more), with the weaker of
+    /// the two allocator regimes' where the replicas took both.
     pub fn speedup(&self, arm: usize) -> Option<Speedup> {
         let replicas = self.replica.iter().max().map_or(0, |r| r + 1);
         let mut pairs = vec![Vec::new(); replicas];
         for (round, &r) in self.rounds.iter().zip(&self.replica) {
             pairs[r].push((round[0], round[arm]));
         }
-        Speedup::from_replicas(&pairs)
+        let mut speedup = Speedup::from_replicas(&pairs)?;
+        // Per regime, the mean of its replicas' mean ln speed-ups.
+        let mut regimes: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for (r, rounds) in pairs.iter().enumerate() {
+            let logs: Vec<f64> = rounds
+                .iter()
+                .filter(|(a, b)| *a > 0.0 && *b > 0.0)
+                .map(|(a, b)| (a / b).ln())
+                .collect();
+            if !logs.is_empty() {
+                let k = usize::from(Regime::of_replica(r) == Regime::Settled);
+                regimes[k].push(logs.iter().sum::<f64>() / logs.len() as f64);
+            }
+        }
+        if regimes.iter().all(|m| !m.is_empty()) {
+            speedup.weakest = regimes
+                .iter()
+                .map(|m| (m.iter().sum::<f64>() / m.len() as f64).exp())
+                .min_by(f64::total_cmp);
+        }
+        Some(speedup)
     }
 
     /// Arm `arm`'s mean time over the rounds (µs).
@@ -223,6 +246,9 @@ fn replicated(
     };
     let mut store: Option<Vec<f32>> = None;
     for r in 0..rounds.max_replicas.max(1) {
+        if rounds.max_replicas > 1 {
+            allocator::pin(Regime::of_replica(r));
+        }
         let replica = (r > 0).then(|| permuted(comm)).transpose()?;
         let on = replica.as_ref().unwrap_or(comm);
         // Allocated while the previous replica's buffers are still held, so
@@ -270,6 +296,7 @@ fn replicated(
         }
     }
     drop(store);
+    allocator::pin(Regime::Fresh);
     Ok(compared)
 }
 
@@ -431,5 +458,43 @@ impl Session {
             done += asked.len();
             requests(sub, collective, asked, timing, rounds, mine)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rounds of `default` (first) against a switch, per replica.
+    fn compared(per_replica: &[(f64, f64)]) -> Compared {
+        let mut c = Compared {
+            iterations: 10,
+            rounds: Vec::new(),
+            replica: Vec::new(),
+        };
+        for (r, &(base, switch)) in per_replica.iter().enumerate() {
+            for k in 0..3 {
+                // A little noise so that the replicas' means differ.
+                let jitter = 1.0 + 0.01 * k as f64;
+                c.rounds.push(vec![base * jitter, switch]);
+                c.replica.push(r);
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn a_switch_slower_in_one_allocator_regime_shows_it() {
+        // Twice as fast in the fresh process's regime (replicas 0 and 2),
+        // 5% slower in the settled one (1 and 3).
+        let c = compared(&[(2.0, 1.0), (1.0, 1.05), (2.1, 1.0), (1.0, 1.05)]);
+        let s = c.speedup(1).unwrap();
+        assert_eq!(s.replicas, 4);
+        assert!(s.speedup > 1.3, "{s:?}");
+        let weakest = s.weakest.unwrap();
+        assert!((weakest - 1.0 / 1.05 * 1.01).abs() < 0.01, "{weakest}");
+        // One replica: one regime, nothing to compare.
+        let one = compared(&[(2.0, 1.0)]).speedup(1).unwrap();
+        assert_eq!(one.weakest, None);
     }
 }

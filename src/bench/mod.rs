@@ -27,6 +27,8 @@ pub mod mpich;
 pub mod payload;
 pub mod points;
 #[cfg(feature = "mpi")]
+mod allocator;
+#[cfg(feature = "mpi")]
 mod campaign;
 #[cfg(feature = "mpi")]
 mod harness;

@@ -2,7 +2,7 @@
 //! shared core earns), the job's ranks and placement, and what every rank
 //! must agree on (errors, shared bytes, the communicator sizes in turn).
 
-use super::{control, mpich, topology};
+use super::{allocator, control, mpich, topology};
 use crate::data::Mapping;
 use crate::error::{Error, Result};
 use mpi::collective::{Root as _, SystemOperation};
@@ -24,6 +24,7 @@ impl Session {
     /// Starts MPI; `library`: forced library algorithms will be measured
     /// (Open MPI must be told before MPI_Init).
     pub fn start(library: bool) -> Result<Session> {
+        allocator::pin(allocator::Regime::Fresh);
         if library {
             control::enable_dynamic_rules();
             mpich::prepare_environment();

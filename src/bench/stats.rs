@@ -76,6 +76,11 @@ pub struct Speedup {
     /// means (two or more); 0 or 1: the interval is over the rounds.
     #[serde(default)]
     pub replicas: usize,
+    /// Where the replicas were taken in states that can change the winner
+    /// (the allocator's, `bench::allocator`): the lowest speed-up of one
+    /// state's replicas together. A switch slower in one is not kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weakest: Option<f64>,
 }
 
 impl Speedup {
@@ -86,6 +91,7 @@ impl Speedup {
         high: 1.0,
         rounds: 0,
         replicas: 0,
+        weakest: None,
     };
 
     /// From `(baseline_us, candidate_us)` per round; `None` without two
@@ -100,6 +106,7 @@ impl Speedup {
             high: (mean + half).exp(),
             rounds: n,
             replicas: 0,
+            weakest: None,
         })
     }
 
@@ -126,6 +133,7 @@ impl Speedup {
             high: (mean + half).exp(),
             rounds: logs.iter().map(Vec::len).sum(),
             replicas: means.len(),
+            weakest: None,
         })
     }
 
@@ -182,6 +190,7 @@ impl Speedup {
             high: (mean + half).exp(),
             rounds: parts.iter().map(|s| s.rounds).sum(),
             replicas: 0,
+            weakest: None,
         })
     }
 }

@@ -447,9 +447,11 @@ mod tests {
                 high: speedup + 0.1,
                 rounds: 8,
                 replicas: 0,
+                weakest: None,
             }),
             times_us: Some((speedup, 1.0)),
             discovered: true,
+            across_jobs: None,
         }
     }
 

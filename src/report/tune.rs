@@ -362,9 +362,12 @@ fn mpich_use(collective: Collective, x: &Shipping, selection: &Path, taken: bool
 /// MPICH's own choice and none slower or unmeasured.
 pub fn takes_selection(validations: &[Validation]) -> bool {
     validations.iter().any(Validation::kept)
-        && validations
-            .iter()
-            .all(|v| matches!(v.verdict(), Verdict::Kept | Verdict::WithinNoise))
+        && validations.iter().all(|v| {
+            matches!(
+                v.verdict(),
+                Verdict::Kept | Verdict::WithinNoise | Verdict::Unsteady
+            )
+        })
 }
 
 /// Per job size, the speed-up of what the rules ship over `default`,
@@ -378,7 +381,8 @@ fn effect(tables: &[DecisionTable], validations: &[Validation], unexplored: &[u3
         "`default`'s time over the time of what the rules ship, each switch from `default` \
          timed against it in paired rounds of fresh samples (not the measurements that chose \
          it), 95% intervals; sizes where the rules keep `default` count as 1. A switch ships \
-         only when its whole interval is above 1 and it is at least 5% faster.\n\n\
+         only when its whole interval is above 1, it is at least 5% faster, and it is not \
+         slower in either state of the allocator its replicas took turns in.\n\n\
          | ranks | sizes | switched | kept | effect (95% interval) | largest kept |\n\
          |---:|---:|---:|---:|---|---|\n",
     );
@@ -485,9 +489,11 @@ mod tests {
                 high: speedup + half,
                 rounds: 5,
                 replicas: 0,
+                weakest: None,
             }),
             times_us: Some((speedup, 1.0)),
             discovered: true,
+            across_jobs: None,
         }
     }
 

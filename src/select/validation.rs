@@ -9,8 +9,9 @@
 //!
 //! The rule: a switch is kept when the whole 95% interval of its speed-up
 //! over `default` lies above 1, the speed-up is at least 1 + [`NEAR`]
-//! (5%), and it is a discovery among every switch the run validated
-//! ([`discoveries`]); it reverts to `default` otherwise. The costs are not symmetric.
+//! (5%), it is not slower in either allocator state the replicas took
+//! turns in (`bench::allocator`), and it is a discovery among every switch
+//! the run validated ([`discoveries`]); it reverts to `default` otherwise. The costs are not symmetric.
 //! `default` is what the user gets without the tool, so a switch has to
 //! earn its place: one that is slower, or that the rounds cannot tell from
 //! `default`, buys nothing measurable and risks a slowdown in the
@@ -54,6 +55,12 @@ pub struct Validation {
     /// switch of the run (true in files written before that step).
     #[serde(default = "discovered_before")]
     pub discovered: bool,
+    /// Where a second job (`verify --confirm`) timed it again after the
+    /// job that chose it: the speed-up across both jobs, its interval from
+    /// the spread between them; the switch ships only where that too is
+    /// above 1 by [`NEAR`] (a job's own interval holds that job only).
+    #[serde(default)]
+    pub across_jobs: Option<Speedup>,
 }
 
 fn discovered_before() -> bool {
@@ -102,6 +109,9 @@ pub enum Verdict {
     WithinNoise,
     /// Not measured before the time ran out: reverted.
     Unmeasured,
+    /// Faster in this job, but not across this job and the one before it
+    /// (the interval from the spread between them reaches 1): reverted.
+    Unsteady,
 }
 
 impl Verdict {
@@ -114,6 +124,10 @@ impl Verdict {
                  (among all the switches validated)"
             }
             Verdict::Unmeasured => "reverted to default: not validated before the budget ran out",
+            Verdict::Unsteady => {
+                "reverted to default: faster in this job, not across it and the job before \
+                 (the spread between the jobs reaches 1)"
+            }
         }
     }
 }
@@ -122,7 +136,17 @@ impl Validation {
     pub fn verdict(&self) -> Verdict {
         match self.speedup {
             None => Verdict::Unmeasured,
-            Some(s) if s.low > 1.0 && s.speedup >= 1.0 + NEAR && self.discovered => Verdict::Kept,
+            Some(s)
+                if s.low > 1.0
+                    && s.speedup >= 1.0 + NEAR
+                    && self.discovered
+                    && s.weakest.is_none_or(|w| w >= 1.0) =>
+            {
+                match self.across_jobs {
+                    Some(a) if a.low <= 1.0 || a.speedup < 1.0 + NEAR => Verdict::Unsteady,
+                    _ => Verdict::Kept,
+                }
+            }
             Some(s) if s.high < 1.0 => Verdict::Slower,
             Some(_) => Verdict::WithinNoise,
         }
@@ -248,6 +272,7 @@ mod tests {
             high,
             rounds: 8,
             replicas: 0,
+            weakest: None,
         })
     }
 
@@ -260,6 +285,7 @@ mod tests {
             speedup: s,
             times_us: s.map(|s| (1.0, 1.0 / s.speedup)),
             discovered: true,
+            across_jobs: None,
         }
     }
 
@@ -381,6 +407,15 @@ mod tests {
             "proved faster, but by less than the noise between jobs"
         );
         assert_eq!(row(4, Ring, None).verdict(), Verdict::Unmeasured);
+        let one_regime_slower = speedup(1.3, 1.1, 1.5).map(|s| Speedup {
+            weakest: Some(0.97),
+            ..s
+        });
+        assert_eq!(
+            row(4, Ring, one_regime_slower).verdict(),
+            Verdict::WithinNoise,
+            "faster on average, slower in one allocator regime"
+        );
         assert_eq!(
             row(4, Ring, speedup(1.2, 0.95, 1.5)).shipped(),
             Speedup::UNCHANGED

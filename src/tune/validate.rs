@@ -115,6 +115,7 @@ pub(super) fn validations(
                 times_us: measured.map(|c| (c.mean_us(0), c.mean_us(1))),
                 // Set over the whole run below.
                 discovered: false,
+                across_jobs: None,
             });
         }
     }

@@ -17,6 +17,7 @@
 //! times them.
 
 use super::files::{TunedRule, TunedRules};
+use crate::bench::stats::Speedup;
 use crate::data::{Candidate, Collective};
 use crate::error::{Error, Result};
 use crate::export::{coll_id, tuned_bytes};
@@ -61,6 +62,15 @@ impl Confirm {
             out_dir: out_dir.map_or(beside, Path::to_path_buf),
             report,
         })
+    }
+
+    /// What tune's job measured of the file's switches (its
+    /// `validation.csv`), where the file came from a tune directory.
+    pub fn tuned(&self) -> Vec<TuneRow> {
+        self.report
+            .as_ref()
+            .and_then(|r| std::fs::read_to_string(r.with_file_name("validation.csv")).ok())
+            .map_or_else(Vec::new, |csv| tune_speedups(&csv))
     }
 }
 
@@ -297,6 +307,7 @@ pub fn table(switches: &[Switch], verdicts: &[Verdict], rows: &[Validation]) -> 
                 Verdict::Slower => "removed: slower",
                 Verdict::WithinNoise => "removed: not faster",
                 Verdict::Unmeasured => "removed: not timed",
+                Verdict::Unsteady => "removed: not across both jobs",
             }
         );
     }
@@ -314,6 +325,7 @@ const REPORT_HEADING: &str = "## Confirmed in a separate job";
 /// report's summary as it now reads (up to the first collective's part).
 pub fn note_in_report(
     report: &Path,
+    tuned: &[TuneRow],
     table: &str,
     confirmed: &Path,
     rows: &[Validation],
@@ -323,11 +335,8 @@ pub fn note_in_report(
         .map_err(|e| Error::io(format!("cannot read {}", report.display()), e))?;
     let mut text = without_part(&text, REPORT_HEADING);
     text = without_part(&text, &format!("{REPORT_HEADING}: the table"));
-    let tuned = std::fs::read_to_string(report.with_file_name("validation.csv"))
-        .map(|csv| tune_speedups(&csv))
-        .unwrap_or_default();
     let sizes = tuned_sizes(&report.with_file_name("data.csv"));
-    text = with_held(&text, rows, &Effects::new(&tuned, rows, &sizes));
+    text = with_held(&text, rows, &Effects::new(tuned, rows, &sizes));
     let absolute = std::path::absolute(confirmed).unwrap_or_else(|_| confirmed.to_path_buf());
     let part = format!(
         "{REPORT_HEADING}\n`verify --confirm` timed every switch of `rules` again in a job of \
@@ -335,12 +344,13 @@ pub fn note_in_report(
          choice in `{}`. The summary now counts only what held: its `kept` column says how \
          many sizes held, and its effects are those of the confirmed rules, each size that \
          held at the geometric mean of the two jobs, its interval from the spread between \
-         them (the sizes that did not hold count as 1). {}Deploy that file in place of \
+         them (the sizes that did not hold count as 1). A size holds where it was faster in \
+         this job and, where tune's job timed it too, across both jobs as well. {}Deploy that file in place of \
          `rules`:\n\n    \
          OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n(per switch: the end of this \
          report)\n\n",
         absolute.display(),
-        between_jobs(&tuned, rows),
+        between_jobs(tuned, rows),
         absolute.display()
     );
     let at = text.find("## Deploy").unwrap_or(text.len());
@@ -351,7 +361,7 @@ pub fn note_in_report(
     let _ = write!(
         text,
         "\n{REPORT_HEADING}: the table\n```\n{table}```\n{}",
-        across_jobs(&tuned, rows)
+        across_jobs(tuned, rows)
     );
     write(report, &text)?;
     let end = text.find("\n## MPI_").map_or(text.len(), |i| i + 1);
@@ -467,18 +477,14 @@ struct Effects<'a> {
 
 impl<'a> Effects<'a> {
     fn new(
-        tuned: &'a [TuneRow],
+        tuned: &[TuneRow],
         rows: &'a [Validation],
         sizes: &'a [(Collective, u32, u64)],
     ) -> Effects<'a> {
         let held = rows
             .iter()
             .filter(|v| v.kept())
-            .filter_map(|v| {
-                let now = v.speedup?.speedup.ln();
-                let before = in_both(tuned, std::slice::from_ref(v)).next();
-                Some((v, before.map_or(now, |(_, b, _)| (b.ln() + now) / 2.0)))
-            })
+            .filter_map(|v| Some((v, v.across_jobs.or(v.speedup)?.speedup.ln())))
             .collect();
         Effects {
             held,
@@ -557,21 +563,19 @@ fn spread(tuned: &[TuneRow], rows: &[Validation]) -> Option<(f64, usize)> {
 /// timed in both. One job's interval holds that job only: this one holds
 /// what moved between the two.
 fn across_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
-    let both: Vec<(&Validation, f64, f64)> = in_both(tuned, rows).collect();
-    if both.is_empty() {
-        return String::new();
-    }
-    let Some((var, n)) = spread(tuned, rows) else {
+    let Some((_, n)) = spread(tuned, rows) else {
         return String::new();
     };
-    let half = crate::bench::stats::t975(n) * (var / 2.0).sqrt();
     let mut s = format!(
         "\nAcross tune's job and this one (interval from the spread between the two jobs, \
-         pooled over {n} sizes):\n\n| collective | ranks | size | rule | tune's job | this job | \
+         pooled over {n} sizes; a size ships only where this interval too lies above 1 by 5% \
+         or more):\n\n| collective | ranks | size | rule | tune's job | this job | \
          across both (95%) |\n|---|---:|---:|---|---:|---:|---|\n"
     );
-    for (v, a, b) in both {
-        let mean = (a.ln() + b.ln()) / 2.0;
+    for (v, a, b) in in_both(tuned, rows) {
+        let Some(both) = v.across_jobs else {
+            continue;
+        };
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {a:.2} | {b:.2} | {:.2} ({:.2}-{:.2}) |",
@@ -579,17 +583,48 @@ fn across_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
             v.procs,
             format_bytes(v.msg_bytes),
             v.decision,
-            mean.exp(),
-            (mean - half).exp(),
-            (mean + half).exp()
+            both.speedup,
+            both.low,
+            both.high
         );
     }
     s
 }
 
+/// Gives each row that tune's job timed too its speed-up across both jobs
+/// (the geometric mean of the two; 95% interval from the spread between
+/// the jobs pooled over every size both timed, Student's t with as many
+/// degrees of freedom as sizes), by which it then ships or not
+/// ([`Validation::verdict`]). The between-job spread is pooled because two
+/// jobs give one difference per size, too few alone.
+pub fn across_both(tuned: &[TuneRow], rows: &mut [Validation]) {
+    let Some((var, n)) = spread(tuned, rows) else {
+        return;
+    };
+    let half = crate::bench::stats::t975(n) * (var / 2.0).sqrt();
+    let means: Vec<Option<f64>> = rows
+        .iter()
+        .map(|v| {
+            in_both(tuned, std::slice::from_ref(v))
+                .next()
+                .map(|(_, a, b)| (a.ln() + b.ln()) / 2.0)
+        })
+        .collect();
+    for (v, mean) in rows.iter_mut().zip(means) {
+        v.across_jobs = mean.map(|mean| Speedup {
+            speedup: mean.exp(),
+            low: (mean - half).exp(),
+            high: (mean + half).exp(),
+            rounds: 2,
+            replicas: 0,
+            weakest: None,
+        });
+    }
+}
+
 /// A row of tune's `validation.csv`: (collective, ranks, size, decision)
 /// and its speed-up.
-type TuneRow = ((String, u32, u64, String), f64);
+pub type TuneRow = ((String, u32, u64, String), f64);
 
 /// Each confirmation row tune's job timed too: the row, tune's speed-up
 /// and this job's.
@@ -717,6 +752,33 @@ mod tests {
 8192 1 0 0 # from 4 KiB (8 KiB in all): linear
 ";
 
+    /// A confirmation row of linear MPI_Bcast on 2 ranks: its speed-up
+    /// within +-`spread` of itself.
+    fn linear_bcast(m: u64, speedup: f64, spread: f64, discovered: bool) -> Validation {
+        Validation {
+            collective: Collective::Bcast,
+            procs: 2,
+            msg_bytes: m,
+            decision: Candidate {
+                algorithm: Algorithm::Linear,
+                segsize: None,
+                fanout: None,
+                implementation: crate::data::Impl::Ompi,
+            },
+            speedup: Some(Speedup {
+                speedup,
+                low: speedup * (1.0 - spread),
+                high: speedup * (1.0 + spread),
+                rounds: 12,
+                replicas: 4,
+                weakest: None,
+            }),
+            times_us: None,
+            discovered,
+            across_jobs: None,
+        }
+    }
+
     fn parsed() -> TunedRules {
         read_tuned(FILE.as_bytes(), false).unwrap()
     }
@@ -821,30 +883,23 @@ mod tests {
              bcast,default,2,4096,3.0\nbcast,default,2,65536,9.0\n",
         )
         .unwrap();
-        let confirmation = |m: u64, speedup: f64, discovered: bool| Validation {
-            collective: Collective::Bcast,
-            procs: 2,
-            msg_bytes: m,
-            decision: Candidate {
-                algorithm: Algorithm::Linear,
-                segsize: None,
-                fanout: None,
-                implementation: crate::data::Impl::Ompi,
-            },
-            speedup: Some(crate::bench::stats::Speedup {
-                speedup,
-                low: speedup * 0.95,
-                high: speedup * 1.05,
-                rounds: 12,
-                replicas: 4,
-            }),
-            times_us: None,
-            discovered,
-        };
-        let rows = [confirmation(4, 1.0, false), confirmation(4096, 2.2, true)];
+        let mut rows = [
+            linear_bcast(4, 1.0, 0.05, false),
+            linear_bcast(4096, 2.2, 0.05, true),
+        ];
         let confirmed = dir.path().join("confirmed/rules");
+        let tuned = Confirm {
+            rules: dir.path().join("rules"),
+            out_dir: dir.path().join("confirmed"),
+            report: Some(report.clone()),
+        }
+        .tuned();
+        assert_eq!(tuned.len(), 2);
+        across_both(&tuned, &mut rows);
+        assert!(rows[1].kept(), "{:?}", rows[1].across_jobs);
         for _ in 0..2 {
-            let summary = note_in_report(&report, "TABLE\n", &confirmed, &rows, (3, 4)).unwrap();
+            let summary =
+                note_in_report(&report, &tuned, "TABLE\n", &confirmed, &rows, (3, 4)).unwrap();
             assert!(summary.contains("3 of 4 held") && summary.ends_with("- a\n"));
             // 1.5 -> 1.0 is 50% below 4 KiB; 2.0 -> 2.2 is 10% above.
             assert!(
@@ -906,6 +961,51 @@ mod tests {
     }
 
     #[test]
+    fn a_switch_ships_only_where_it_held_across_both_jobs() {
+        // Held in this job at every size (each own interval above 1.05),
+        // but 1 KiB's speed-up fell from 2.4 to 1.2 between the jobs: the
+        // spread pooled over the three sizes puts the intervals across
+        // both jobs of 16 B (1.06 then 1.12) and 1 KiB below 1, while
+        // 64 KiB's (3.0 twice) stays far above.
+        let tuned = tune_speedups(
+            "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
+             bcast,2,16,linear,1.06,1.03,1.09,true\n\
+             bcast,2,1024,linear,2.4,2.3,2.5,true\n\
+             bcast,2,65536,linear,3.0,2.9,3.1,true\n",
+        );
+        let row = |m: u64, speedup: f64| linear_bcast(m, speedup, 0.03, true);
+        let mut rows = [row(16, 1.12), row(1024, 1.2), row(65536, 3.0)];
+        assert!(rows.iter().all(Validation::kept));
+        across_both(&tuned, &mut rows);
+        let verdicts: Vec<Verdict> = rows.iter().map(Validation::verdict).collect();
+        assert_eq!(
+            verdicts,
+            [Verdict::Unsteady, Verdict::Unsteady, Verdict::Kept],
+            "{:?}",
+            rows.map(|r| r.across_jobs)
+        );
+        let both = rows[2].across_jobs.unwrap();
+        assert!((both.speedup - 3.0).abs() < 1e-9 && both.low > 1.05);
+        // Without tune's job (a rules file from predict) this job decides.
+        let mut alone = [row(16, 1.12)];
+        across_both(&[], &mut alone);
+        assert_eq!(alone[0].verdict(), Verdict::Kept);
+        // The confirmed file sets the unsteady switch back.
+        let rules = read_tuned(b"1\n7\n1\n2\n3\n0 0 0 0\n16 1 0 0\n65536 1 0 0\n", false).unwrap();
+        let switches = switches(&rules, 2);
+        let verdicts = [Verdict::Unsteady, Verdict::Kept];
+        let out = rewrite(
+            "1\n7\n1\n2\n3\n0 0 0 0\n16 1 0 0\n65536 1 0 0\n",
+            &rules,
+            &switches,
+            &verdicts,
+            "2 ranks",
+        );
+        assert!(out.contains("16 0 0 0 # [linear not confirmed: reverted to default: faster in this job, not across it"), "{out}");
+        assert!(out.contains("\n65536 1 0 0\n"), "{out}");
+    }
+
+    #[test]
     fn an_unsegmented_decision_pairs_with_its_rule() {
         let tuned = tune_speedups(
             "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
@@ -927,9 +1027,11 @@ mod tests {
                 high: 1.6,
                 rounds: 12,
                 replicas: 4,
+                weakest: None,
             }),
             times_us: None,
             discovered: true,
+            across_jobs: None,
         };
         let both: Vec<_> = in_both(&tuned, std::slice::from_ref(&row)).collect();
         assert_eq!(both.len(), 1);

@@ -43,10 +43,13 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
         ))
     })?;
     let switches = confirm::switches(&rules, session.size());
-    let rows = time(session, &switches, seconds)?;
+    let mut rows = time(session, &switches, seconds)?;
     if !rank0 {
         return Ok(());
     }
+    // A switch ships only where it held across tune's job and this one too.
+    let tuned = confirm.tuned();
+    confirm::across_both(&tuned, &mut rows);
     let verdicts: Vec<Verdict> = switches
         .iter()
         .map(|s| confirm::verdict(s, &rows))
@@ -73,8 +76,14 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
         confirm.out_dir.join("confirmation.csv").display()
     );
     if let Some(report) = &confirm.report {
-        let summary =
-            confirm::note_in_report(report, &table, &rules_out, &rows, (kept, switches.len()))?;
+        let summary = confirm::note_in_report(
+            report,
+            &tuned,
+            &table,
+            &rules_out,
+            &rows,
+            (kept, switches.len()),
+        )?;
         eprintln!("verify: noted the confirmation in {}\n", report.display());
         // The tune's summary, now with the confirmation: the last thing
         // printed, as `tune` ends with it.
@@ -144,6 +153,7 @@ fn time(session: &Session, switches: &[Switch], seconds: f64) -> Result<Vec<Vali
                     speedup: compared.as_ref().and_then(|c| c.speedup(1)),
                     times_us: compared.as_ref().map(|c| (c.mean_us(0), c.mean_us(1))),
                     discovered: false,
+                    across_jobs: None,
                 });
             }
         }

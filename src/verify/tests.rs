@@ -172,6 +172,7 @@ fn speedup(speedup: f64, half: f64) -> Speedup {
         high: speedup * half.exp(),
         rounds: 8,
         replicas: 0,
+        weakest: None,
     }
 }
 
