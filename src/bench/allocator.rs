@@ -9,11 +9,10 @@
 //! glibc raises them (the trim threshold to twice the other) each time it
 //! frees a mapped block larger than the mmap threshold, so what a call
 //! meets depends on everything the process allocated before: a harness
-//! that let them float timed
-//! MPI_Reduce_scatter_block's butterfly at 256 KiB on 2 ranks 1.31-1.66x
-//! faster than `default` after the other collectives' large buffers had
-//! come and gone, and 0.68-0.78x alone or in a plain loop
-//! (`experiments/validation.md`). So both are pinned: at a fresh
+//! that let them float timed MPI_Reduce_scatter_block's butterfly at
+//! 256 KiB on 2 ranks 1.31-1.66x faster than `default` after the other
+//! collectives' large buffers had come and gone, and 0.68-0.78x alone or
+//! in a plain loop (`experiments/validation.md`). So both are pinned: at a fresh
 //! process's values for measuring, and replicas of a validation alternate
 //! them with the highest glibc ever raises them to (a long-running
 //! application's), so that a switch ships only where it is faster in both

@@ -15,10 +15,11 @@
 //! times over, each time on a fresh communicator over the same ranks in a
 //! random order (the first: their own order) with freshly allocated
 //! buffers, in turn in a fresh process's and a settled process's malloc
-//! ([`allocator`]), and the interval is taken over the replicas' means. On 16 bound
-//! ranks the small-message speed-ups varied between separate jobs by up to
-//! 30% in ln; the rounds of one job saw a third of that, and only the ranks'
-//! order re-drawn inside the job reproduced it (`experiments/variance.md`).
+//! ([`allocator`]), and the interval is taken over the replicas' means.
+//! On 16 bound ranks the small-message speed-ups varied between separate
+//! jobs by up to 30% in ln; the rounds of one job saw a third of that, and
+//! only the ranks' order re-drawn inside the job reproduced it
+//! (`experiments/variance.md`).
 
 use super::allocator::{self, Regime};
 use super::campaign::resolve_roots;
