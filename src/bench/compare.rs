@@ -27,7 +27,7 @@ use super::control::{self, TunedControl};
 use super::mpich::MpichControl;
 use super::runner::{Buffers, Controls, Runner};
 use super::session::{each_size, Session};
-use super::stats::Speedup;
+use super::stats::{log_ratios, Speedup};
 use super::timing::measure;
 use super::{points::Point, BenchOptions};
 use crate::data::{Arrival, Candidate, Collective, Impl, Mapping};
@@ -147,11 +147,7 @@ impl Compared {
         // Per regime, the mean of its replicas' mean ln speed-ups.
         let mut regimes: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         for (r, rounds) in pairs.iter().enumerate() {
-            let logs: Vec<f64> = rounds
-                .iter()
-                .filter(|(a, b)| *a > 0.0 && *b > 0.0)
-                .map(|(a, b)| (a / b).ln())
-                .collect();
+            let logs = log_ratios(rounds);
             if !logs.is_empty() {
                 let k = usize::from(Regime::of_replica(r) == Regime::Settled);
                 regimes[k].push(logs.iter().sum::<f64>() / logs.len() as f64);

@@ -196,7 +196,7 @@ impl Speedup {
 }
 
 /// ln(baseline / candidate) of each pair of positive times.
-fn log_ratios(pairs: &[(f64, f64)]) -> Vec<f64> {
+pub(crate) fn log_ratios(pairs: &[(f64, f64)]) -> Vec<f64> {
     pairs
         .iter()
         .filter(|(b, c)| *b > 0.0 && *c > 0.0)

@@ -11,7 +11,8 @@
 //! over `default` lies above 1, the speed-up is at least 1 + [`NEAR`]
 //! (5%), it is not slower in either allocator state the replicas took
 //! turns in (`bench::allocator`), and it is a discovery among every switch
-//! the run validated ([`discoveries`]); it reverts to `default` otherwise. The costs are not symmetric.
+//! the run validated ([`discoveries`]); it reverts to `default`
+//! otherwise. The costs are not symmetric.
 //! `default` is what the user gets without the tool, so a switch has to
 //! earn its place: one that is slower, or that the rounds cannot tell from
 //! `default`, buys nothing measurable and risks a slowdown in the
@@ -132,18 +133,21 @@ impl Verdict {
     }
 }
 
+/// Whether a speed-up's whole interval lies above 1 and it is at least
+/// 1 + [`NEAR`].
+fn proved_faster(s: &Speedup) -> bool {
+    s.low > 1.0 && s.speedup >= 1.0 + NEAR
+}
+
 impl Validation {
     pub fn verdict(&self) -> Verdict {
         match self.speedup {
             None => Verdict::Unmeasured,
             Some(s)
-                if s.low > 1.0
-                    && s.speedup >= 1.0 + NEAR
-                    && self.discovered
-                    && s.weakest.is_none_or(|w| w >= 1.0) =>
+                if proved_faster(&s) && self.discovered && s.weakest.is_none_or(|w| w >= 1.0) =>
             {
                 match self.across_jobs {
-                    Some(a) if a.low <= 1.0 || a.speedup < 1.0 + NEAR => Verdict::Unsteady,
+                    Some(a) if !proved_faster(&a) => Verdict::Unsteady,
                     _ => Verdict::Kept,
                 }
             }

@@ -345,8 +345,8 @@ pub fn note_in_report(
          many sizes held, and its effects are those of the confirmed rules, each size that \
          held at the geometric mean of the two jobs, its interval from the spread between \
          them (the sizes that did not hold count as 1). A size holds where it was faster in \
-         this job and, where tune's job timed it too, across both jobs as well. {}Deploy that file in place of \
-         `rules`:\n\n    \
+         this job and, where tune's job timed it too, across both jobs as well. {}Deploy \
+         that file in place of `rules`:\n\n    \
          OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n(per switch: the end of this \
          report)\n\n",
         absolute.display(),
