@@ -120,6 +120,13 @@ pub struct VerifyArgs {
     /// least 5 rounds).
     #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
     pub time_budget: std::time::Duration,
+    /// Time each size for exactly this many rounds (at least 2) instead of
+    /// until its interval is within ±5% or its share of the budget runs
+    /// out: `--rounds 2` checks quickly that the file is in effect, which
+    /// decision it takes at each size and that every result is right on
+    /// every rank, with rough speed-ups.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..), conflicts_with = "confirm")]
+    pub rounds: Option<u32>,
     /// Confirm the switches of a rules file in this job instead: a `tune`
     /// directory (its `rules`; its report notes the outcome) or an Open MPI
     /// classic rules file, from `tune` or `predict`. Each rule that

@@ -165,3 +165,25 @@ fn help_names_every_collective_where_one_is_asked_for() {
         assert!(text.contains(&expected), "{expected}: {text}");
     }
 }
+
+/// `verify --rounds` takes two rounds at least (an interval needs two) and
+/// is refused beside `--confirm`, whose rounds are the validation's; both
+/// before any MPI start-up, naming the option.
+#[cfg(feature = "mpi")]
+#[test]
+fn verify_rounds_are_checked_before_anything_runs() {
+    let refused = |args: &[&str], expected: &str| {
+        let o = bin().arg("verify").args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("--rounds") && stderr.contains(expected),
+            "{args:?}: {stderr}"
+        );
+    };
+    refused(&["--rounds", "1"], "1 is not in 2..");
+    refused(
+        &["--rounds", "2", "--confirm", "tuned"],
+        "cannot be used with",
+    );
+}

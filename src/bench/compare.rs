@@ -95,6 +95,15 @@ impl Default for RoundLimits {
 }
 
 impl RoundLimits {
+    /// Exactly `rounds` rounds (the time share still stops them).
+    pub fn exactly(rounds: usize) -> RoundLimits {
+        RoundLimits {
+            min: rounds,
+            max: rounds,
+            ..RoundLimits::default()
+        }
+    }
+
     /// What a decision is validated with: four to eight replicas of three
     /// to ten rounds each (the interval comes from the replicas; the rounds
     /// only steady each replica's mean). With four replicas' three degrees

@@ -26,6 +26,7 @@ impl VerifyArgs {
             json: self.format == VerifyFormat::Json,
             out: self.out.clone(),
             seconds: self.time_budget.as_secs_f64(),
+            rounds: self.rounds.map(|r| r as usize),
             confirm,
         })
     }

@@ -688,10 +688,11 @@ fn between_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
         moved.sort_by(f64::total_cmp);
         let pct = |x: f64| (x.exp() - 1.0) * 100.0;
         parts.push(format!(
-            "{name} {:.0}% (largest {:.0}%, {} sizes)",
+            "{name} {:.0}% (largest {:.0}%, {} size{})",
             pct(moved[moved.len() / 2]),
             pct(moved[moved.len() - 1]),
-            moved.len()
+            moved.len(),
+            if moved.len() == 1 { "" } else { "s" }
         ));
     }
     match parts.is_empty() {
@@ -903,7 +904,7 @@ mod tests {
             assert!(summary.contains("3 of 4 held") && summary.ends_with("- a\n"));
             // 1.5 -> 1.0 is 50% below 4 KiB; 2.0 -> 2.2 is 10% above.
             assert!(
-                summary.contains("below 4 KiB 50% (largest 50%, 1 sizes); 4 KiB to 256 KiB 10%"),
+                summary.contains("below 4 KiB 50% (largest 50%, 1 size); 4 KiB to 256 KiB 10%"),
                 "{summary}"
             );
             assert!(summary.contains("| 2 of 10, held at 1 of 2 |"), "{summary}");

@@ -46,6 +46,9 @@ pub struct VerifyOptions {
     pub out: Option<std::path::PathBuf>,
     /// For all the timing together.
     pub seconds: f64,
+    /// Exactly this many rounds per size; `None`: until the interval is
+    /// narrow or the size's share of `seconds` runs out.
+    pub rounds: Option<usize>,
     /// Confirm a rules file in this job instead (the other fields but
     /// `seconds` unused).
     pub confirm: Option<confirm::Confirm>,

@@ -185,11 +185,14 @@ pub(super) fn time_and_report(
                     timed.len()
                 );
             }
-            let opts = bench::BenchOptions {
+            let limits = opts
+                .rounds
+                .map_or_else(RoundLimits::default, RoundLimits::exactly);
+            let per_call = bench::BenchOptions {
                 collective: *collective,
                 ..timing.clone()
             };
-            match session.compare(*collective, &sizes, &opts, &RoundLimits::default(), seconds) {
+            match session.compare(*collective, &sizes, &per_call, &limits, seconds) {
                 Ok(results) if rank0 => {
                     let results: Vec<Option<Compared>> = results.into_iter().flatten().collect();
                     for (p, compared) in timed.into_iter().zip(results) {
