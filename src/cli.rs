@@ -132,12 +132,16 @@ pub struct VerifyArgs {
     /// classic rules file, from `tune` or `predict`. Each rule that
     /// switches from the library's own choice is timed against it the way
     /// `tune` validates, both forced (no rules file may be in effect), and
-    /// the rules that do not hold are set back to 0 in a confirmed copy.
-    /// --collectives, --sizes, --procs and --format do not apply.
+    /// the rules that do not hold are set back to 0 in a confirmed copy: a
+    /// size holds where it was faster in this job and across every job
+    /// that timed it (tune's, and each confirmation before this one:
+    /// run it again in later jobs and each adds its job). --collectives,
+    /// --sizes, --procs and --format do not apply.
     #[arg(long, value_name = "PATH")]
     pub confirm: Option<PathBuf>,
-    /// Where --confirm writes the confirmed `rules` and `confirmation.csv`
-    /// [default: `confirmed/` beside the rules file].
+    /// Where --confirm writes the confirmed `rules`, `confirmation.csv`
+    /// and `confirmations.csv` (every confirmation's rows, which the next
+    /// one reads) [default: `confirmed/` beside the rules file].
     #[arg(long, value_name = "DIR", requires = "confirm")]
     pub confirmed: Option<PathBuf>,
 }

@@ -207,7 +207,10 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     // rules switch only where a kept row says so.
     let validation = std::fs::read_to_string(out_dir.join("validation.csv")).unwrap();
     assert!(
-        validation.starts_with("collective,procs,msg_bytes,decision,speedup,low,high,kept\n"),
+        validation.starts_with(
+            "collective,procs,msg_bytes,decision,speedup,low,high,kept,across,across_low,\
+             across_high\n"
+        ),
         "{validation}"
     );
     let rows = common::csv_rows(&validation);

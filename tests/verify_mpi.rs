@@ -305,18 +305,22 @@ fn confirmation_sets_back_a_slow_rule_and_what_the_job_cannot_time() {
     let dir = tempfile::tempdir().unwrap();
     let file = rules(dir.path(), "tuned.rules", TO_CONFIRM);
     let out_dir = dir.path().join("out");
-    let out = verify(
-        2,
-        &[],
-        &[
-            "--confirm",
-            &file,
-            "--confirmed",
-            out_dir.to_str().unwrap(),
-            "--time-budget",
-            "20s",
-        ],
-    );
+    // One confirmation job within `budget`.
+    let confirm = |budget: &str| {
+        verify(
+            2,
+            &[],
+            &[
+                "--confirm",
+                &file,
+                "--confirmed",
+                out_dir.to_str().unwrap(),
+                "--time-budget",
+                budget,
+            ],
+        )
+    };
+    let out = confirm("20s");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -335,18 +339,44 @@ fn confirmation_sets_back_a_slow_rule_and_what_the_job_cannot_time() {
             .contains("0 0 0 0 # binomial [binomial not confirmed: not timed in this job (2 ranks"),
         "{confirmed}"
     );
-    // What was measured: the chain slower than default at 1 MiB.
-    let csv = std::fs::read_to_string(out_dir.join("confirmation.csv")).unwrap();
-    let row = csv
-        .lines()
-        .find(|l| l.starts_with("bcast,2,1048576,"))
-        .unwrap_or_else(|| panic!("{csv}"));
-    let fields: Vec<&str> = row.split(',').collect();
+    // What the last job measured of the chain at 1 MiB: its fields.
+    let chain = || -> Vec<String> {
+        let csv = std::fs::read_to_string(out_dir.join("confirmation.csv")).unwrap();
+        let row = csv.lines().find(|l| l.starts_with("bcast,2,1048576,"));
+        let row = row.unwrap_or_else(|| panic!("{csv}"));
+        row.split(',').map(String::from).collect()
+    };
+    // The chain slower than default at 1 MiB.
+    let fields = chain();
+    let row = fields.join(",");
     let speedup: f64 = fields[4].parse().unwrap();
     assert!(speedup < 0.5, "{row}");
     assert_eq!(fields[7], "false", "{row}");
     assert!(stdout.contains("removed: slower"), "{stdout}");
     assert!(stdout.contains("removed: not timed"), "{stdout}");
+    // A second job adds its own: both jobs' rows in confirmations.csv, and
+    // this job's figure across the two in confirmation.csv.
+    let again = confirm("5s");
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let jobs = std::fs::read_to_string(out_dir.join("confirmations.csv")).unwrap();
+    assert!(
+        jobs.starts_with("job,collective,procs,msg_bytes,"),
+        "{jobs}"
+    );
+    for job in ["1,bcast,2,1048576,chain", "2,bcast,2,1048576,chain"] {
+        assert_eq!(
+            jobs.lines().filter(|l| l.starts_with(job)).count(),
+            1,
+            "{jobs}"
+        );
+    }
+    let fields = chain();
+    let across: f64 = fields[8].parse().unwrap();
+    assert!(across < 0.5, "{fields:?}");
 }
 
 #[test]

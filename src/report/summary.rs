@@ -288,8 +288,8 @@ fn deploy(run: &TuneRun) -> String {
             let dir = rules.parent().unwrap_or(Path::new("."));
             let _ = write!(
                 s,
-                "\nConfirm them in a separate job first, without the rules (`confirmed/rules` \
-                 keeps what held there: deploy it instead):\n\n    \
+                "\nConfirm them in separate jobs first, without the rules, each run adding its \
+                 job to the evidence (`confirmed/rules` keeps what held: deploy it instead):\n\n    \
                  mpirun -n {n} collsel verify --confirm {}\n",
                 dir.display()
             );

@@ -56,12 +56,28 @@ pub struct Validation {
     /// switch of the run (true in files written before that step).
     #[serde(default = "discovered_before")]
     pub discovered: bool,
-    /// Where a second job (`verify --confirm`) timed it again after the
-    /// job that chose it: the speed-up across both jobs, its interval from
-    /// the spread between them; the switch ships only where that too is
-    /// above 1 by [`NEAR`] (a job's own interval holds that job only).
+    /// Where later jobs (`verify --confirm`) timed it again after the job
+    /// that chose it: its speed-up across the jobs, and whether it held
+    /// there too (a job's own interval holds that job only).
     #[serde(default)]
-    pub across_jobs: Option<Speedup>,
+    pub across_jobs: Option<AcrossJobs>,
+}
+
+/// A switch's speed-up across the jobs that timed it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AcrossJobs {
+    /// The geometric mean over the jobs; its 95% interval from the spread
+    /// between them, the one pooled over every size two or more jobs
+    /// timed, or the size's own where three or more timed it and that is
+    /// wider: the range its effect takes from job to job.
+    pub speedup: Speedup,
+    /// Whether it held across the jobs: at least 1 + [`NEAR`], the
+    /// interval from the pooled spread above 1. The pooled spread decides
+    /// and a size's own only widens what is reported: with three or four
+    /// jobs a size's own spread has two or three degrees of freedom, and a
+    /// switch that won by 1.4x in one job and 3x in the others would not
+    /// ship.
+    pub held: bool,
 }
 
 fn discovered_before() -> bool {
@@ -110,8 +126,8 @@ pub enum Verdict {
     WithinNoise,
     /// Not measured before the time ran out: reverted.
     Unmeasured,
-    /// Faster in this job, but not across this job and the one before it
-    /// (the interval from the spread between them reaches 1): reverted.
+    /// Faster in this job, but not across the jobs that timed it (the
+    /// interval from the spread between them reaches 1): reverted.
     Unsteady,
 }
 
@@ -126,7 +142,7 @@ impl Verdict {
             }
             Verdict::Unmeasured => "reverted to default: not validated before the budget ran out",
             Verdict::Unsteady => {
-                "reverted to default: faster in this job, not across it and the job before \
+                "reverted to default: faster in this job, not across the jobs that timed it \
                  (the spread between the jobs reaches 1)"
             }
         }
@@ -135,7 +151,7 @@ impl Verdict {
 
 /// Whether a speed-up's whole interval lies above 1 and it is at least
 /// 1 + [`NEAR`].
-fn proved_faster(s: &Speedup) -> bool {
+pub fn proved_faster(s: &Speedup) -> bool {
     s.low > 1.0 && s.speedup >= 1.0 + NEAR
 }
 
@@ -147,7 +163,7 @@ impl Validation {
                 if proved_faster(&s) && self.discovered && s.weakest.is_none_or(|w| w >= 1.0) =>
             {
                 match self.across_jobs {
-                    Some(a) if !proved_faster(&a) => Verdict::Unsteady,
+                    Some(a) if !a.held => Verdict::Unsteady,
                     _ => Verdict::Kept,
                 }
             }
@@ -170,26 +186,28 @@ impl Validation {
     }
 }
 
-/// `validation.csv`: one row per validated switch.
+/// `validation.csv`: one row per validated switch; the speed-up across
+/// the jobs that timed it where there were more than one (`verify
+/// --confirm`), else those columns empty.
 pub fn csv(rows: &[Validation]) -> String {
-    let mut s = String::from("collective,procs,msg_bytes,decision,speedup,low,high,kept\n");
+    let mut s = String::from(
+        "collective,procs,msg_bytes,decision,speedup,low,high,kept,across,across_low,across_high\n",
+    );
+    let cells = |x: Option<Speedup>| match x {
+        Some(x) => format!("{:.4},{:.4},{:.4}", x.speedup, x.low, x.high),
+        None => ",,".into(),
+    };
     for v in rows {
-        let (speedup, low, high) = match v.speedup {
-            Some(x) => (
-                format!("{:.4}", x.speedup),
-                format!("{:.4}", x.low),
-                format!("{:.4}", x.high),
-            ),
-            None => Default::default(),
-        };
         let _ = writeln!(
             s,
-            "{},{},{},{},{speedup},{low},{high},{}",
+            "{},{},{},{},{},{},{}",
             v.collective.name(),
             v.procs,
             v.msg_bytes,
             v.decision,
-            v.kept()
+            cells(v.speedup),
+            v.kept(),
+            cells(v.across_jobs.map(|a| a.speedup))
         );
     }
     s
@@ -462,9 +480,10 @@ mod tests {
         assert_eq!(
             text.lines().collect::<Vec<_>>(),
             [
-                "collective,procs,msg_bytes,decision,speedup,low,high,kept",
-                "allreduce,2,4096,recursive_doubling,0.3100,0.2900,0.3200,false",
-                "allreduce,2,65536,ring,1.4000,1.2000,1.6000,true",
+                "collective,procs,msg_bytes,decision,speedup,low,high,kept,across,across_low,\
+                 across_high",
+                "allreduce,2,4096,recursive_doubling,0.3100,0.2900,0.3200,false,,,",
+                "allreduce,2,65536,ring,1.4000,1.2000,1.6000,true,,,",
             ]
         );
     }

@@ -21,7 +21,7 @@ use crate::bench::stats::Speedup;
 use crate::data::{Candidate, Collective};
 use crate::error::{Error, Result};
 use crate::export::{coll_id, tuned_bytes};
-use crate::select::validation::{Validation, Verdict};
+use crate::select::validation::{proved_faster, AcrossJobs, Validation, Verdict};
 use crate::units::format_bytes;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -64,14 +64,68 @@ impl Confirm {
         })
     }
 
-    /// What tune's job measured of the file's switches (its
-    /// `validation.csv`), where the file came from a tune directory.
-    pub fn tuned(&self) -> Vec<TuneRow> {
-        self.report
+    /// What the jobs before this one measured of the file's switches, in
+    /// turn: tune's (its `validation.csv`, where the file came from a tune
+    /// directory), then each confirmation's before this one
+    /// ([`CONFIRMATIONS`] in the output directory).
+    pub fn earlier(&self) -> Vec<Job> {
+        let read = |path: PathBuf| std::fs::read_to_string(path).ok();
+        let tune = self
+            .report
             .as_ref()
-            .and_then(|r| std::fs::read_to_string(r.with_file_name("validation.csv")).ok())
-            .map_or_else(Vec::new, |csv| tune_speedups(&csv))
+            .and_then(|r| read(r.with_file_name("validation.csv")))
+            .map(|csv| speedups(&csv));
+        let confirmations =
+            read(self.out_dir.join(CONFIRMATIONS)).map_or_else(Vec::new, |csv| by_job(&csv));
+        tune.into_iter().chain(confirmations).collect()
     }
+
+    /// Adds this job's rows to [`CONFIRMATIONS`] in the output directory,
+    /// as the job after the last one there.
+    pub fn record(&self, rows: &[Validation]) -> Result<()> {
+        let path = self.out_dir.join(CONFIRMATIONS);
+        let before = std::fs::read_to_string(&path).unwrap_or_default();
+        let job = by_job(&before).len() + 1;
+        let csv = crate::select::validation::csv(rows);
+        let mut lines = csv.lines();
+        let mut text = match before.is_empty() {
+            true => format!("job,{}\n", lines.next().unwrap_or_default()),
+            false => {
+                lines.next();
+                before
+            }
+        };
+        for line in lines {
+            let _ = writeln!(text, "{job},{line}");
+        }
+        write(&path, &text)
+    }
+}
+
+/// Every confirmation's rows, each job's numbered in turn (the `job`
+/// column, then `validation.csv`'s).
+pub const CONFIRMATIONS: &str = "confirmations.csv";
+
+/// One earlier job's speed-ups.
+pub type Job = Vec<TuneRow>;
+
+/// [`CONFIRMATIONS`]'s rows per job, in the jobs' order.
+fn by_job(csv: &str) -> Vec<Job> {
+    let mut jobs: Vec<(u64, Job)> = Vec::new();
+    for line in csv.lines().skip(1) {
+        let Some((job, rest)) = line.split_once(',') else {
+            continue;
+        };
+        let (Ok(job), Some(row)) = (job.parse::<u64>(), speedup_row(rest)) else {
+            continue;
+        };
+        match jobs.iter_mut().find(|(j, _)| *j == job) {
+            Some((_, rows)) => rows.push(row),
+            None => jobs.push((job, vec![row])),
+        }
+    }
+    jobs.sort_by_key(|(j, _)| *j);
+    jobs.into_iter().map(|(_, rows)| rows).collect()
 }
 
 /// Sizes timed per rule at most, spread over the sizes it covers.
@@ -307,7 +361,7 @@ pub fn table(switches: &[Switch], verdicts: &[Verdict], rows: &[Validation]) -> 
                 Verdict::Slower => "removed: slower",
                 Verdict::WithinNoise => "removed: not faster",
                 Verdict::Unmeasured => "removed: not timed",
-                Verdict::Unsteady => "removed: not across both jobs",
+                Verdict::Unsteady => "removed: not across the jobs",
             }
         );
     }
@@ -318,14 +372,14 @@ pub fn table(switches: &[Switch], verdicts: &[Verdict], rows: &[Validation]) -> 
 const REPORT_HEADING: &str = "## Confirmed in a separate job";
 
 /// Puts the confirmation into a tune report: a short part before its
-/// Deploy block (what held, how far the speed-ups moved from tune's job to
-/// this one, and the file to deploy instead), the count of sizes that held
+/// Deploy block (what held, how far the speed-ups moved between the jobs,
+/// and the file to deploy instead), the count of sizes that held
 /// beside each collective's kept switches in the summary table, and the
 /// table at its end; a confirmation noted before is replaced. Returns the
 /// report's summary as it now reads (up to the first collective's part).
 pub fn note_in_report(
     report: &Path,
-    tuned: &[TuneRow],
+    earlier: &[Job],
     table: &str,
     confirmed: &Path,
     rows: &[Validation],
@@ -336,21 +390,23 @@ pub fn note_in_report(
     let mut text = without_part(&text, REPORT_HEADING);
     text = without_part(&text, &format!("{REPORT_HEADING}: the table"));
     let sizes = tuned_sizes(&report.with_file_name("data.csv"));
-    text = with_held(&text, rows, &Effects::new(tuned, rows, &sizes));
+    text = with_held(&text, rows, &Effects::new(earlier, rows, &sizes));
     let absolute = std::path::absolute(confirmed).unwrap_or_else(|_| confirmed.to_path_buf());
     let part = format!(
         "{REPORT_HEADING}\n`verify --confirm` timed every switch of `rules` again in a job of \
          its own: {kept} of {switches} held, the others are set back to the library's own \
          choice in `{}`. The summary now counts only what held: its `kept` column says how \
          many sizes held, and its effects are those of the confirmed rules, each size that \
-         held at the geometric mean of the two jobs, its interval from the spread between \
-         them (the sizes that did not hold count as 1). A size holds where it was faster in \
-         this job and, where tune's job timed it too, across both jobs as well. {}Deploy \
-         that file in place of `rules`:\n\n    \
+         held at the geometric mean of the jobs that timed it ({} jobs so far: tune's and \
+         each confirmation), its interval from the spread between them (the sizes that did \
+         not hold count as 1). A size holds where it was faster in the latest job and across \
+         the jobs as well; each further `verify --confirm` of this directory, in a job of its \
+         own, adds that job. {}Deploy that file in place of `rules`:\n\n    \
          OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n(per switch: the end of this \
          report)\n\n",
         absolute.display(),
-        between_jobs(tuned, rows),
+        earlier.len() + 1,
+        between_jobs(earlier, rows),
         absolute.display()
     );
     let at = text.find("## Deploy").unwrap_or(text.len());
@@ -361,7 +417,7 @@ pub fn note_in_report(
     let _ = write!(
         text,
         "\n{REPORT_HEADING}: the table\n```\n{table}```\n{}",
-        across_jobs(tuned, rows)
+        across_table(earlier, rows)
     );
     write(report, &text)?;
     let end = text.find("\n## MPI_").map_or(text.len(), |i| i + 1);
@@ -462,35 +518,40 @@ fn tuned_sizes(data: &Path) -> Vec<(Collective, u32, u64)> {
 }
 
 /// The effect of the confirmed rules, per collective: each size that held
-/// at the geometric mean of tune's job and the confirmation's, its interval
-/// from the spread between the two jobs (pooled over every size both
-/// timed), every other size tuned at 1.
+/// at its speed-up across the jobs that timed it, its interval from the
+/// spread between them ([`Across`]), every other size tuned at 1.
 struct Effects<'a> {
-    /// The sizes that held: the row and ln of its speed-up across both.
-    held: Vec<(&'a Validation, f64)>,
+    /// The sizes that held: the row and its speed-up across the jobs (this
+    /// job's alone where no other timed it); no interval where no size
+    /// was timed in two jobs.
+    held: Vec<(&'a Validation, Across, bool)>,
     /// The message sizes tuned, per collective and communicator size.
     sizes: &'a [(Collective, u32, u64)],
-    /// The pooled variance of one job's ln speed-up and its degrees of
-    /// freedom.
-    spread: Option<(f64, usize)>,
 }
 
 impl<'a> Effects<'a> {
     fn new(
-        tuned: &[TuneRow],
+        earlier: &[Job],
         rows: &'a [Validation],
         sizes: &'a [(Collective, u32, u64)],
     ) -> Effects<'a> {
+        let pooled = spread(earlier, rows);
         let held = rows
             .iter()
             .filter(|v| v.kept())
-            .filter_map(|v| Some((v, v.across_jobs.or(v.speedup)?.speedup.ln())))
+            .filter_map(|v| {
+                let now = v.speedup?.speedup;
+                let x = timed(earlier, std::slice::from_ref(v))
+                    .next()
+                    .map_or_else(|| vec![now], |(_, x)| x);
+                Some(match pooled {
+                    Some(p) if x.len() > 1 => (v, Across::new(&x, p, true), true),
+                    Some(p) => (v, Across::alone(now, p), true),
+                    None => (v, Across::alone(now, (0.0, 0)), false),
+                })
+            })
             .collect();
-        Effects {
-            held,
-            sizes,
-            spread: spread(tuned, rows),
-        }
+        Effects { held, sizes }
     }
 
     /// The cell of `collective` at communicator size `procs` (`None`: all
@@ -505,22 +566,21 @@ impl<'a> Effects<'a> {
         if n == 0 {
             return None;
         }
-        let held: Vec<f64> = self
+        let held: Vec<&(&Validation, Across, bool)> = self
             .held
             .iter()
-            .filter(|(v, _)| v.collective == collective && within(v.procs))
-            .map(|(_, ln)| *ln)
+            .filter(|(v, _, _)| v.collective == collective && within(v.procs))
             .collect();
         if held.is_empty() {
             return Some("1 (default)".into());
         }
-        let mean = held.iter().sum::<f64>() / n as f64;
-        let Some((var, df)) = self.spread else {
+        let mean = held.iter().map(|h| h.1.ln).sum::<f64>() / n as f64;
+        if held.iter().any(|h| !h.2) {
             return Some(format!("{:.2}", mean.exp()));
-        };
-        // Each held size is the mean of two jobs: var / 2 each.
-        let half =
-            crate::bench::stats::t975(df) * (held.len() as f64 * var / 2.0).sqrt() / n as f64;
+        }
+        let df = held.iter().map(|h| h.1.df).min().unwrap_or(0);
+        let var = held.iter().map(|h| h.1.var).sum::<f64>();
+        let half = crate::bench::stats::t975(df) * var.sqrt() / n as f64;
         Some(format!(
             "{:.2} ({:.2}–{:.2})",
             mean.exp(),
@@ -533,12 +593,12 @@ impl<'a> Effects<'a> {
     fn largest(&self, collective: Collective) -> String {
         self.held
             .iter()
-            .filter(|(v, _)| v.collective == collective)
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map_or("-".into(), |(v, ln)| {
+            .filter(|(v, _, _)| v.collective == collective)
+            .max_by(|a, b| a.1.ln.total_cmp(&b.1.ln))
+            .map_or("-".into(), |(v, across, _)| {
                 format!(
                     "{:.2}x, {} at {} ranks",
-                    ln.exp(),
+                    across.ln.exp(),
                     format_bytes(v.msg_bytes),
                     v.procs
                 )
@@ -546,101 +606,166 @@ impl<'a> Effects<'a> {
     }
 }
 
-/// The variance of one job's ln speed-up from the differences between the
-/// two jobs, pooled over every size both timed, and its degrees of freedom
-/// (the sizes); `None` where none was timed in both.
-fn spread(tuned: &[TuneRow], rows: &[Validation]) -> Option<(f64, usize)> {
-    let both: Vec<f64> = in_both(tuned, rows)
-        .map(|(_, a, b)| (a / b).ln().powi(2) / 2.0)
-        .collect();
-    (!both.is_empty()).then(|| (both.iter().sum::<f64>() / both.len() as f64, both.len()))
+/// The variance of one job's ln speed-up between jobs, pooled over every
+/// size two or more jobs timed (each size's squared deviations from its
+/// own mean over its jobs, over the degrees of freedom), and those degrees
+/// of freedom; `None` where no size was timed in two jobs.
+fn spread(earlier: &[Job], rows: &[Validation]) -> Option<(f64, usize)> {
+    let (squares, df) = timed(earlier, rows).fold((0.0, 0), |(squares, df), (_, x)| {
+        (squares + squared_deviations(&x), df + x.len() - 1)
+    });
+    (df > 0).then(|| (squares / df as f64, df))
 }
 
-/// Each size both jobs timed: tune's speed-up, this job's, and the two
-/// together (geometric mean; 95% interval from the spread between the two
-/// jobs, pooled over every size both timed, Student's t with as many
-/// degrees of freedom as sizes), as a table; empty where no size was
-/// timed in both. One job's interval holds that job only: this one holds
-/// what moved between the two.
-fn across_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
-    let Some((_, n)) = spread(tuned, rows) else {
+/// The sum of the squared deviations of `x`'s logarithms from their mean.
+fn squared_deviations(x: &[f64]) -> f64 {
+    let mean = x.iter().map(|v| v.ln()).sum::<f64>() / x.len() as f64;
+    x.iter().map(|v| (v.ln() - mean).powi(2)).sum()
+}
+
+/// A size's speed-up across the jobs that timed it: the mean of their ln
+/// speed-ups, that mean's variance and its degrees of freedom. The spread
+/// between jobs is the one pooled over every size (what decides whether
+/// it held), or for what is reported this size's own where three or more
+/// jobs timed it and its own is the wider: on a machine whose jobs come in
+/// states that move some sizes more than others (on the 2-core VM a job's
+/// 1-byte latency between the cores is 0.2 or 0.45 µs,
+/// `experiments/validation.md`), the pooled spread is too narrow for those.
+#[derive(Clone, Copy, Debug)]
+struct Across {
+    ln: f64,
+    var: f64,
+    df: usize,
+}
+
+impl Across {
+    /// Across the jobs that timed a size (`x`, one figure per job), with
+    /// the spread pooled over every size, or (`own`) this size's own where
+    /// three or more jobs timed it and it is wider.
+    fn new(x: &[f64], (pooled, pooled_df): (f64, usize), own: bool) -> Across {
+        let n = x.len();
+        let own = (own && n >= 3).then(|| squared_deviations(x) / (n - 1) as f64);
+        let (var, df) = match own {
+            Some(own) if own > pooled => (own, n - 1),
+            _ => (pooled, pooled_df),
+        };
+        Across {
+            ln: x.iter().map(|v| v.ln()).sum::<f64>() / n as f64,
+            var: var / n as f64,
+            df,
+        }
+    }
+
+    /// One job's figure where no other job timed the size: its speed-up,
+    /// with the pooled spread between jobs as its variance.
+    fn alone(speedup: f64, (pooled, df): (f64, usize)) -> Across {
+        Across {
+            ln: speedup.ln(),
+            var: pooled,
+            df,
+        }
+    }
+
+    fn speedup(self, jobs: usize) -> Speedup {
+        let half = crate::bench::stats::t975(self.df) * self.var.sqrt();
+        Speedup {
+            speedup: self.ln.exp(),
+            low: (self.ln - half).exp(),
+            high: (self.ln + half).exp(),
+            rounds: jobs,
+            replicas: 0,
+            weakest: None,
+        }
+    }
+}
+
+/// Each size two or more jobs timed: each job's speed-up (tune's first)
+/// and the speed-up across them (geometric mean; 95% interval from the
+/// spread between the jobs, see [`Across`]), as a table; empty where no
+/// size was timed in two jobs. One job's interval holds that job only:
+/// this one holds what moved between the jobs.
+fn across_table(earlier: &[Job], rows: &[Validation]) -> String {
+    let Some((_, df)) = spread(earlier, rows) else {
         return String::new();
     };
     let mut s = format!(
-        "\nAcross tune's job and this one (interval from the spread between the two jobs, \
-         pooled over {n} sizes; a size ships only where this interval too lies above 1 by 5% \
-         or more):\n\n| collective | ranks | size | rule | tune's job | this job | \
-         across both (95%) |\n|---|---:|---:|---|---:|---:|---|\n"
+        "\nAcross the jobs (tune's first, then each confirmation in turn; the interval from \
+         the spread between the jobs, pooled over {df} degrees of freedom, or a size's own \
+         where three or more jobs timed it and that is wider; a size ships only where this \
+         interval too lies above 1 by 5% or more):\n\n| collective | ranks | size | rule | \
+         each job | across the jobs (95%) |\n|---|---:|---:|---|---|---|\n"
     );
-    for (v, a, b) in in_both(tuned, rows) {
-        let Some(both) = v.across_jobs else {
+    for (v, x) in timed(earlier, rows) {
+        let Some(all) = v.across_jobs.map(|a| a.speedup) else {
             continue;
         };
+        let each: Vec<String> = x.iter().map(|x| format!("{x:.2}")).collect();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {a:.2} | {b:.2} | {:.2} ({:.2}-{:.2}) |",
+            "| {} | {} | {} | {} | {} | {:.2} ({:.2}-{:.2}) |",
             v.collective.function(),
             v.procs,
             format_bytes(v.msg_bytes),
             v.decision,
-            both.speedup,
-            both.low,
-            both.high
+            each.join(", "),
+            all.speedup,
+            all.low,
+            all.high
         );
     }
     s
 }
 
-/// Gives each row that tune's job timed too its speed-up across both jobs
-/// (the geometric mean of the two; 95% interval from the spread between
-/// the jobs pooled over every size both timed, Student's t with as many
-/// degrees of freedom as sizes), by which it then ships or not
-/// ([`Validation::verdict`]). The between-job spread is pooled because two
-/// jobs give one difference per size, too few alone.
-pub fn across_both(tuned: &[TuneRow], rows: &mut [Validation]) {
-    let Some((var, n)) = spread(tuned, rows) else {
+/// Gives each row that an earlier job timed too its speed-up across the
+/// jobs (see [`Across`]), by which it then ships or not
+/// ([`Validation::verdict`]).
+pub fn across_jobs(earlier: &[Job], rows: &mut [Validation]) {
+    let Some(pooled) = spread(earlier, rows) else {
         return;
     };
-    let half = crate::bench::stats::t975(n) * (var / 2.0).sqrt();
-    let means: Vec<Option<f64>> = rows
+    let across: Vec<Option<AcrossJobs>> = rows
         .iter()
         .map(|v| {
-            in_both(tuned, std::slice::from_ref(v))
+            timed(earlier, std::slice::from_ref(v))
                 .next()
-                .map(|(_, a, b)| (a.ln() + b.ln()) / 2.0)
+                .map(|(_, x)| AcrossJobs {
+                    speedup: Across::new(&x, pooled, true).speedup(x.len()),
+                    held: proved_faster(&Across::new(&x, pooled, false).speedup(x.len())),
+                })
         })
         .collect();
-    for (v, mean) in rows.iter_mut().zip(means) {
-        v.across_jobs = mean.map(|mean| Speedup {
-            speedup: mean.exp(),
-            low: (mean - half).exp(),
-            high: (mean + half).exp(),
-            rounds: 2,
-            replicas: 0,
-            weakest: None,
-        });
+    for (v, across) in rows.iter_mut().zip(across) {
+        v.across_jobs = across;
     }
 }
 
-/// A row of tune's `validation.csv`: (collective, ranks, size, decision)
-/// and its speed-up.
+/// A row of a job's `validation.csv` (tune's, or a confirmation's):
+/// (collective, ranks, size, decision) and its speed-up.
 pub type TuneRow = ((String, u32, u64, String), f64);
 
-/// Each confirmation row tune's job timed too: the row, tune's speed-up
-/// and this job's.
-fn in_both<'a>(
-    tuned: &'a [TuneRow],
+/// Each row of this job that an earlier job timed too, with the speed-ups
+/// of every job that timed it, in turn, this job's last.
+fn timed<'a>(
+    earlier: &'a [Job],
     rows: &'a [Validation],
-) -> impl Iterator<Item = (&'a Validation, f64, f64)> + 'a {
-    rows.iter().filter_map(|v| {
+) -> impl Iterator<Item = (&'a Validation, Vec<f64>)> + 'a {
+    rows.iter().filter_map(move |v| {
+        let now = v.speedup?.speedup;
         let key = (
             v.collective.name().to_string(),
             v.procs,
             v.msg_bytes,
             decision_key(&v.decision.to_string()),
         );
-        let before = tuned.iter().find(|(k, _)| *k == key)?.1;
-        Some((v, before, v.speedup?.speedup))
+        let mut x: Vec<f64> = earlier
+            .iter()
+            .filter_map(|job| job.iter().find(|(k, _)| *k == key).map(|r| r.1))
+            .collect();
+        if x.is_empty() {
+            return None;
+        }
+        x.push(now);
+        Some((v, x))
     })
 }
 
@@ -650,27 +775,27 @@ fn decision_key(decision: &str) -> String {
     decision.replace(" seg=0", "")
 }
 
-/// tune's speed-up per (collective, ranks, size, decision) from its
+/// The speed-up per (collective, ranks, size, decision) of a
 /// `validation.csv`.
-fn tune_speedups(csv: &str) -> Vec<TuneRow> {
-    csv.lines()
-        .skip(1)
-        .filter_map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
-            let key = (
-                f.first()?.to_string(),
-                f.get(1)?.parse().ok()?,
-                f.get(2)?.parse().ok()?,
-                decision_key(f.get(3)?),
-            );
-            Some((key, f.get(4)?.parse().ok()?))
-        })
-        .collect()
+fn speedups(csv: &str) -> Vec<TuneRow> {
+    csv.lines().skip(1).filter_map(speedup_row).collect()
 }
 
-/// How far the speed-ups moved between tune's job and this one, per size
-/// class: the median and the largest change, as a sentence.
-fn between_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
+fn speedup_row(line: &str) -> Option<TuneRow> {
+    let f: Vec<&str> = line.split(',').collect();
+    let key = (
+        f.first()?.to_string(),
+        f.get(1)?.parse().ok()?,
+        f.get(2)?.parse().ok()?,
+        decision_key(f.get(3)?),
+    );
+    Some((key, f.get(4)?.parse().ok()?))
+}
+
+/// How far the speed-ups moved between the jobs that timed them, per size
+/// class: the median and the largest ratio of a size's highest figure to
+/// its lowest, as a sentence.
+fn between_jobs(earlier: &[Job], rows: &[Validation]) -> String {
     let classes: [(&str, u64, u64); 3] = [
         ("below 4 KiB", 0, 4096),
         ("4 KiB to 256 KiB", 4096, 262_144),
@@ -678,9 +803,12 @@ fn between_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
     ];
     let mut parts = Vec::new();
     for (name, low, high) in classes {
-        let mut moved: Vec<f64> = in_both(tuned, rows)
-            .filter(|(v, _, _)| (low..high).contains(&v.msg_bytes))
-            .map(|(_, before, now)| (before / now).ln().abs())
+        let mut moved: Vec<f64> = timed(earlier, rows)
+            .filter(|(v, _)| (low..high).contains(&v.msg_bytes))
+            .map(|(_, x)| {
+                let ln = |f: fn(f64, f64) -> f64| x.iter().map(|v| v.ln()).fold(x[0].ln(), f);
+                ln(f64::max) - ln(f64::min)
+            })
             .collect();
         if moved.is_empty() {
             continue;
@@ -698,7 +826,7 @@ fn between_jobs(tuned: &[TuneRow], rows: &[Validation]) -> String {
     match parts.is_empty() {
         true => String::new(),
         false => format!(
-            "Between tune's job and this one the speed-ups moved by a median of {}. ",
+            "Between the jobs that timed them the speed-ups moved by a median of {}. ",
             parts.join("; ")
         ),
     }
@@ -889,18 +1017,18 @@ mod tests {
             linear_bcast(4096, 2.2, 0.05, true),
         ];
         let confirmed = dir.path().join("confirmed/rules");
-        let tuned = Confirm {
+        let earlier = Confirm {
             rules: dir.path().join("rules"),
             out_dir: dir.path().join("confirmed"),
             report: Some(report.clone()),
         }
-        .tuned();
-        assert_eq!(tuned.len(), 2);
-        across_both(&tuned, &mut rows);
+        .earlier();
+        assert_eq!((earlier.len(), earlier[0].len()), (1, 2));
+        across_jobs(&earlier, &mut rows);
         assert!(rows[1].kept(), "{:?}", rows[1].across_jobs);
         for _ in 0..2 {
             let summary =
-                note_in_report(&report, &tuned, "TABLE\n", &confirmed, &rows, (3, 4)).unwrap();
+                note_in_report(&report, &earlier, "TABLE\n", &confirmed, &rows, (3, 4)).unwrap();
             assert!(summary.contains("3 of 4 held") && summary.ends_with("- a\n"));
             // 1.5 -> 1.0 is 50% below 4 KiB; 2.0 -> 2.2 is 10% above.
             assert!(
@@ -940,18 +1068,19 @@ mod tests {
         // Both sizes timed twice: ln ratios 0.405 and -0.095, pooled sd
         // sqrt((0.405^2 + 0.095^2) / 4), t(2) 4.303.
         let text = std::fs::read_to_string(&report).unwrap();
-        let across = &text[text.find("Across tune's job").unwrap()..];
+        let across = &text[text.find("Across the jobs").unwrap()..];
         let sd: f64 = ((1.5f64.ln().powi(2) + (2.0f64 / 2.2).ln().powi(2)) / 4.0).sqrt();
         let half = 4.302_653 * sd / 2f64.sqrt();
         let mean = (2.0f64.ln() + 2.2f64.ln()) / 2.0;
         let row = format!(
-            "| MPI_Bcast | 2 | 4 KiB | linear | 2.00 | 2.20 | {:.2} ({:.2}-{:.2}) |",
+            "| MPI_Bcast | 2 | 4 KiB | linear | 2.00, 2.20 | {:.2} ({:.2}-{:.2}) |",
             mean.exp(),
             (mean - half).exp(),
             (mean + half).exp()
         );
         assert!(across.contains(&row), "{across}\n{row}");
-        assert_eq!(text.matches("Across tune's job").count(), 1);
+        assert_eq!(text.matches("Across the jobs").count(), 1);
+        assert!(text.contains("(2 jobs so far: tune's and each confirmation)"));
         let text = std::fs::read_to_string(&report).unwrap();
         assert_eq!(text.matches(REPORT_HEADING).count(), 2, "{text}");
         let part = text.find(REPORT_HEADING).unwrap();
@@ -968,7 +1097,7 @@ mod tests {
         // spread pooled over the three sizes puts the intervals across
         // both jobs of 16 B (1.06 then 1.12) and 1 KiB below 1, while
         // 64 KiB's (3.0 twice) stays far above.
-        let tuned = tune_speedups(
+        let tuned = speedups(
             "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
              bcast,2,16,linear,1.06,1.03,1.09,true\n\
              bcast,2,1024,linear,2.4,2.3,2.5,true\n\
@@ -977,7 +1106,7 @@ mod tests {
         let row = |m: u64, speedup: f64| linear_bcast(m, speedup, 0.03, true);
         let mut rows = [row(16, 1.12), row(1024, 1.2), row(65536, 3.0)];
         assert!(rows.iter().all(Validation::kept));
-        across_both(&tuned, &mut rows);
+        across_jobs(&[tuned], &mut rows);
         let verdicts: Vec<Verdict> = rows.iter().map(Validation::verdict).collect();
         assert_eq!(
             verdicts,
@@ -985,11 +1114,11 @@ mod tests {
             "{:?}",
             rows.map(|r| r.across_jobs)
         );
-        let both = rows[2].across_jobs.unwrap();
+        let both = rows[2].across_jobs.unwrap().speedup;
         assert!((both.speedup - 3.0).abs() < 1e-9 && both.low > 1.05);
         // Without tune's job (a rules file from predict) this job decides.
         let mut alone = [row(16, 1.12)];
-        across_both(&[], &mut alone);
+        across_jobs(&[], &mut alone);
         assert_eq!(alone[0].verdict(), Verdict::Kept);
         // The confirmed file sets the unsteady switch back.
         let rules = read_tuned(b"1\n7\n1\n2\n3\n0 0 0 0\n16 1 0 0\n65536 1 0 0\n", false).unwrap();
@@ -1002,13 +1131,13 @@ mod tests {
             &verdicts,
             "2 ranks",
         );
-        assert!(out.contains("16 0 0 0 # [linear not confirmed: reverted to default: faster in this job, not across it"), "{out}");
+        assert!(out.contains("16 0 0 0 # [linear not confirmed: reverted to default: faster in this job, not across the jobs"), "{out}");
         assert!(out.contains("\n65536 1 0 0\n"), "{out}");
     }
 
     #[test]
     fn an_unsegmented_decision_pairs_with_its_rule() {
-        let tuned = tune_speedups(
+        let tuned = speedups(
             "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
              bcast,2,4096,split_binary seg=0,1.3,1.2,1.4,true\n",
         );
@@ -1034,9 +1163,94 @@ mod tests {
             discovered: true,
             across_jobs: None,
         };
-        let both: Vec<_> = in_both(&tuned, std::slice::from_ref(&row)).collect();
+        let jobs = [tuned];
+        let both: Vec<_> = timed(&jobs, std::slice::from_ref(&row)).collect();
         assert_eq!(both.len(), 1);
-        assert_eq!((both[0].1, both[0].2), (1.3, 1.5));
+        assert_eq!(both[0].1, [1.3, 1.5]);
+    }
+
+    #[test]
+    fn each_confirmation_adds_its_job_and_a_size_that_moves_between_jobs_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("validation.csv"),
+            "collective,procs,msg_bytes,decision,speedup,low,high,kept\n\
+             bcast,2,4096,linear,1.44,1.4,1.5,true\n\
+             bcast,2,65536,linear,2.0,1.9,2.1,true\n\
+             bcast,2,262144,linear,1.5,1.45,1.55,true\n",
+        )
+        .unwrap();
+        let confirm = Confirm {
+            rules: dir.path().join("rules"),
+            out_dir: dir.path().join("confirmed"),
+            report: Some(dir.path().join("report.md")),
+        };
+        std::fs::create_dir_all(&confirm.out_dir).unwrap();
+        let job = |x: [f64; 3]| -> Vec<Validation> {
+            [4096, 65536, 262_144]
+                .into_iter()
+                .zip(x)
+                .map(|(m, s)| linear_bcast(m, s, 0.03, true))
+                .collect()
+        };
+        // The second job: 4 KiB in the other state of the machine.
+        let mut second = job([3.2, 2.02, 1.52]);
+        across_jobs(&confirm.earlier(), &mut second);
+        confirm.record(&second).unwrap();
+        let mut third = job([3.1, 1.98, 1.49]);
+        let earlier = confirm.earlier();
+        assert_eq!(earlier.len(), 2);
+        assert_eq!(
+            earlier[1].iter().map(|r| r.1).collect::<Vec<_>>(),
+            [3.2, 2.02, 1.52]
+        );
+        across_jobs(&earlier, &mut third);
+        // Pooled over the three sizes: 2 degrees of freedom each.
+        let ln = |x: [f64; 3]| x.map(f64::ln);
+        let ss = |x: [f64; 3]| {
+            let l = ln(x);
+            let m = l.iter().sum::<f64>() / 3.0;
+            l.iter().map(|v| (v - m).powi(2)).sum::<f64>()
+        };
+        let sizes = [[1.44, 3.2, 3.1], [2.0, 2.02, 1.98], [1.5, 1.52, 1.49]];
+        let pooled = sizes.iter().map(|x| ss(*x)).sum::<f64>() / 6.0;
+        let check = |x: [f64; 3], var: f64, t: f64, a: &AcrossJobs| {
+            let mean = ln(x).iter().sum::<f64>() / 3.0;
+            let half = t * (var / 3.0).sqrt();
+            assert!((a.speedup.speedup - mean.exp()).abs() < 1e-9);
+            assert!((a.speedup.low - (mean - half).exp()).abs() < 1e-6, "{a:?}");
+            assert!((a.speedup.high - (mean + half).exp()).abs() < 1e-5, "{a:?}");
+            assert_eq!(a.speedup.rounds, 3);
+        };
+        // 4 KiB moved more than the others: its own spread (t with 2
+        // degrees of freedom) is what the report gives, and it holds the
+        // mean of the two states, while the pooled one decides: it held.
+        let four = third[0].across_jobs.unwrap();
+        check(sizes[0], ss(sizes[0]) / 2.0, 4.302_653, &four);
+        assert!(four.speedup.low < (1.44f64 * 3.2).sqrt() && four.speedup.low < 1.0);
+        assert!(four.held && third[0].kept());
+        // The others moved less than the pooled spread: it is theirs.
+        for (x, v) in sizes[1..].iter().zip(&third[1..]) {
+            check(*x, pooled, 2.446_912, &v.across_jobs.unwrap());
+            assert!(v.kept());
+        }
+        confirm.record(&third).unwrap();
+        let csv = std::fs::read_to_string(confirm.out_dir.join(CONFIRMATIONS)).unwrap();
+        assert!(csv.starts_with("job,collective,procs,msg_bytes,decision,speedup,"));
+        assert_eq!(csv.lines().filter(|l| l.starts_with("2,bcast")).count(), 3);
+        assert_eq!(confirm.earlier().len(), 3);
+        let text = across_table(&confirm.earlier()[..2], &third);
+        assert!(
+            text.contains("| MPI_Bcast | 2 | 4 KiB | linear | 1.44, 3.20, 3.10 |"),
+            "{text}"
+        );
+        assert!(text.contains("pooled over 6 degrees of freedom"), "{text}");
+        // A size that moved from 1.44x to 1.06x between tune's job and
+        // this one held in this one, but not across the two.
+        let mut slower = job([1.06, 2.0, 1.5]);
+        assert!(slower[0].kept());
+        across_jobs(&confirm.earlier()[..1], &mut slower);
+        assert_eq!(slower[0].verdict(), Verdict::Unsteady);
     }
 
     #[test]

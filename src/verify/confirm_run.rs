@@ -47,9 +47,9 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
     if !rank0 {
         return Ok(());
     }
-    // A switch ships only where it held across tune's job and this one too.
-    let tuned = confirm.tuned();
-    confirm::across_both(&tuned, &mut rows);
+    // A switch ships only where it held across the jobs that timed it too.
+    let earlier = confirm.earlier();
+    confirm::across_jobs(&earlier, &mut rows);
     let verdicts: Vec<Verdict> = switches
         .iter()
         .map(|s| confirm::verdict(s, &rows))
@@ -65,6 +65,7 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
         &confirm.out_dir.join("confirmation.csv"),
         &validation::csv(&rows),
     )?;
+    confirm.record(&rows)?;
     let table = confirm::table(&switches, &verdicts, &rows);
     print!("{table}");
     let kept = verdicts.iter().filter(|v| **v == Verdict::Kept).count();
@@ -78,7 +79,7 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
     if let Some(report) = &confirm.report {
         let summary = confirm::note_in_report(
             report,
-            &tuned,
+            &earlier,
             &table,
             &rules_out,
             &rows,
