@@ -7,9 +7,11 @@ run the same call). Prints each kept switch's independent speed-up
 (geometric mean over the job pairs, Student t interval on their log
 ratios) next to the interval tune reported, and whether it lies inside,
 above or below it; with --confirmed also next to the interval across
-tune's job and the confirmation's (the report's headline after `verify
---confirm`: the geometric mean of the two jobs, Student t on the spread
-between them pooled over every size both timed).
+the jobs that timed it, tune's and every confirmation's (the report's
+headline after `verify --confirm`, read from confirmation.csv's `across`
+columns; directories written before those columns existed: the geometric
+mean of tune's job and the confirmation's, Student t on the spread between
+them pooled over every size both timed).
 
 Usage: independent.py DIR [PAIRS] [--confirmed] [--plain]   (mpicc, mpirun on PATH; PAIRS 20:
 six pairs could not tell a 6% switch from 1 where job speeds are bimodal, validation.md)
@@ -102,8 +104,11 @@ def main():
                 name, size = item.split(":")
                 logs.setdefault((name, procs, int(size)), []).append(
                     math.log(times[("off", name, int(size))] / times[("on", name, int(size))]))
-    # Across both jobs: every size both timed (same decision) pools the
-    # spread between the jobs.
+    # Across the jobs: the product's own figure where confirmation.csv has
+    # it; else every size both jobs timed (same decision) pools the spread
+    # between the two.
+    written = {k: tuple(float(c[f]) for f in ("across", "across_low", "across_high"))
+               for k, c in confirmation.items() if c.get("across")}
     both = {key(r): (float(r["speedup"]), float(confirmation[key(r)]["speedup"]))
             for r in rows if key(r) in confirmation
             and decision(confirmation[key(r)]) == decision(r)
@@ -112,6 +117,8 @@ def main():
               if both else None)
 
     def across(k):
+        if k in written:
+            return written[k]
         if k not in both or pooled is None:
             return None
         a, b = both[k]
@@ -120,7 +127,7 @@ def main():
         return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
     print(f"| collective | ranks | size | independent, {pairs} job pairs (95%) | "
-          "tune's validation | where | confirmation | across both jobs | where |")
+          "tune's validation | where | confirmation | across the jobs | where |")
     print("|---|---:|---:|---|---|---|---|---|---|")
     tally = {"inside": 0, "above": 0, "below": 0}
     tally_both = {"inside": 0, "above": 0, "below": 0}
@@ -154,7 +161,7 @@ def main():
           f"{tally['inside']}, above {tally['above']}, below {tally['below']}; "
           f"lowest {worst:.3f}")
     if confirmed:
-        print(f"inside the interval across both jobs {tally_both['inside']}, above "
+        print(f"inside the interval across the jobs {tally_both['inside']}, above "
               f"{tally_both['above']}, below {tally_both['below']}")
 
 
