@@ -522,11 +522,12 @@ fn tuned_sizes(data: &Path) -> Vec<(Collective, u32, u64)> {
 /// spread between them ([`Across`]), every other size tuned at 1.
 struct Effects<'a> {
     /// The sizes that held: the row and its speed-up across the jobs (this
-    /// job's alone where no other timed it); no interval where no size
-    /// was timed in two jobs.
-    held: Vec<(&'a Validation, Across, bool)>,
+    /// job's alone where no other timed it).
+    held: Vec<(&'a Validation, Across)>,
     /// The message sizes tuned, per collective and communicator size.
     sizes: &'a [(Collective, u32, u64)],
+    /// Whether a size was timed in two jobs: else no interval is given.
+    between_jobs: bool,
 }
 
 impl<'a> Effects<'a> {
@@ -544,14 +545,18 @@ impl<'a> Effects<'a> {
                 let x = timed(earlier, std::slice::from_ref(v))
                     .next()
                     .map_or_else(|| vec![now], |(_, x)| x);
-                Some(match pooled {
-                    Some(p) if x.len() > 1 => (v, Across::new(&x, p, true), true),
-                    Some(p) => (v, Across::alone(now, p), true),
-                    None => (v, Across::alone(now, (0.0, 0)), false),
+                let p = pooled.unwrap_or((0.0, 0));
+                Some(match x.len() > 1 {
+                    true => (v, Across::new(&x, p, true)),
+                    false => (v, Across::alone(now, p)),
                 })
             })
             .collect();
-        Effects { held, sizes }
+        Effects {
+            held,
+            sizes,
+            between_jobs: pooled.is_some(),
+        }
     }
 
     /// The cell of `collective` at communicator size `procs` (`None`: all
@@ -566,20 +571,21 @@ impl<'a> Effects<'a> {
         if n == 0 {
             return None;
         }
-        let held: Vec<&(&Validation, Across, bool)> = self
+        let held: Vec<&Across> = self
             .held
             .iter()
-            .filter(|(v, _, _)| v.collective == collective && within(v.procs))
+            .filter(|(v, _)| v.collective == collective && within(v.procs))
+            .map(|(_, across)| across)
             .collect();
         if held.is_empty() {
             return Some("1 (default)".into());
         }
-        let mean = held.iter().map(|h| h.1.ln).sum::<f64>() / n as f64;
-        if held.iter().any(|h| !h.2) {
+        let mean = held.iter().map(|a| a.ln).sum::<f64>() / n as f64;
+        if !self.between_jobs {
             return Some(format!("{:.2}", mean.exp()));
         }
-        let df = held.iter().map(|h| h.1.df).min().unwrap_or(0);
-        let var = held.iter().map(|h| h.1.var).sum::<f64>();
+        let df = held.iter().map(|a| a.df).min().unwrap_or(0);
+        let var = held.iter().map(|a| a.var).sum::<f64>();
         let half = crate::bench::stats::t975(df) * var.sqrt() / n as f64;
         Some(format!(
             "{:.2} ({:.2}–{:.2})",
@@ -593,9 +599,9 @@ impl<'a> Effects<'a> {
     fn largest(&self, collective: Collective) -> String {
         self.held
             .iter()
-            .filter(|(v, _, _)| v.collective == collective)
+            .filter(|(v, _)| v.collective == collective)
             .max_by(|a, b| a.1.ln.total_cmp(&b.1.ln))
-            .map_or("-".into(), |(v, across, _)| {
+            .map_or("-".into(), |(v, across)| {
                 format!(
                     "{:.2}x, {} at {} ranks",
                     across.ln.exp(),
