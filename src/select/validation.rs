@@ -214,10 +214,11 @@ pub fn csv(rows: &[Validation]) -> String {
 }
 
 /// Reverts every switch of `tables` (of `collective`) that `rows` did not
-/// keep, or that has no row, to `default`: the table then holds what ships.
-/// A reverted decision names the switch as its runner-up, with the times
-/// validation measured where it did. Returns the reverted switches as
-/// (procs, message size, candidate, why).
+/// keep, or that has no row, to `default`, or to its runner-up where
+/// `rows` kept that in its place: the table then holds what ships. A
+/// decision replaced names the switch as its runner-up, with the times
+/// validation measured where it did. Returns the switches reverted to
+/// `default` as (procs, message size, candidate, why).
 pub fn apply(
     collective: Collective,
     tables: &mut [DecisionTable],
@@ -240,19 +241,37 @@ pub fn apply(
             if verdict == Verdict::Kept {
                 continue;
             }
-            reverted.push((procs, d.msg_bytes, d.choice.candidate, verdict));
             let (default_us, switch_us) = row
                 .and_then(|v| v.times_us)
                 .unwrap_or((f64::NAN, d.choice.predicted_us));
+            // The runner-up, where it was validated in the switch's place
+            // and held.
+            let second = rows.iter().find(|v| {
+                v.collective == collective
+                    && v.procs == procs
+                    && v.msg_bytes == d.msg_bytes
+                    && d.runner_up.is_some_and(|r| r.candidate == v.decision)
+                    && v.kept()
+            });
+            let (candidate, chosen_us) = match second {
+                Some(v) => (
+                    v.decision,
+                    v.times_us.map_or(f64::NAN, |(_, decision_us)| decision_us),
+                ),
+                None => {
+                    reverted.push((procs, d.msg_bytes, d.choice.candidate, verdict));
+                    (Candidate::DEFAULT, default_us)
+                }
+            };
             d.runner_up = Some(Choice {
                 candidate: d.choice.candidate,
                 predicted_us: switch_us,
             });
             d.choice = Choice {
-                candidate: Candidate::DEFAULT,
-                predicted_us: default_us,
+                candidate,
+                predicted_us: chosen_us,
             };
-            d.margin = Some(switch_us / default_us - 1.0).filter(|m| m.is_finite());
+            d.margin = Some(switch_us / chosen_us - 1.0).filter(|m| m.is_finite());
         }
     }
     reverted
@@ -485,6 +504,38 @@ mod tests {
                 "allreduce,2,4096,recursive_doubling,0.3100,0.2900,0.3200,false,,,",
                 "allreduce,2,65536,ring,1.4000,1.2000,1.6000,true,,,",
             ]
+        );
+    }
+
+    /// Two candidates the exploration timed alike: the first chosen did not
+    /// hold, its runner-up was validated in its place and held, and ships.
+    #[test]
+    fn a_runner_up_that_held_takes_the_place_of_the_switch() {
+        use Algorithm::*;
+        let mut tables = [table(&[(4096, SegmentedRing), (65536, Ring)])];
+        for (d, runner_up) in tables[0].decisions.iter_mut().zip([Ring, Rabenseifner]) {
+            d.runner_up = Some(Choice {
+                candidate: candidate(runner_up),
+                predicted_us: 0.7,
+            });
+        }
+        let rows = [
+            row(4096, SegmentedRing, speedup(0.99, 0.95, 1.03)),
+            row(4096, Ring, speedup(3.0, 2.8, 3.2)),
+            row(65536, Ring, speedup(1.0, 0.9, 1.1)),
+            row(65536, Rabenseifner, speedup(1.02, 0.98, 1.06)),
+        ];
+        let reverted = apply(Collective::Allreduce, &mut tables, &rows);
+        let d = &tables[0].decisions;
+        assert_eq!(d[0].choice.candidate, candidate(Ring));
+        assert!((d[0].choice.predicted_us - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(d[0].runner_up.unwrap().candidate, candidate(SegmentedRing));
+        assert!((d[0].margin.unwrap() - (3.0 / 0.99 - 1.0)).abs() < 1e-9);
+        // Where the runner-up did not hold either, `default` ships.
+        assert_eq!(d[1].choice.candidate, candidate(Default));
+        assert_eq!(
+            reverted,
+            [(2, 65536, candidate(Ring), Verdict::WithinNoise)]
         );
     }
 }

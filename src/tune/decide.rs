@@ -5,6 +5,7 @@ use super::{measured, model_dir, Grid, TuneOptions};
 use crate::data::{Config, Dataset, Impl};
 use crate::error::{warn_all, Result};
 use crate::select::decision::{DecisionTable, Job};
+use crate::select::validation::Validation;
 use crate::train::{self, store, SelectorChoice, Trained};
 use std::time::{Duration, Instant};
 
@@ -112,4 +113,51 @@ pub(super) fn switches(
     }
     out.sort_by(|a, b| b.0.total_cmp(&a.0));
     out.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The runner-up of each switch that did not hold in `rows` (slower, or
+/// not faster by enough), as the index of its grid point, where it is a
+/// candidate other than `default` on the grid. Two candidates that the
+/// exploration timed alike can part in validation (on the 2-core VM a
+/// job's state makes split-binary of 4 KiB with 64 KiB segments and
+/// without tie in one state and 3x apart in the other,
+/// `experiments/validation.md`): the runner-up is validated in its place
+/// before the size goes back to `default`. Not under MPICH, whose file
+/// holds MPICH's part whole or the tune's (`report::tune::takes_selection`).
+pub(super) fn second_chances(
+    grids: &[Grid],
+    offsets: &[usize],
+    decided: &[Option<Decided>],
+    rows: &[Validation],
+) -> Vec<usize> {
+    let mut out = Vec::new();
+    for ((grid, offset), d) in grids.iter().zip(offsets).zip(decided) {
+        let Some(d) = d.as_ref().filter(|_| !grid.under_mpich()) else {
+            continue;
+        };
+        for table in &d.tables {
+            for decision in &table.decisions {
+                let failed = rows.iter().any(|v| {
+                    v.collective == grid.collective
+                        && v.procs == table.job.procs
+                        && v.msg_bytes == decision.msg_bytes
+                        && v.decision == decision.choice.candidate
+                        && v.speedup.is_some()
+                        && !v.kept()
+                });
+                let Some(runner_up) = decision.runner_up.filter(|r| !r.candidate.is_default())
+                else {
+                    continue;
+                };
+                if !failed || decision.choice.candidate.is_default() {
+                    continue;
+                }
+                let point = (table.job.config(decision.msg_bytes), runner_up.candidate);
+                if let Some(i) = grid.points.iter().position(|p| *p == point) {
+                    out.push(offset + i);
+                }
+            }
+        }
+    }
+    out
 }

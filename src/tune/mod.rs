@@ -25,7 +25,7 @@ use crate::data::{Algorithm, Candidate, Collective, Config, Dataset, Impl, Mappi
 use crate::error::{Error, Result};
 use crate::library::Library;
 use crate::train;
-use decide::{decide, switches};
+use decide::{decide, second_chances, switches};
 use explore::{covered, explore, first_pass, seed};
 use grid::grid;
 use output::{finish, report_budget, Coverage};
@@ -225,8 +225,32 @@ fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
     let for_report = training + Duration::from_secs(1);
     let left = budget.left(1.0).saturating_sub(for_report);
     let compared = validate(session, args, &grids, &offsets, &switches, left)?;
+    // The runner-ups of the switches that did not hold, validated in their
+    // place in the time left (rank 0 decides which; everyone times them).
+    let mut rows = Vec::new();
+    let mut seconds = Vec::new();
+    if let Some(Ok(d)) = &decided {
+        rows = validations(&grids, &offsets, &switches, &compared);
+        seconds = second_chances(&grids, &offsets, d, &rows);
+    }
+    let seconds = decode(&session.share(encode(&seconds)));
+    if !seconds.is_empty() {
+        if rank0 {
+            eprintln!(
+                "tune: {} switches did not hold; validating their runner-ups in their place",
+                seconds.len()
+            );
+        }
+        let left = budget.left(1.0).saturating_sub(for_report);
+        let compared = validate(session, args, &grids, &offsets, &seconds, left)?;
+        if rank0 {
+            rows.extend(validations(&grids, &offsets, &seconds, &compared));
+            rows.sort_by_key(|v| (v.collective, v.procs, v.msg_bytes));
+            // The run's tests controlled together, the runner-ups' too.
+            crate::select::validation::discoveries(&mut rows);
+        }
+    }
     if let Some(decided) = decided {
-        let rows = validations(&grids, &offsets, &switches, &compared);
         let unused = budget.left(1.0).saturating_sub(for_report);
         let budget_note = report_budget(&rows, unused, ended, budget.total);
         let covered = covered(&grids, &bases, &data)?;
