@@ -248,6 +248,18 @@ pub fn markdown(t: &TunedReport) -> String {
         }
         s.push('\n');
     }
+    let replaced = validation::describe_replaced(x.validations);
+    if !replaced.is_empty() {
+        let _ = writeln!(
+            s,
+            "Switches the models chose that did not hold, whose runner-up validation kept in \
+             their place:\n"
+        );
+        for line in replaced {
+            let _ = writeln!(s, "- {line}");
+        }
+        s.push('\n');
+    }
     let _ = writeln!(s, "### Decisions\n\n```\n{}```\n", x.decisions);
     s
 }

@@ -291,6 +291,35 @@ pub fn describe_reverted(reverted: &[(u32, u64, Candidate, Verdict)]) -> Vec<Str
         .collect()
 }
 
+/// Each switch that did not hold and whose runner-up, validated in its
+/// place at the same size, did, for people: "2 ranks, 4 KiB: X (why);
+/// its runner-up Y held, 3.00x".
+pub fn describe_replaced(rows: &[Validation]) -> Vec<String> {
+    rows.iter()
+        .filter(|v| !v.kept() && v.speedup.is_some())
+        .filter_map(|failed| {
+            let second = rows.iter().find(|v| {
+                (v.collective, v.procs, v.msg_bytes)
+                    == (failed.collective, failed.procs, failed.msg_bytes)
+                    && v.decision != failed.decision
+                    && v.kept()
+            })?;
+            let why = match failed.verdict() {
+                Verdict::Slower => "slower than default",
+                _ => "not measurably faster than default by 5% or more",
+            };
+            Some(format!(
+                "{} ranks, {}: {} {why}; its runner-up {} held, {:.2}x",
+                failed.procs,
+                format_bytes(failed.msg_bytes),
+                failed.decision,
+                second.decision,
+                second.shipped().speedup
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,6 +565,13 @@ mod tests {
         assert_eq!(
             reverted,
             [(2, 65536, candidate(Ring), Verdict::WithinNoise)]
+        );
+        assert_eq!(
+            describe_replaced(&rows),
+            [
+                "2 ranks, 4 KiB: segmented_ring not measurably faster than default by 5% or \
+              more; its runner-up ring held, 3.00x"
+            ]
         );
     }
 }
