@@ -72,7 +72,9 @@ pub struct AcrossJobs {
     /// wider: the range its effect takes from job to job.
     pub speedup: Speedup,
     /// Whether it held across the jobs: at least 1 + [`NEAR`], the
-    /// interval from the pooled spread above 1. The pooled spread decides
+    /// interval from the pooled spread above 1 (where that spread has one
+    /// degree of freedom, too few to judge by: at least 1 + [`NEAR`] in
+    /// every job). The pooled spread decides
     /// and a size's own only widens what is reported: with three or four
     /// jobs a size's own spread has two or three degrees of freedom, and a
     /// switch that won by 1.4x in one job and 3x in the others would not

@@ -18,6 +18,7 @@
 
 use super::files::{TunedRule, TunedRules};
 use crate::bench::stats::Speedup;
+use crate::data::metrics::NEAR;
 use crate::data::{Candidate, Collective};
 use crate::error::{Error, Result};
 use crate::export::{coll_id, tuned_bytes};
@@ -729,6 +730,13 @@ pub fn across_jobs(earlier: &[Job], rows: &mut [Validation]) {
     let Some(pooled) = spread(earlier, rows) else {
         return;
     };
+    // With one degree of freedom (one size timed in two jobs) Student's t
+    // is 12.7 and no switch could hold: there, one that was at least
+    // 1 + NEAR in every job holds.
+    let held = |x: &[f64]| match pooled.1 >= 2 {
+        true => proved_faster(&Across::new(x, pooled, false).speedup(x.len())),
+        false => x.iter().all(|&s| s >= 1.0 + NEAR),
+    };
     let across: Vec<Option<AcrossJobs>> = rows
         .iter()
         .map(|v| {
@@ -736,7 +744,7 @@ pub fn across_jobs(earlier: &[Job], rows: &mut [Validation]) {
                 .next()
                 .map(|(_, x)| AcrossJobs {
                     speedup: Across::new(&x, pooled, true).speedup(x.len()),
-                    held: proved_faster(&Across::new(&x, pooled, false).speedup(x.len())),
+                    held: held(&x),
                 })
         })
         .collect();
@@ -1251,6 +1259,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("pooled over 6 degrees of freedom"), "{text}");
+        // One size timed in two jobs (one degree of freedom): it holds
+        // where it was at least 1.05 in both.
+        let alone = |tuned: f64, now: f64| {
+            let job = vec![(
+                (String::from("bcast"), 2, 4096, String::from("linear")),
+                tuned,
+            )];
+            let mut row = [linear_bcast(4096, now, 0.03, true)];
+            across_jobs(&[job], &mut row);
+            row[0].verdict()
+        };
+        assert_eq!(alone(2.33, 2.78), Verdict::Kept);
+        assert_eq!(alone(1.04, 1.3), Verdict::Unsteady);
         // A size that moved from 1.44x to 1.06x between tune's job and
         // this one held in this one, but not across the two.
         let mut slower = job([1.06, 2.0, 1.5]);

@@ -49,6 +49,19 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
     }
     // A switch ships only where it held across the jobs that timed it too.
     let earlier = confirm.earlier();
+    if !earlier.is_empty() {
+        eprintln!(
+            "verify: each switch also across the {} earlier job(s) that timed it ({}and every \
+             confirmation before this one in {})",
+            earlier.len(),
+            if confirm.report.is_some() {
+                "tune's "
+            } else {
+                ""
+            },
+            confirm.out_dir.join(confirm::CONFIRMATIONS).display()
+        );
+    }
     confirm::across_jobs(&earlier, &mut rows);
     let verdicts: Vec<Verdict> = switches
         .iter()
