@@ -543,9 +543,7 @@ impl<'a> Effects<'a> {
             .filter(|v| v.kept())
             .filter_map(|v| {
                 let now = v.speedup?.speedup;
-                let x = timed(earlier, std::slice::from_ref(v))
-                    .next()
-                    .map_or_else(|| vec![now], |(_, x)| x);
+                let x = jobs_of(earlier, v).unwrap_or_else(|| vec![now]);
                 let p = pooled.unwrap_or((0.0, 0));
                 Some(match x.len() > 1 {
                     true => (v, Across::new(&x, p, true)),
@@ -740,12 +738,10 @@ pub fn across_jobs(earlier: &[Job], rows: &mut [Validation]) {
     let across: Vec<Option<AcrossJobs>> = rows
         .iter()
         .map(|v| {
-            timed(earlier, std::slice::from_ref(v))
-                .next()
-                .map(|(_, x)| AcrossJobs {
-                    speedup: Across::new(&x, pooled, true).speedup(x.len()),
-                    held: held(&x),
-                })
+            jobs_of(earlier, v).map(|x| AcrossJobs {
+                speedup: Across::new(&x, pooled, true).speedup(x.len()),
+                held: held(&x),
+            })
         })
         .collect();
     for (v, across) in rows.iter_mut().zip(across) {
@@ -763,24 +759,29 @@ fn timed<'a>(
     earlier: &'a [Job],
     rows: &'a [Validation],
 ) -> impl Iterator<Item = (&'a Validation, Vec<f64>)> + 'a {
-    rows.iter().filter_map(move |v| {
-        let now = v.speedup?.speedup;
-        let key = (
-            v.collective.name().to_string(),
-            v.procs,
-            v.msg_bytes,
-            decision_key(&v.decision.to_string()),
-        );
-        let mut x: Vec<f64> = earlier
-            .iter()
-            .filter_map(|job| job.iter().find(|(k, _)| *k == key).map(|r| r.1))
-            .collect();
-        if x.is_empty() {
-            return None;
-        }
-        x.push(now);
-        Some((v, x))
-    })
+    rows.iter()
+        .filter_map(move |v| Some((v, jobs_of(earlier, v)?)))
+}
+
+/// The speed-ups of every job that timed `v`, in turn, this job's last;
+/// `None` where no earlier job timed it or this one did not measure it.
+fn jobs_of(earlier: &[Job], v: &Validation) -> Option<Vec<f64>> {
+    let now = v.speedup?.speedup;
+    let key = (
+        v.collective.name().to_string(),
+        v.procs,
+        v.msg_bytes,
+        decision_key(&v.decision.to_string()),
+    );
+    let mut x: Vec<f64> = earlier
+        .iter()
+        .filter_map(|job| job.iter().find(|(k, _)| *k == key).map(|r| r.1))
+        .collect();
+    if x.is_empty() {
+        return None;
+    }
+    x.push(now);
+    Some(x)
 }
 
 /// A decision as both jobs name it: a rules file's segment size 0 reads
