@@ -209,7 +209,7 @@ fn tune_measures_trains_and_writes_rules_open_mpi_reads() {
     assert!(
         validation.starts_with(
             "collective,procs,msg_bytes,decision,speedup,low,high,kept,across,across_low,\
-             across_high\n"
+             across_high,next_low,next_high\n"
         ),
         "{validation}"
     );

@@ -377,6 +377,10 @@ fn confirmation_sets_back_a_slow_rule_and_what_the_job_cannot_time() {
     let fields = chain();
     let across: f64 = fields[8].parse().unwrap();
     assert!(across < 0.5, "{fields:?}");
+    // A next job's range holds the mean's interval and more.
+    let [low, high, next_low, next_high] =
+        [9, 10, 11, 12].map(|i| fields[i].parse::<f64>().unwrap());
+    assert!(next_low < low && high < next_high, "{fields:?}");
 }
 
 #[test]

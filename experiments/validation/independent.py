@@ -11,7 +11,8 @@ the jobs that timed it, tune's and every confirmation's (the report's
 headline after `verify --confirm`, read from confirmation.csv's `across`
 columns; directories written before those columns existed: the geometric
 mean of tune's job and the confirmation's, Student t on the spread between
-them pooled over every size both timed).
+them pooled over every size both timed), and beside the range one more
+job falls in (confirmation.csv's `next_low`, `next_high`, where written).
 
 Usage: independent.py DIR [PAIRS] [--confirmed] [--plain]   (mpicc, mpirun on PATH; PAIRS 20:
 six pairs could not tell a 6% switch from 1 where job speeds are bimodal, validation.md)
@@ -109,6 +110,9 @@ def main():
     # between the two.
     written = {k: tuple(float(c[f]) for f in ("across", "across_low", "across_high"))
                for k, c in confirmation.items() if c.get("across")}
+    # The range one more job falls in, where confirmation.csv gives it.
+    next_job = {k: (float(c["next_low"]), float(c["next_high"]))
+                for k, c in confirmation.items() if c.get("next_low")}
     both = {key(r): (float(r["speedup"]), float(confirmation[key(r)]["speedup"]))
             for r in rows if key(r) in confirmation
             and decision(confirmation[key(r)]) == decision(r)
@@ -127,10 +131,12 @@ def main():
         return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
     print(f"| collective | ranks | size | independent, {pairs} job pairs (95%) | "
-          "tune's validation | where | confirmation | across the jobs | where |")
-    print("|---|---:|---:|---|---|---|---|---|---|")
+          "tune's validation | where | confirmation | across the jobs | where | a next job | "
+          "where |")
+    print("|---|---:|---:|---|---|---|---|---|---|---|---|")
     tally = {"inside": 0, "above": 0, "below": 0}
     tally_both = {"inside": 0, "above": 0, "below": 0}
+    tally_next = {"inside": 0, "above": 0, "below": 0}
     worst = float("inf")
     for (collective, procs, size), v in sorted(logs.items()):
         mean = sum(v) / len(v)
@@ -153,16 +159,24 @@ def main():
                           "below" if math.exp(mean) < a[1] else "inside")
             tally_both[where_both] += 1
         across_at = f"{a[0]:.3f} ({a[1]:.3f}-{a[2]:.3f})" if a else "-"
+        n = next_job.get(key(row))
+        where_next = "-"
+        if n:
+            where_next = ("above" if math.exp(mean) > n[1] else
+                          "below" if math.exp(mean) < n[0] else "inside")
+            tally_next[where_next] += 1
+        next_at = f"{n[0]:.3f}-{n[1]:.3f}" if n else "-"
         print(f"| {collective} | {procs} | {size} | {math.exp(mean):.3f} "
               f"({math.exp(mean - half):.3f}-{math.exp(mean + half):.3f}) | "
               f"{float(row['speedup']):.3f} ({low:.3f}-{high:.3f}) | {where} | {confirmed_at} | "
-              f"{across_at} | {where_both} |")
+              f"{across_at} | {where_both} | {next_at} | {where_next} |")
     print(f"\nkept switches: {len(logs)}; independent ratio inside tune's interval "
           f"{tally['inside']}, above {tally['above']}, below {tally['below']}; "
           f"lowest {worst:.3f}")
     if confirmed:
         print(f"inside the interval across the jobs {tally_both['inside']}, above "
-              f"{tally_both['above']}, below {tally_both['below']}")
+              f"{tally_both['above']}, below {tally_both['below']}; inside a next job's range "
+              f"{tally_next['inside']}, above {tally_next['above']}, below {tally_next['below']}")
 
 
 if __name__ == "__main__":

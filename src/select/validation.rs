@@ -68,9 +68,16 @@ pub struct Validation {
 pub struct AcrossJobs {
     /// The geometric mean over the jobs; its 95% interval from the spread
     /// between them, the one pooled over every size two or more jobs
-    /// timed, or the size's own where three or more timed it and that is
-    /// wider: the range its effect takes from job to job.
+    /// timed, or where three or more timed this size, its own where that is
+    /// wider, with Student's t on the jobs' degrees of freedom: where the
+    /// effect averaged over many jobs lies.
     pub speedup: Speedup,
+    /// The range one more job's speed-up falls in (95% prediction
+    /// interval, the same spread): what a user's next job may see. Jobs
+    /// timed minutes apart can share a state of the machine, so the mean
+    /// of a few of them can miss what many later jobs average; a next
+    /// job's range carries that spread whole.
+    pub next_job: Speedup,
     /// Whether it held across the jobs: at least 1 + [`NEAR`], the
     /// interval from the pooled spread above 1 (where that spread has one
     /// degree of freedom, too few to judge by: at least 1 + [`NEAR`] in
@@ -192,23 +199,29 @@ impl Validation {
 /// --confirm`), else those columns empty.
 pub fn csv(rows: &[Validation]) -> String {
     let mut s = String::from(
-        "collective,procs,msg_bytes,decision,speedup,low,high,kept,across,across_low,across_high\n",
+        "collective,procs,msg_bytes,decision,speedup,low,high,kept,across,across_low,across_high,\
+         next_low,next_high\n",
     );
     let cells = |x: Option<Speedup>| match x {
         Some(x) => format!("{:.4},{:.4},{:.4}", x.speedup, x.low, x.high),
         None => ",,".into(),
     };
+    let next = |x: Option<AcrossJobs>| match x {
+        Some(x) => format!("{:.4},{:.4}", x.next_job.low, x.next_job.high),
+        None => ",".into(),
+    };
     for v in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
             v.collective.name(),
             v.procs,
             v.msg_bytes,
             v.decision,
             cells(v.speedup),
             v.kept(),
-            cells(v.across_jobs.map(|a| a.speedup))
+            cells(v.across_jobs.map(|a| a.speedup)),
+            next(v.across_jobs)
         );
     }
     s
@@ -530,9 +543,9 @@ mod tests {
             text.lines().collect::<Vec<_>>(),
             [
                 "collective,procs,msg_bytes,decision,speedup,low,high,kept,across,across_low,\
-                 across_high",
-                "allreduce,2,4096,recursive_doubling,0.3100,0.2900,0.3200,false,,,",
-                "allreduce,2,65536,ring,1.4000,1.2000,1.6000,true,,,",
+                 across_high,next_low,next_high",
+                "allreduce,2,4096,recursive_doubling,0.3100,0.2900,0.3200,false,,,,,",
+                "allreduce,2,65536,ring,1.4000,1.2000,1.6000,true,,,,,",
             ]
         );
     }

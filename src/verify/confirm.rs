@@ -400,7 +400,8 @@ pub fn note_in_report(
          many sizes held, and its effects are those of the confirmed rules, each size that \
          held at the geometric mean of the jobs that timed it ({} jobs so far: tune's and \
          each confirmation), its interval from the spread between them (the sizes that did \
-         not hold count as 1). A size holds where it was faster in the latest job and across \
+         not hold count as 1), and beside the largest the range one more job's speed-up \
+         falls in. A size holds where it was faster in the latest job and across \
          the jobs as well; each further `verify --confirm` of this directory, in a job of its \
          own, adds that job. {}Deploy that file in place of `rules`:\n\n    \
          OMPI_MCA_coll_tuned_dynamic_rules_filename={}\n\n(per switch: the end of this \
@@ -584,7 +585,7 @@ impl<'a> Effects<'a> {
             return Some(format!("{:.2}", mean.exp()));
         }
         let df = held.iter().map(|a| a.df).min().unwrap_or(0);
-        let var = held.iter().map(|a| a.var).sum::<f64>();
+        let var = held.iter().map(|a| a.var()).sum::<f64>();
         let half = crate::bench::stats::t975(df) * var.sqrt() / n as f64;
         Some(format!(
             "{:.2} ({:.2}–{:.2})",
@@ -601,8 +602,13 @@ impl<'a> Effects<'a> {
             .filter(|(v, _)| v.collective == collective)
             .max_by(|a, b| a.1.ln.total_cmp(&b.1.ln))
             .map_or("-".into(), |(v, across)| {
+                let next = across.next_job();
+                let next = match self.between_jobs {
+                    true => format!(" (a next job {:.2}–{:.2})", next.low, next.high),
+                    false => String::new(),
+                };
                 format!(
-                    "{:.2}x, {} at {} ranks",
+                    "{:.2}x{next}, {} at {} ranks",
                     across.ln.exp(),
                     format_bytes(v.msg_bytes),
                     v.procs
@@ -629,55 +635,77 @@ fn squared_deviations(x: &[f64]) -> f64 {
 }
 
 /// A size's speed-up across the jobs that timed it: the mean of their ln
-/// speed-ups, that mean's variance and its degrees of freedom. The spread
-/// between jobs is the one pooled over every size (what decides whether
-/// it held), or for what is reported this size's own where three or more
-/// jobs timed it and its own is the wider: on a machine whose jobs come in
-/// states that move some sizes more than others (on the 2-core VM a job's
-/// 1-byte latency between the cores is 0.2 or 0.45 µs,
-/// `experiments/validation.md`), the pooled spread is too narrow for those.
+/// speed-ups, the variance between one job and the next, the degrees of
+/// freedom of Student's t and the number of jobs. What decides whether it
+/// held is the spread pooled over every size, with its degrees of freedom.
+/// What is reported, where three or more jobs timed the size, takes this
+/// size's own spread where that is wider, and Student's t on the jobs'
+/// degrees of freedom: on a machine whose jobs come in states (on the
+/// 2-core VM a job's 1-byte latency between the cores is 0.2 or 0.45 µs,
+/// `experiments/validation.md`) the states move some sizes more than
+/// others, and the sizes of one job move together (there the 4 KiB
+/// broadcast, the 4 KiB reduce and the 1-byte gather), so however many
+/// sizes were pooled, what varies between jobs was drawn once per job.
+/// With two jobs t(1) would say nothing; the pooled spread is reported.
 #[derive(Clone, Copy, Debug)]
 struct Across {
     ln: f64,
-    var: f64,
+    between: f64,
     df: usize,
+    jobs: usize,
 }
 
 impl Across {
-    /// Across the jobs that timed a size (`x`, one figure per job), with
-    /// the spread pooled over every size, or (`own`) this size's own where
-    /// three or more jobs timed it and it is wider.
-    fn new(x: &[f64], (pooled, pooled_df): (f64, usize), own: bool) -> Across {
+    /// Across the jobs that timed a size (`x`, one figure per job, two or
+    /// more), to decide, or (`reported`) to report.
+    fn new(x: &[f64], (pooled, pooled_df): (f64, usize), reported: bool) -> Across {
         let n = x.len();
-        let own = (own && n >= 3).then(|| squared_deviations(x) / (n - 1) as f64);
-        let (var, df) = match own {
-            Some(own) if own > pooled => (own, n - 1),
-            _ => (pooled, pooled_df),
+        let (between, df) = match reported && n >= 3 {
+            true => (pooled.max(squared_deviations(x) / (n - 1) as f64), n - 1),
+            false => (pooled, pooled_df),
         };
         Across {
             ln: x.iter().map(|v| v.ln()).sum::<f64>() / n as f64,
-            var: var / n as f64,
+            between,
             df,
+            jobs: n,
         }
     }
 
     /// One job's figure where no other job timed the size: its speed-up,
-    /// with the pooled spread between jobs as its variance.
+    /// with the pooled spread between jobs.
     fn alone(speedup: f64, (pooled, df): (f64, usize)) -> Across {
         Across {
             ln: speedup.ln(),
-            var: pooled,
+            between: pooled,
             df,
+            jobs: 1,
         }
     }
 
-    fn speedup(self, jobs: usize) -> Speedup {
-        let half = crate::bench::stats::t975(self.df) * self.var.sqrt();
+    /// The variance of the mean over the jobs.
+    fn var(self) -> f64 {
+        self.between / self.jobs as f64
+    }
+
+    /// The mean over the jobs and its 95% interval.
+    fn speedup(self) -> Speedup {
+        self.interval(self.var())
+    }
+
+    /// The range one more job falls in (95%): the spread between jobs
+    /// plus the mean's own uncertainty.
+    fn next_job(self) -> Speedup {
+        self.interval(self.between + self.var())
+    }
+
+    fn interval(self, var: f64) -> Speedup {
+        let half = crate::bench::stats::t975(self.df) * var.sqrt();
         Speedup {
             speedup: self.ln.exp(),
             low: (self.ln - half).exp(),
             high: (self.ln + half).exp(),
-            rounds: jobs,
+            rounds: self.jobs,
             replicas: 0,
             weakest: None,
         }
@@ -694,28 +722,32 @@ fn across_table(earlier: &[Job], rows: &[Validation]) -> String {
         return String::new();
     };
     let mut s = format!(
-        "\nAcross the jobs (tune's first, then each confirmation in turn; the interval from \
-         the spread between the jobs, pooled over {df} degrees of freedom, or a size's own \
-         where three or more jobs timed it and that is wider; a size ships only where this \
-         interval too lies above 1 by 5% or more):\n\n| collective | ranks | size | rule | \
-         each job | across the jobs (95%) |\n|---|---:|---:|---|---|---|\n"
+        "\nAcross the jobs (tune's first, then each confirmation in turn). A size ships only \
+         where its mean is at least 1.05 and above 1 by the spread between the jobs pooled \
+         over every size ({df} degrees of freedom). The intervals shown: where three or more \
+         jobs timed a size, its own spread where that is wider, and Student's t on the jobs' \
+         degrees of freedom (the sizes of one job share its state); a next job: the range \
+         one more job's speed-up falls in (95%):\n\n| collective | ranks | size | rule | \
+         each job | across the jobs (95%) | a next job |\n|---|---:|---:|---|---|---|---|\n"
     );
     for (v, x) in timed(earlier, rows) {
-        let Some(all) = v.across_jobs.map(|a| a.speedup) else {
+        let Some(a) = v.across_jobs else {
             continue;
         };
         let each: Vec<String> = x.iter().map(|x| format!("{x:.2}")).collect();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {:.2} ({:.2}-{:.2}) |",
+            "| {} | {} | {} | {} | {} | {:.2} ({:.2}-{:.2}) | {:.2}-{:.2} |",
             v.collective.function(),
             v.procs,
             format_bytes(v.msg_bytes),
             v.decision,
             each.join(", "),
-            all.speedup,
-            all.low,
-            all.high
+            a.speedup.speedup,
+            a.speedup.low,
+            a.speedup.high,
+            a.next_job.low,
+            a.next_job.high
         );
     }
     s
@@ -732,15 +764,19 @@ pub fn across_jobs(earlier: &[Job], rows: &mut [Validation]) {
     // is 12.7 and no switch could hold: there, one that was at least
     // 1 + NEAR in every job holds.
     let held = |x: &[f64]| match pooled.1 >= 2 {
-        true => proved_faster(&Across::new(x, pooled, false).speedup(x.len())),
+        true => proved_faster(&Across::new(x, pooled, false).speedup()),
         false => x.iter().all(|&s| s >= 1.0 + NEAR),
     };
     let across: Vec<Option<AcrossJobs>> = rows
         .iter()
         .map(|v| {
-            jobs_of(earlier, v).map(|x| AcrossJobs {
-                speedup: Across::new(&x, pooled, true).speedup(x.len()),
-                held: held(&x),
+            jobs_of(earlier, v).map(|x| {
+                let across = Across::new(&x, pooled, true);
+                AcrossJobs {
+                    speedup: across.speedup(),
+                    next_job: across.next_job(),
+                    held: held(&x),
+                }
             })
         })
         .collect();
@@ -1068,12 +1104,15 @@ mod tests {
                 .lines()
                 .find(|l| l.starts_with("| MPI_Bcast"))
                 .unwrap();
+            let next = 4.302_653 * (var * 1.5).sqrt();
             assert_eq!(
                 bcast,
                 format!(
-                    "| MPI_Bcast  | 2     | 2 of 10, held at 1 of 2 | {cell} | {cell} | {:.2}x, \
-                     4 KiB at 2 ranks |",
-                    held.exp()
+                    "| MPI_Bcast  | 2     | 2 of 10, held at 1 of 2 | {cell} | {cell} | {:.2}x (a \
+                     next job {:.2}–{:.2}), 4 KiB at 2 ranks |",
+                    held.exp(),
+                    (held - next).exp(),
+                    (held + next).exp()
                 )
             );
             // Nothing of MPI_Reduce was confirmed: its cells stay.
@@ -1087,11 +1126,15 @@ mod tests {
         let sd: f64 = ((1.5f64.ln().powi(2) + (2.0f64 / 2.2).ln().powi(2)) / 4.0).sqrt();
         let half = 4.302_653 * sd / 2f64.sqrt();
         let mean = (2.0f64.ln() + 2.2f64.ln()) / 2.0;
+        // A next job: sd * sqrt(1 + 1/2).
+        let next = 4.302_653 * sd * 1.5f64.sqrt();
         let row = format!(
-            "| MPI_Bcast | 2 | 4 KiB | linear | 2.00, 2.20 | {:.2} ({:.2}-{:.2}) |",
+            "| MPI_Bcast | 2 | 4 KiB | linear | 2.00, 2.20 | {:.2} ({:.2}-{:.2}) | {:.2}-{:.2} |",
             mean.exp(),
             (mean - half).exp(),
-            (mean + half).exp()
+            (mean + half).exp(),
+            (mean - next).exp(),
+            (mean + next).exp()
         );
         assert!(across.contains(&row), "{across}\n{row}");
         assert_eq!(text.matches("Across the jobs").count(), 1);
@@ -1236,6 +1279,15 @@ mod tests {
             assert!((a.speedup.low - (mean - half).exp()).abs() < 1e-6, "{a:?}");
             assert!((a.speedup.high - (mean + half).exp()).abs() < 1e-5, "{a:?}");
             assert_eq!(a.speedup.rounds, 3);
+            // One more job: the spread between jobs and the mean's own,
+            // var (1 + 1/3), twice the half-width of the mean's.
+            let next = t * (var * 4.0 / 3.0).sqrt();
+            assert!((next - 2.0 * half).abs() < 1e-12);
+            assert!((a.next_job.low - (mean - next).exp()).abs() < 1e-6, "{a:?}");
+            assert!(
+                (a.next_job.high - (mean + next).exp()).abs() < 1e-5,
+                "{a:?}"
+            );
         };
         // 4 KiB moved more than the others: its own spread (t with 2
         // degrees of freedom) is what the report gives, and it holds the
@@ -1244,9 +1296,11 @@ mod tests {
         check(sizes[0], ss(sizes[0]) / 2.0, 4.302_653, &four);
         assert!(four.speedup.low < (1.44f64 * 3.2).sqrt() && four.speedup.low < 1.0);
         assert!(four.held && third[0].kept());
-        // The others moved less than the pooled spread: it is theirs.
+        // The others moved less than the pooled spread: it is theirs, and
+        // Student's t the three jobs' (two degrees of freedom), not the six
+        // the three sizes pooled: the sizes of a job share its state.
         for (x, v) in sizes[1..].iter().zip(&third[1..]) {
-            check(*x, pooled, 2.446_912, &v.across_jobs.unwrap());
+            check(*x, pooled, 4.302_653, &v.across_jobs.unwrap());
             assert!(v.kept());
         }
         confirm.record(&third).unwrap();
@@ -1259,7 +1313,7 @@ mod tests {
             text.contains("| MPI_Bcast | 2 | 4 KiB | linear | 1.44, 3.20, 3.10 |"),
             "{text}"
         );
-        assert!(text.contains("pooled over 6 degrees of freedom"), "{text}");
+        assert!(text.contains("every size (6 degrees of freedom)"), "{text}");
         // One size timed in two jobs (one degree of freedom): it holds
         // where it was at least 1.05 in both.
         let alone = |tuned: f64, now: f64| {
