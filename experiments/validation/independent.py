@@ -145,26 +145,22 @@ def main():
         row = next(r for r in kept if (r["collective"], int(r["procs"]), int(r["msg_bytes"]))
                    == (collective, procs, size))
         low, high = float(row["low"]), float(row["high"])
-        where = ("above" if math.exp(mean) > high else
-                 "below" if math.exp(mean) < low else "inside")
-        tally[where] += 1
+
+        def where_in(lo, hi, counts):
+            w = "above" if math.exp(mean) > hi else "below" if math.exp(mean) < lo else "inside"
+            counts[w] += 1
+            return w
+
+        where = where_in(low, high, tally)
         worst = min(worst, math.exp(mean))
         c = confirmation.get(key(row))
         confirmed_at = (f"{float(c['speedup']):.3f} ({float(c['low']):.3f}-{float(c['high']):.3f})"
                         if c else "-")
         a = across(key(row))
-        where_both = "-"
-        if a:
-            where_both = ("above" if math.exp(mean) > a[2] else
-                          "below" if math.exp(mean) < a[1] else "inside")
-            tally_both[where_both] += 1
+        where_both = where_in(a[1], a[2], tally_both) if a else "-"
         across_at = f"{a[0]:.3f} ({a[1]:.3f}-{a[2]:.3f})" if a else "-"
         n = next_job.get(key(row))
-        where_next = "-"
-        if n:
-            where_next = ("above" if math.exp(mean) > n[1] else
-                          "below" if math.exp(mean) < n[0] else "inside")
-            tally_next[where_next] += 1
+        where_next = where_in(n[0], n[1], tally_next) if n else "-"
         next_at = f"{n[0]:.3f}-{n[1]:.3f}" if n else "-"
         print(f"| {collective} | {procs} | {size} | {math.exp(mean):.3f} "
               f"({math.exp(mean - half):.3f}-{math.exp(mean + half):.3f}) | "
