@@ -724,8 +724,7 @@ fn across_table(earlier: &[Job], rows: &[Validation]) -> String {
     let mut s = format!(
         "\nAcross the jobs (tune's first, then each confirmation in turn). A size ships only \
          where its mean is at least 1.05 and above 1 by the spread between the jobs pooled \
-         over every size ({df} degrees of freedom), or where it was at least 1.05 in every \
-         one of three or more jobs. The intervals shown: where three or more \
+         over every size ({df} degrees of freedom). The intervals shown: where three or more \
          jobs timed a size, its own spread where that is wider, and Student's t on the jobs' \
          degrees of freedom (the sizes of one job share its state); a next job: the range \
          one more job's speed-up falls in (95%):\n\n| collective | ranks | size | rule | \
