@@ -79,13 +79,12 @@ pub struct AcrossJobs {
     /// job's range carries that spread whole.
     pub next_job: Speedup,
     /// Whether it held across the jobs: at least 1 + [`NEAR`], the
-    /// interval from the pooled spread above 1, or at least 1 + [`NEAR`]
-    /// in every one of three or more jobs (or of two, where the pooled
-    /// spread has one degree of freedom, too few to judge by). The pooled
-    /// spread decides and a size's own only widens what is reported: with
-    /// three or four jobs a size's own spread has two or three degrees of
-    /// freedom, and a switch that won by 1.4x in one job and 3x in the
-    /// others would not ship.
+    /// interval from the pooled spread above 1 (where that spread has one
+    /// degree of freedom, too few to judge by: at least 1 + [`NEAR`] in
+    /// every job). The pooled spread decides and a size's own only widens
+    /// what is reported: with three or four jobs a size's own spread has
+    /// two or three degrees of freedom, and a switch that won by 1.4x in
+    /// one job and 3x in the others would not ship.
     pub held: bool,
 }
 

@@ -760,23 +760,12 @@ pub fn across_jobs(earlier: &[Job], rows: &mut [Validation]) {
     let Some(pooled) = spread(earlier, rows) else {
         return;
     };
-    // A size holds where the interval from the pooled spread lies above 1,
-    // or where it was at least 1 + NEAR in every job and either three or
-    // more jobs timed it or the pooled spread has one degree of freedom
-    // (one size in two jobs: Student's t is 12.7 and nothing could hold).
-    // Where a run met both of a machine's states, the sizes the state moves
-    // (a broadcast 1.4x in one, 3x in the other) widen the pooled spread
-    // for every size, and a switch 10-30% faster in each of four jobs
-    // would not ship; the last job's own validation, with its
-    // false-discovery step, stays required (`Validation::verdict`).
-    let held = |x: &[f64]| {
-        let every = x.iter().all(|&s| s >= 1.0 + NEAR);
-        match pooled.1 >= 2 {
-            true => {
-                proved_faster(&Across::new(x, pooled, false).speedup()) || (every && x.len() >= 3)
-            }
-            false => every,
-        }
+    // With one degree of freedom (one size timed in two jobs) Student's t
+    // is 12.7 and no switch could hold: there, one that was at least
+    // 1 + NEAR in every job holds.
+    let held = |x: &[f64]| match pooled.1 >= 2 {
+        true => proved_faster(&Across::new(x, pooled, false).speedup()),
+        false => x.iter().all(|&s| s >= 1.0 + NEAR),
     };
     let across: Vec<Option<AcrossJobs>> = rows
         .iter()
@@ -1202,38 +1191,6 @@ mod tests {
         );
         assert!(out.contains("16 0 0 0 # [linear not confirmed: reverted to default: faster in this job, not across the jobs"), "{out}");
         assert!(out.contains("\n65536 1 0 0\n"), "{out}");
-    }
-
-    #[test]
-    fn a_switch_faster_in_each_of_three_jobs_holds_where_another_size_swung() {
-        // Three jobs; 4 KiB swung between the machine's two states (1.4x,
-        // 3.2x, 3.1x) and widens the pooled spread for every size: the
-        // intervals of 64 KiB (1.12, 1.18, 1.10) and 1 MiB (1.12, 1.03,
-        // 1.15) from it reach below 1. 64 KiB was at least 5% faster in
-        // every job and holds; 1 MiB was not (1.03) and does not.
-        let job = |x: [f64; 3]| -> Job {
-            [4096, 65536, 1 << 20]
-                .iter()
-                .zip(x)
-                .map(|(&m, v)| ((String::from("bcast"), 2, m, String::from("linear")), v))
-                .collect()
-        };
-        let earlier = [job([1.4, 1.12, 1.12]), job([3.2, 1.18, 1.03])];
-        let row = |m: u64, speedup: f64| linear_bcast(m, speedup, 0.03, true);
-        let mut rows = [row(4096, 3.1), row(65536, 1.10), row(1 << 20, 1.15)];
-        across_jobs(&earlier, &mut rows);
-        let pooled = spread(&earlier, &rows).unwrap();
-        for x in [[1.12, 1.18, 1.10], [1.12, 1.03, 1.15]] {
-            let by_spread = Across::new(&x, pooled, false).speedup();
-            assert!(by_spread.low < 1.0, "{by_spread:?}");
-        }
-        let verdicts: Vec<Verdict> = rows.iter().map(Validation::verdict).collect();
-        assert_eq!(verdicts, [Verdict::Kept, Verdict::Kept, Verdict::Unsteady]);
-        // With two jobs the same 64 KiB figures do not hold: one job more
-        // than tune's is not enough to go by every job alone.
-        let mut two = [row(4096, 3.2), row(65536, 1.18), row(1 << 20, 1.03)];
-        across_jobs(&earlier[..1], &mut two);
-        assert_eq!(two[1].verdict(), Verdict::Unsteady);
     }
 
     #[test]
