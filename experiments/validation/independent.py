@@ -173,6 +173,11 @@ def main():
         print(f"inside the interval across the jobs {tally_both['inside']}, above "
               f"{tally_both['above']}, below {tally_both['below']}; inside a next job's range "
               f"{tally_next['inside']}, above {tally_next['above']}, below {tally_next['below']}")
+    # Each pair's ratio in turn: a window of jobs that met one state
+    # shows as a run of like figures.
+    for (collective, procs, size), v in sorted(logs.items()):
+        print(f"pairs, {collective} {procs} {size}: " +
+              " ".join(f"{math.exp(x):.2f}" for x in v))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 # independent plain-loop check of what the last one kept (PAIRS alternating
 # job pairs). Before each job a 0.3 s probe job says which state the
 # machine's jobs are landing in (the split-binary broadcast of 4 KiB and
-# the 1-byte ping-pong, µs: state_probe.c). Per run N: DIR=/tmp/mcN, its
+# the 1-byte ping-pong, µs: state_probe.c), and before and after the
+# independent check. Per run N: DIR=/tmp/mcN, its
 # logs beside it, and the check in /tmp/mcN.indep.md.
 # Usage: bash experiments/validation/main_job_confirmations.sh 1 2 3
 set -uo pipefail
@@ -31,8 +32,10 @@ for i in "$@"; do
     mpirun -n 2 target/release/collsel verify --confirm "$d" --time-budget 10s \
       > "$d.confirm$j.log" 2>&1
   done
+  state "independent check" >> "$d.states"
   RULES_TIMER=${RULES_TIMER:-/tmp/rules_timer} python3 "$here/independent.py" "$d" "$PAIRS" \
     --confirmed > "$d.indep.md" 2>&1
+  state "after it" >> "$d.states"
   echo "== run $i"
   cat "$d.states"
   grep -h "switches confirmed" "$d".confirm*.log
