@@ -20,7 +20,7 @@ kept in verify: the pooled spread with its degrees of freedom).
 Usage: interval_variants.py RUN_DIR...   (each holding mcN.indep.md,
 validation.csv and confirmed/)
 """
-import collections, csv, glob, math, os, sys
+import collections, csv, math, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replicas import t975

@@ -10,7 +10,7 @@ and where the kept switches' independent figures fall.
 
 Usage: moderated_variance.py RUN_DIR...   (as interval_variants.py)
 """
-import collections, csv, glob, math, os, sys
+import collections, csv, math, os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replicas import t975
 from interval_variants import jobs_per_size, independent, key

@@ -137,6 +137,10 @@ pub(super) fn second_chances(
         };
         for table in &d.tables {
             for decision in &table.decisions {
+                let Some(runner_up) = decision.runner_up.filter(|r| !r.candidate.is_default())
+                else {
+                    continue;
+                };
                 let failed = rows.iter().any(|v| {
                     v.collective == grid.collective
                         && v.procs == table.job.procs
@@ -145,10 +149,6 @@ pub(super) fn second_chances(
                         && v.speedup.is_some()
                         && !v.kept()
                 });
-                let Some(runner_up) = decision.runner_up.filter(|r| !r.candidate.is_default())
-                else {
-                    continue;
-                };
                 if !failed || decision.choice.candidate.is_default() {
                     continue;
                 }
