@@ -15,8 +15,10 @@ impl Harness for AllgatherHarness {
         true
     }
 
+    /// The other ranks' blocks cleared.
     fn fill(&self, it: Iteration, buf: &mut [u8], buffers: &mut Buffers, _place: Place<'_>) {
         let m = block_bytes(Collective::Allgather, buf, it.procs);
+        buf.fill(0);
         let own = &mut buf[block(it.rank, m)];
         payload::fill(own, block_seed(it.rank, it, m));
         let send: &mut [u8] = bytemuck::cast_slice_mut(&mut buffers.out);

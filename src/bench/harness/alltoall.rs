@@ -10,11 +10,14 @@ use mpi::traits::*;
 pub(super) struct AlltoallHarness;
 
 impl Harness for AlltoallHarness {
+    /// The blocks to send, the p blocks received cleared.
     fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
         let m = block_bytes(Collective::Alltoall, buf, it.procs);
         for to in 0..it.procs {
             payload::fill(&mut buf[block(to, m)], seed(it.rank, to, it, m));
         }
+        let p = it.procs as usize;
+        buf[p * m..2 * p * m].fill(0);
     }
 
     fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {

@@ -7,8 +7,9 @@ pub(super) struct BcastHarness;
 
 impl Harness for BcastHarness {
     fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
-        if it.rank == it.root {
-            payload::fill(buf, it.seed)
+        match it.rank == it.root {
+            true => payload::fill(buf, it.seed),
+            false => buf.fill(0),
         }
     }
 

@@ -11,12 +11,16 @@ use mpi::traits::*;
 pub(super) struct GatherHarness;
 
 impl Harness for GatherHarness {
+    /// The other ranks' blocks cleared; the root's own block too (the
+    /// call copies it from its send buffer).
     fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
         let m = block_bytes(Collective::Gather, buf, it.procs);
         let (blocks, apart) = buf.split_at_mut(it.procs as usize * m);
-        let own = &mut blocks[block(it.rank, m)];
-        payload::fill(own, block_seed(it.rank, it, m));
-        apart[..m].copy_from_slice(own);
+        payload::fill(&mut apart[..m], block_seed(it.rank, it, m));
+        blocks.fill(0);
+        if it.rank != it.root {
+            blocks[block(it.rank, m)].copy_from_slice(&apart[..m]);
+        }
     }
 
     fn check(&self, it: Iteration, result: &[u8]) -> Option<String> {

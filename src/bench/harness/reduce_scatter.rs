@@ -18,13 +18,15 @@ impl Harness for ReduceScatterHarness {
         true
     }
 
-    /// Every block of the vector, where `place` puts it.
-    fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, place: Place<'_>) {
+    /// Every block of the vector, where `place` puts it; the library's
+    /// result cleared (a schedule's is in place).
+    fn fill(&self, it: Iteration, buf: &mut [u8], buffers: &mut Buffers, place: Place<'_>) {
         let m = buf.len() / it.procs as usize;
         for block in 0..it.procs {
             let at = place(block, m);
             payload::fill_contribution(&mut buf[at], it.seed, it.rank, block as usize * m / 4);
         }
+        buffers.out[..m / 4].fill(0.0);
     }
 
     /// `result` is the rank's block.

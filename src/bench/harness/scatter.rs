@@ -13,14 +13,18 @@ use mpi::traits::*;
 pub(super) struct ScatterHarness;
 
 impl Harness for ScatterHarness {
+    /// The root's p blocks, its receive buffer cleared; every other
+    /// rank's memory cleared.
     fn fill(&self, it: Iteration, buf: &mut [u8], _buffers: &mut Buffers, _place: Place<'_>) {
+        let m = block_bytes(Collective::Scatter, buf, it.procs);
         if it.rank != it.root {
+            buf.fill(0);
             return;
         }
-        let m = block_bytes(Collective::Scatter, buf, it.procs);
         for to in 0..it.procs {
             payload::fill(&mut buf[block(to, m)], block_seed(to, it, m));
         }
+        buf[block(it.procs, m)].fill(0);
     }
 
     /// The root's own block in its receive buffer (block p), each other
