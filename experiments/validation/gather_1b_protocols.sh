@@ -3,7 +3,8 @@
 # separate jobs timed by the plain loop, per protocol, alternating, ROUNDS
 # rounds; and collsel's bench in its own jobs. Prints one line per job.
 # COLLECTIVE, SIZE, ALG (Open MPI's id) and NAME (collsel's name for it)
-# time another switch the same way.
+# time another switch the same way. COLLSEL may name several binaries
+# (space separated): each runs its own bench job per round.
 # Usage: ROUNDS=5 RULES_TIMER=/tmp/rules_timer COLLSEL=target/release/collsel \
 #   bash experiments/validation/gather_1b_protocols.sh
 #   COLLECTIVE=allreduce SIZE=16384 ALG=3 NAME=recursive_doubling bash ...
@@ -28,14 +29,16 @@ for r in $(seq 1 "$ROUNDS"); do
       for alg in 0 "$ALG"; do forced "$env" "$place" "$alg"; done
     done
   done
-  out=$(mktemp -d)
-  mpirun -n 2 --bind-to core "$C" bench --collective "$COLLECTIVE" --sizes "$SIZE" \
-    --algorithms "default,$NAME" --impl ompi --out "$out/b.csv" >/dev/null 2>&1
-  python3 - "$out/b.csv" <<'PY'
+  for c in $C; do
+    out=$(mktemp -d)
+    mpirun -n 2 --bind-to core "$c" bench --collective "$COLLECTIVE" --sizes "$SIZE" \
+      --algorithms "default,$NAME" --impl ompi --out "$out/b.csv" >/dev/null 2>&1
+    python3 - "$out/b.csv" "$c" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print("bench", " ".join(f"{r['algorithm']}={float(r['time_us']):.3f}" for r in rows))
+print(f"bench:{sys.argv[2]}", " ".join(f"{r['algorithm']}={float(r['time_us']):.3f}" for r in rows))
 PY
-  rm -rf "$out"
+    rm -rf "$out"
+  done
 done
 rm -f "$rf"

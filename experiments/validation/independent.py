@@ -24,7 +24,8 @@ the runs before 2026-11-29 did (validation.md says what that favours).
 --confirmed: the rules `verify --confirm DIR` wrote (DIR/confirmed/rules)
 and the switches it kept, with the confirmation's interval beside tune's.
 MPIRUN_ARGS (default: --bind-to core) places the ranks as tune's job did;
-RULES_TIMER names a rules_timer binary built elsewhere.
+RULES_TIMER names a rules_timer binary built elsewhere; RAW=FILE keeps
+every job's times.
 """
 import csv, math, os, re, subprocess, sys, tempfile
 
@@ -87,6 +88,9 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                APP=app)
     placement = os.environ.get("MPIRUN_ARGS", "--bind-to core").split()
+    # RAW=FILE: every job's time per item, "pair setting procs collective
+    # bytes mean_us", to see which side moves between jobs.
+    raw = open(os.environ["RAW"], "w") if os.environ.get("RAW") else None
     logs = {}  # (collective, procs, bytes) -> [ln(off/on)] per job pair
     for procs in sorted({int(r["procs"]) for r in kept}):
         items = [f"{r['collective']}:{r['msg_bytes']}" for r in kept if int(r["procs"]) == procs]
@@ -101,6 +105,8 @@ def main():
                 for line in out.splitlines():
                     name, size, _, t = line.split()
                     times[(setting, name, int(size))] = float(t)
+                    if raw:
+                        raw.write(f"{k} {setting} {procs} {name} {size} {t}\n")
             for item in items:
                 name, size = item.split(":")
                 logs.setdefault((name, procs, int(size)), []).append(

@@ -6,7 +6,8 @@
 # machine's jobs are landing in (the split-binary broadcast of 4 KiB and
 # the 1-byte ping-pong, µs: state_probe.c), and before and after the
 # independent check. Per run N: DIR=/tmp/mcN, its
-# logs beside it, and the check in /tmp/mcN.indep.md.
+# logs beside it, the check in /tmp/mcN.indep.md and its jobs' times in
+# /tmp/mcN.indep.raw.
 # Usage: bash experiments/validation/main_job_confirmations.sh 1 2 3
 set -uo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -33,7 +34,7 @@ for i in "$@"; do
       > "$d.confirm$j.log" 2>&1
   done
   state "independent check" >> "$d.states"
-  RULES_TIMER=${RULES_TIMER:-/tmp/rules_timer} python3 "$here/independent.py" "$d" "$PAIRS" \
+  RAW="$d.indep.raw" RULES_TIMER=${RULES_TIMER:-/tmp/rules_timer} python3 "$here/independent.py" "$d" "$PAIRS" \
     --confirmed > "$d.indep.md" 2>&1
   state "after it" >> "$d.states"
   echo "== run $i"
