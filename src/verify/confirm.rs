@@ -727,7 +727,9 @@ fn across_table(earlier: &[Job], rows: &[Validation]) -> String {
          over every size ({df} degrees of freedom). The intervals shown: where three or more \
          jobs timed a size, its own spread where that is wider, and Student's t on the jobs' \
          degrees of freedom (the sizes of one job share its state); a next job: the range \
-         one more job's speed-up falls in (95%):\n\n| collective | ranks | size | rule | \
+         one more job's speed-up falls in (95%). Jobs minutes apart can share a state of the \
+         machine that later jobs do not: confirm again hours later, and each run adds its \
+         job:\n\n| collective | ranks | size | rule | \
          each job | across the jobs (95%) | a next job |\n|---|---:|---:|---|---|---|---|\n"
     );
     for (v, x) in timed(earlier, rows) {
