@@ -9,20 +9,15 @@ figure is below 0.97.
 
 Usage: decision_variants.py RUN_DIR...   (as interval_variants.py)
 """
-import collections, csv, math, os, sys
+import collections, math, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interval_variants import jobs_per_size, independent, key
+from interval_variants import independent, run_of
 from replicas import t975
 
 res = collections.defaultdict(list)
 for d in sys.argv[1:]:
-    xs = jobs_per_size(d)
-    logs = {k: [math.log(v) for v in x] for k, x in xs.items()}
-    ss = sum(sum((v - sum(l) / len(l)) ** 2 for v in l) for l in logs.values())
-    df = sum(len(l) - 1 for l in logs.values())
-    pooled = ss / df
-    kept = {key(r) for r in csv.DictReader(open(f"{d}/confirmed/confirmation.csv")) if r["kept"] == "true"}
+    logs, pooled, df, kept = run_of(d)
     ind = independent(d)
     for k, l in logs.items():
         if k not in kept: continue

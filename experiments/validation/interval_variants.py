@@ -58,18 +58,24 @@ def independent(d):
     return out
 
 
+def run_of(d):
+    """A run's ln speed-ups per size over its jobs, the spread between
+    jobs pooled over every size with its degrees of freedom, and the
+    sizes its last confirmation kept."""
+    logs = {k: [math.log(v) for v in x] for k, x in jobs_per_size(d).items()}
+    ss = sum(sum((v - sum(l) / len(l)) ** 2 for v in l) for l in logs.values())
+    df = sum(len(l) - 1 for l in logs.values())
+    kept = {key(r) for r in csv.DictReader(open(f"{d}/confirmed/confirmation.csv"))
+            if r["kept"] == "true"}
+    return logs, ss / df, df, kept
+
+
 def main():
     tally = collections.Counter()
     dropped = []
     below = []
     for d in sys.argv[1:]:
-        xs = jobs_per_size(d)
-        logs = {k: [math.log(v) for v in x] for k, x in xs.items()}
-        ss = sum(sum((v - sum(l) / len(l)) ** 2 for v in l) for l in logs.values())
-        df = sum(len(l) - 1 for l in logs.values())
-        pooled = ss / df
-        kept = {key(r) for r in csv.DictReader(open(f"{d}/confirmed/confirmation.csv"))
-                if r["kept"] == "true"}
+        logs, pooled, df, kept = run_of(d)
         ind = independent(d)
         for k, l in sorted(logs.items()):
             n = len(l)
