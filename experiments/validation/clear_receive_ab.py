@@ -6,17 +6,12 @@ rules on, geometric mean of the job pairs).
 Usage: clear_receive_ab.py OUTDIR"""
 import csv, glob, math, os, sys
 
-from replicas import t975
+import replicas
 
 
 def interval(ratios):
-    logs = [math.log(x) for x in ratios]
-    n = len(logs)
-    mean = sum(logs) / n
-    if n < 2:
-        return math.exp(mean), float("nan"), float("nan")
-    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
-    half = t975(n - 1) * sd / math.sqrt(n)
+    """Geometric mean of `ratios` and its Student t interval."""
+    mean, half = replicas.interval([math.log(x) for x in ratios])
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
