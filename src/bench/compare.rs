@@ -19,7 +19,10 @@
 //! On 16 bound ranks the small-message speed-ups varied between separate
 //! jobs by up to 30% in ln; the rounds of one job saw a third of that, and
 //! only the ranks' order re-drawn inside the job reproduced it
-//! (`experiments/variance.md`).
+//! (`experiments/variance.md`). The replicas of one comparison are taken
+//! apart in time, a pass over every comparison asked between two of them
+//! ([`Session::compare_spread`]): what the machine is doing changes over
+//! seconds, and a winner can turn with it.
 
 use super::allocator::{self, Regime};
 use super::campaign::resolve_roots;
@@ -177,17 +180,12 @@ impl Compared {
     }
 }
 
-/// Runs `requests` of `collective` on `comm` in order, each within its
-/// share of `seconds` (every rank takes rank 0's clock). A request the time
-/// left no room for is `None`. Collective over `comm`.
-pub fn requests(
-    comm: &SimpleCommunicator,
+/// The controls an arm of `requests` needs (Open MPI's tuned variables,
+/// MPICH's), opened beside any rules file in effect.
+fn open_controls(
     collective: Collective,
-    requests: &[Request],
-    timing: &BenchOptions,
-    rounds: &RoundLimits,
-    seconds: f64,
-) -> Result<Vec<Option<Compared>>> {
+    requests: &[&Request],
+) -> Result<(Option<TunedControl>, Option<MpichControl>)> {
     let forces = |implementation| {
         requests
             .iter()
@@ -208,6 +206,23 @@ pub fn requests(
         true => Some(MpichControl::open_beside_selection(collective).map_err(Error::Other)?),
         false => None,
     };
+    Ok((tuned, mpich))
+}
+
+/// Replica `replica` of each of `requests` of `collective` on `comm`, in
+/// order, each within its share of `seconds` (every rank takes rank 0's
+/// clock), with the seconds it took. A request the time left no room for
+/// is `None`. Collective over `comm`.
+fn requests(
+    comm: &SimpleCommunicator,
+    collective: Collective,
+    requests: &[&Request],
+    replica: usize,
+    timing: &BenchOptions,
+    rounds: &RoundLimits,
+    seconds: f64,
+) -> Result<Vec<Option<(Compared, f64)>>> {
+    let (tuned, mpich) = open_controls(collective, requests)?;
     let controls = Controls {
         tuned: tuned.as_ref(),
         mpich: mpich.as_ref(),
@@ -225,85 +240,50 @@ pub fn requests(
             max_seconds: rounds.max_seconds.min(left / (requests.len() - i) as f64),
             ..*rounds
         };
-        out.push(Some(replicated(
-            comm, controls, collective, request, timing, &share,
-        )?));
+        let began = mpi::time();
+        let one = one_replica(comm, controls, collective, request, replica, timing, &share)?;
+        out.push(Some((one, mpi::time() - began)));
     }
     Ok(out)
 }
 
-/// One request timed in `rounds.min_replicas` to `rounds.max_replicas`
-/// replicas (see the module docs), until every speed-up's interval over
-/// them is as narrow as asked or the time is up. Collective.
-fn replicated(
+/// Replica `r` of one request (see the module docs): replica 0 on `comm`
+/// as it is, the others on the ranks in a fresh random order, each on
+/// fresh buffers in its allocator regime. Collective.
+fn one_replica(
     comm: &SimpleCommunicator,
     controls: Controls,
     collective: Collective,
     request: &Request,
+    r: usize,
     timing: &BenchOptions,
     rounds: &RoundLimits,
 ) -> Result<Compared> {
     let procs = comm.size() as u32;
-    let start = mpi::time();
-    let mut compared = Compared {
-        iterations: 0,
-        rounds: Vec::new(),
-        replica: Vec::new(),
-    };
-    let mut store: Option<Vec<f32>> = None;
-    for r in 0..rounds.max_replicas.max(1) {
-        if rounds.max_replicas > 1 {
-            allocator::pin(Regime::of_replica(r));
-        }
-        let replica = (r > 0).then(|| permuted(comm)).transpose()?;
-        let on = replica.as_ref().unwrap_or(comm);
-        // Allocated while the previous replica's buffers are still held, so
-        // that the new ones land elsewhere.
-        let (mut fresh, mut buffers) = Buffers::new(collective, request.msg_bytes, procs);
-        let runners = request
-            .arms
-            .iter()
-            .map(|arm| runner(on, controls, *arm, collective, request.msg_bytes, timing))
-            .collect::<Result<Vec<_>>>()?;
-        let spent = slowest(comm, mpi::time() - start);
-        let share = RoundLimits {
-            max_seconds: (rounds.max_seconds - spent)
-                / rounds.min_replicas.saturating_sub(r).max(1) as f64,
-            ..*rounds
-        };
-        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut fresh);
-        let buf = &mut buf[..collective.local_bytes(procs, request.msg_bytes) as usize];
-        let one = compare(
-            on,
-            &runners,
-            request.msg_bytes,
-            (buf, &mut buffers),
-            timing,
-            &share,
-        )?;
-        store = Some(fresh);
-        if r == 0 {
-            compared.iterations = one.iterations;
-        }
-        compared
-            .replica
-            .extend(std::iter::repeat_n(r, one.rounds.len()));
-        compared.rounds.extend(one.rounds);
-        if r + 1 < rounds.min_replicas {
-            continue;
-        }
-        let precise = (1..request.arms.len()).all(|arm| {
-            compared
-                .speedup(arm)
-                .is_some_and(|s| s.half_width() <= rounds.half_width)
-        });
-        if precise || slowest(comm, mpi::time() - start) >= rounds.max_seconds {
-            break;
-        }
+    if rounds.max_replicas > 1 {
+        allocator::pin(Regime::of_replica(r));
     }
-    drop(store);
+    let replica = (r > 0).then(|| permuted(comm)).transpose()?;
+    let on = replica.as_ref().unwrap_or(comm);
+    let (mut fresh, mut buffers) = Buffers::new(collective, request.msg_bytes, procs);
+    let runners = request
+        .arms
+        .iter()
+        .map(|arm| runner(on, controls, *arm, collective, request.msg_bytes, timing))
+        .collect::<Result<Vec<_>>>()?;
+    let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut fresh);
+    let buf = &mut buf[..collective.local_bytes(procs, request.msg_bytes) as usize];
+    let mut one = compare(
+        on,
+        &runners,
+        request.msg_bytes,
+        (buf, &mut buffers),
+        timing,
+        rounds,
+    )?;
     allocator::pin(Regime::Fresh);
-    Ok(compared)
+    one.replica.fill(r);
+    Ok(one)
 }
 
 /// A communicator over the ranks of `comm` in a random order (rank 0
@@ -438,11 +418,22 @@ fn slowest(comm: &SimpleCommunicator, local: f64) -> f64 {
     global
 }
 
+/// One collective's comparisons, per communicator size (`None`: the whole
+/// job): what [`Session::compare_spread`] takes.
+pub struct Batch {
+    pub collective: Collective,
+    pub sizes: Vec<(Option<u32>, Mapping, Vec<Request>)>,
+    pub timing: BenchOptions,
+}
+
+/// Per batch, per communicator size, per request: what was measured
+/// (`None`: the time left no room for it).
+pub type Results = Vec<Vec<Vec<Option<Compared>>>>;
+
 impl Session {
     /// Paired comparisons of `collective` (see this module) on each
-    /// communicator size of `sizes` in turn (`None`: the whole job), within
-    /// `seconds` shared out by the number of requests. Rank 0 has every
-    /// size's results; a request the time left no room for is `None`.
+    /// communicator size of `sizes` in turn, within `seconds`: one batch of
+    /// [`Session::compare_spread`]. Rank 0 has every size's results.
     pub fn compare(
         &self,
         collective: Collective,
@@ -451,20 +442,151 @@ impl Session {
         rounds: &RoundLimits,
         seconds: f64,
     ) -> Result<Vec<Vec<Option<Compared>>>> {
-        let start = Instant::now();
-        let total: usize = sizes.iter().map(|s| s.2.len()).sum();
-        let mut done = 0;
-        let places: Vec<(Option<u32>, Mapping)> = sizes.iter().map(|s| (s.0, s.1)).collect();
-        each_size(&self.world, &places, |i, sub| {
-            let asked = &sizes[i].2;
-            // Rank 0's clock decides, as in `campaigns`.
-            let left = (seconds - start.elapsed().as_secs_f64()).max(0.0);
-            let mut mine = left * asked.len() as f64 / (total - done).max(1) as f64;
-            sub.process_at_rank(0).broadcast_into(&mut mine);
-            done += asked.len();
-            requests(sub, collective, asked, timing, rounds, mine)
-        })
+        let batch = Batch {
+            collective,
+            sizes: sizes.to_vec(),
+            timing: timing.clone(),
+        };
+        Ok(self
+            .compare_spread(&[batch], rounds, seconds)?
+            .pop()
+            .unwrap_or_default())
     }
+
+    /// Paired comparisons of every request of `batches` (see this module)
+    /// within `seconds`, taken in passes: pass `r` times replica `r` of
+    /// every request still open, batch after batch, so that the replicas of
+    /// one request lie a whole pass apart. The machine has states that last
+    /// seconds and turn a collective's winner (on 2 bound ranks here,
+    /// MPI_Allreduce of 1 MiB three times slower in one, where linear beats
+    /// `default`, and `default` wins by 1.45x in the other:
+    /// `experiments/validation.md`); replicas taken back to back all fall
+    /// in one of them. Each pass takes an equal share of the time left to
+    /// the passes `min_replicas` still asks for; within a pass, each
+    /// communicator size a share by its open requests. A request closes
+    /// once its speed-ups are as precise as asked after `min_replicas`, or
+    /// its replicas used `max_seconds`. Rank 0 decides by its clock and
+    /// has every result.
+    pub fn compare_spread(
+        &self,
+        batches: &[Batch],
+        rounds: &RoundLimits,
+        seconds: f64,
+    ) -> Result<Results> {
+        let start = Instant::now();
+        let mut out: Results = batches
+            .iter()
+            .map(|b| b.sizes.iter().map(|s| vec![None; s.2.len()]).collect())
+            .collect();
+        // Per request, flattened in batch, size and request order.
+        let total: usize = batches
+            .iter()
+            .flat_map(|b| &b.sizes)
+            .map(|s| s.2.len())
+            .sum();
+        if total == 0 {
+            // Nothing to time; and an empty buffer's address is Open MPI's
+            // MPI_IN_PLACE, which MPI_Bcast refuses.
+            return Ok(out);
+        }
+        let mut open = vec![1u8; total];
+        let mut spent = vec![0.0; total];
+        let per_replica = RoundLimits {
+            max_seconds: rounds.max_seconds / rounds.min_replicas.max(1) as f64,
+            ..*rounds
+        };
+        let root = self.world.process_at_rank(0);
+        for r in 0..rounds.max_replicas.max(1) {
+            root.broadcast_into(&mut open[..]);
+            let pending = open.iter().filter(|&&o| o == 1).count();
+            let mut left = (seconds - start.elapsed().as_secs_f64()).max(0.0);
+            root.broadcast_into(&mut left);
+            if pending == 0 || left <= 0.0 {
+                break;
+            }
+            let pass_seconds = left / rounds.min_replicas.saturating_sub(r).max(1) as f64;
+            let pass_start = Instant::now();
+            let mut done = 0;
+            let mut first = 0;
+            for (b, batch) in batches.iter().enumerate() {
+                // The sizes with open requests, and which those are.
+                let mut places = Vec::new();
+                let mut asked: Vec<(usize, Vec<usize>)> = Vec::new();
+                for (k, size) in batch.sizes.iter().enumerate() {
+                    let ids: Vec<usize> = (0..size.2.len())
+                        .filter(|&q| open[first + q] == 1)
+                        .collect();
+                    if !ids.is_empty() {
+                        places.push((size.0, size.1));
+                        asked.push((k, ids));
+                    }
+                    first += size.2.len();
+                }
+                let measured = each_size(&self.world, &places, |i, sub| {
+                    let (k, ids) = &asked[i];
+                    let reqs: Vec<&Request> = ids.iter().map(|&q| &batch.sizes[*k].2[q]).collect();
+                    let left = (pass_seconds - pass_start.elapsed().as_secs_f64()).max(0.0);
+                    let mut mine = left * reqs.len() as f64 / (pending - done).max(1) as f64;
+                    sub.process_at_rank(0).broadcast_into(&mut mine);
+                    done += reqs.len();
+                    let results = requests(
+                        sub,
+                        batch.collective,
+                        &reqs,
+                        r,
+                        &batch.timing,
+                        &per_replica,
+                        mine,
+                    )?;
+                    Ok((*k, ids.clone(), results))
+                })?;
+                for (k, ids, results) in measured {
+                    let offset = flat_index(batches, b, k);
+                    for (q, result) in ids.into_iter().zip(results) {
+                        let Some((one, seconds)) = result else {
+                            continue;
+                        };
+                        spent[offset + q] += seconds;
+                        let slot = &mut out[b][k][q];
+                        match slot {
+                            Some(all) => {
+                                all.rounds.extend(one.rounds);
+                                all.replica.extend(one.replica);
+                            }
+                            None => *slot = Some(one),
+                        }
+                        let precise = slot.as_ref().is_some_and(|c| {
+                            (1..c.rounds.first().map_or(0, Vec::len)).all(|arm| {
+                                c.speedup(arm)
+                                    .is_some_and(|s| s.half_width() <= rounds.half_width)
+                            })
+                        });
+                        if r + 1 >= rounds.min_replicas.max(1)
+                            && (precise || spent[offset + q] >= rounds.max_seconds)
+                        {
+                            open[offset + q] = 0;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The index of batch `b`'s size `k`'s first request among all of
+/// `batches`' requests, flattened in order.
+fn flat_index(batches: &[Batch], b: usize, k: usize) -> usize {
+    let before: usize = batches[..b]
+        .iter()
+        .flat_map(|x| &x.sizes)
+        .map(|s| s.2.len())
+        .sum();
+    before
+        + batches[b].sizes[..k]
+            .iter()
+            .map(|s| s.2.len())
+            .sum::<usize>()
 }
 
 #[cfg(test)]

@@ -3,20 +3,21 @@
 //! together.
 
 use super::{local, Grid, TuneOptions};
-use crate::bench::compare::{Arm, Compared, Request, RoundLimits};
+use crate::bench::compare::{Arm, Batch, Compared, Request, RoundLimits};
 use crate::bench::{self, Session};
 use crate::data::Candidate;
 use crate::error::Result;
 use crate::select::validation::{self, Validation};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One grid's validations: each switch's point (an index into the grid) and
 /// its comparison with `default` (`None`: the time ran out first).
 pub(super) type Validations = Vec<(usize, Option<Compared>)>;
 
 /// Times each switch (a grid point) against `default` in paired rounds,
-/// within `budget` shared out over them: per grid, per communicator size,
-/// the switches in the order given. Collective; rank 0 has the results.
+/// within `budget`: every grid's switches together, per communicator size
+/// in the order given, their replicas spread over the whole budget
+/// ([`Session::compare_spread`]). Collective; rank 0 has the results.
 pub(super) fn validate(
     session: &Session,
     args: &TuneOptions,
@@ -25,9 +26,9 @@ pub(super) fn validate(
     switches: &[usize],
     budget: Duration,
 ) -> Result<Vec<Validations>> {
-    let start = Instant::now();
-    let mut left_to_do = switches.len();
-    let mut out = Vec::new();
+    let mut batches = Vec::new();
+    // Per grid, per communicator size: the grid point of each request.
+    let mut orders: Vec<Vec<Vec<usize>>> = Vec::new();
     for (grid, &offset) in grids.iter().zip(offsets) {
         let mine = local(switches, offset, grid.points.len());
         // Per communicator size (and mapping), in the order of `mine`.
@@ -50,40 +51,37 @@ pub(super) fn validate(
                 }
             }
         }
-        if mine.is_empty() {
-            out.push(Vec::new());
-            continue;
-        }
-        let left = budget.saturating_sub(start.elapsed()).as_secs_f64();
-        let seconds = left * mine.len() as f64 / left_to_do.max(1) as f64;
-        left_to_do -= mine.len();
-        if session.rank() == 0 {
+        if session.rank() == 0 && !mine.is_empty() {
             eprintln!(
-                "tune: validating {} switches of {} from default on fresh samples (up to {seconds:.0} s)",
+                "tune: validating {} switches of {} from default on fresh samples",
                 mine.len(),
                 grid.collective.function()
             );
         }
-        let opts = bench::BenchOptions {
+        batches.push(Batch {
             collective: grid.collective,
-            ..args.timing.clone()
-        };
-        let results = session.compare(
-            grid.collective,
-            &sizes,
-            &opts,
-            &RoundLimits::replicated(),
-            seconds,
-        )?;
-        // Rank 0 takes part in every size; the others keep nothing.
-        let compared = order
-            .into_iter()
-            .zip(results)
-            .flat_map(|(points, results)| points.into_iter().zip(results))
-            .collect();
-        out.push(compared);
+            sizes,
+            timing: bench::BenchOptions {
+                collective: grid.collective,
+                ..args.timing.clone()
+            },
+        });
+        orders.push(order);
     }
-    Ok(out)
+    let results =
+        session.compare_spread(&batches, &RoundLimits::replicated(), budget.as_secs_f64())?;
+    // Rank 0 takes part in every size; the others keep nothing.
+    Ok(orders
+        .into_iter()
+        .zip(results)
+        .map(|(order, results)| {
+            order
+                .into_iter()
+                .zip(results)
+                .flat_map(|(points, results)| points.into_iter().zip(results))
+                .collect()
+        })
+        .collect())
 }
 
 /// The validation of each switch, from what [`validate`] measured (rank 0).

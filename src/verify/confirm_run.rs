@@ -5,12 +5,11 @@
 
 use super::confirm::{self, write, Confirm, Switch};
 use super::files::read_tuned;
-use crate::bench::compare::{Arm, Request, RoundLimits};
+use crate::bench::compare::{Arm, Batch, Request, RoundLimits};
 use crate::bench::{self, control, Session};
 use crate::data::{Candidate, Collective, Mapping};
 use crate::error::{Error, Result};
 use crate::select::validation::{self, Validation, Verdict};
-use std::time::Instant;
 
 /// Confirms `confirm.rules` in this job within `seconds` (collective).
 pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> Result<()> {
@@ -106,17 +105,16 @@ pub(super) fn confirmed(session: &Session, confirm: &Confirm, seconds: f64) -> R
     Ok(())
 }
 
-/// Times every size of every switch against `default`, a collective at a
-/// time, within `seconds` shared out by sizes; rank 0 has the rows.
+/// Times every size of every switch against `default` within `seconds`,
+/// the replicas spread over all of them ([`Session::compare_spread`]);
+/// rank 0 has the rows.
 fn time(session: &Session, switches: &[Switch], seconds: f64) -> Result<Vec<Validation>> {
-    let start = Instant::now();
-    let total: usize = switches.iter().map(|s| s.sizes.len()).sum();
-    let mut done = 0;
-    let mut rows = Vec::new();
     let mut collectives: Vec<Collective> = switches.iter().map(|s| s.collective).collect();
     collectives.dedup();
+    let mut batches = Vec::new();
+    // Per collective, per communicator size: the (switch, size) each request is.
+    let mut whiches: Vec<Vec<Vec<(&Switch, u64)>>> = Vec::new();
     for collective in collectives {
-        // Per communicator size: the requests and the (switch, size) each is.
         let mut sizes: Vec<(Option<u32>, Mapping, Vec<Request>)> = Vec::new();
         let mut which: Vec<Vec<(&Switch, u64)>> = Vec::new();
         for sw in switches.iter().filter(|s| s.collective == collective) {
@@ -141,26 +139,29 @@ fn time(session: &Session, switches: &[Switch], seconds: f64) -> Result<Vec<Vali
         if n == 0 {
             continue;
         }
-        let left = (seconds - start.elapsed().as_secs_f64()).max(0.0);
-        let share = left * n as f64 / (total - done).max(1) as f64;
-        done += n;
         if session.rank() == 0 {
             eprintln!(
-                "verify: confirming {n} sizes of {} against the library's own choice (up to \
-                 {share:.0} s)",
+                "verify: confirming {n} sizes of {} against the library's own choice",
                 collective.function()
             );
         }
-        let opts = bench::BenchOptions {
+        batches.push(Batch {
             collective,
-            ..super::run::timing_options()
-        };
-        let results =
-            session.compare(collective, &sizes, &opts, &RoundLimits::replicated(), share)?;
+            sizes,
+            timing: bench::BenchOptions {
+                collective,
+                ..super::run::timing_options()
+            },
+        });
+        whiches.push(which);
+    }
+    let results = session.compare_spread(&batches, &RoundLimits::replicated(), seconds)?;
+    let mut rows = Vec::new();
+    for ((batch, which), results) in batches.iter().zip(whiches).zip(results) {
         for (asked, results) in which.into_iter().zip(results) {
             for ((sw, m), compared) in asked.into_iter().zip(results) {
                 rows.push(Validation {
-                    collective,
+                    collective: batch.collective,
                     procs: sw.procs,
                     msg_bytes: m,
                     decision: sw.candidate,
