@@ -178,6 +178,16 @@ impl Compared {
     pub fn mean_us(&self, arm: usize) -> f64 {
         self.rounds.iter().map(|r| r[arm]).sum::<f64>() / self.rounds.len().max(1) as f64
     }
+
+    /// Whether every arm's speed-up over the first is known to within
+    /// `half_width` (half the interval's width in ln).
+    fn precise(&self, half_width: f64) -> bool {
+        let arms = self.rounds.first().map_or(0, Vec::len);
+        (1..arms).all(|arm| {
+            self.speedup(arm)
+                .is_some_and(|s| s.half_width() <= half_width)
+        })
+    }
 }
 
 /// The controls an arm of `requests` needs (Open MPI's tuned variables,
@@ -398,12 +408,9 @@ fn compare(
         if compared.rounds.len() < rounds.min {
             continue;
         }
-        let precise = (1..runners.len()).all(|arm| {
-            compared
-                .speedup(arm)
-                .is_some_and(|s| s.half_width() <= rounds.half_width)
-        });
-        if precise || slowest(comm, mpi::time() - start) >= rounds.max_seconds {
+        if compared.precise(rounds.half_width)
+            || slowest(comm, mpi::time() - start) >= rounds.max_seconds
+        {
             break;
         }
     }
@@ -478,12 +485,18 @@ impl Session {
             .iter()
             .map(|b| b.sizes.iter().map(|s| vec![None; s.2.len()]).collect())
             .collect();
-        // Per request, flattened in batch, size and request order.
-        let total: usize = batches
-            .iter()
-            .flat_map(|b| &b.sizes)
-            .map(|s| s.2.len())
-            .sum();
+        // Requests are numbered in batch, size and request order: where
+        // each batch's sizes start, and how many there are.
+        let mut total = 0;
+        let mut starts: Vec<Vec<usize>> = Vec::new();
+        for batch in batches {
+            let mut at = Vec::with_capacity(batch.sizes.len());
+            for size in &batch.sizes {
+                at.push(total);
+                total += size.2.len();
+            }
+            starts.push(at);
+        }
         if total == 0 {
             // Nothing to time; and an empty buffer's address is Open MPI's
             // MPI_IN_PLACE, which MPI_Bcast refuses.
@@ -507,20 +520,18 @@ impl Session {
             let pass_seconds = left / rounds.min_replicas.saturating_sub(r).max(1) as f64;
             let pass_start = Instant::now();
             let mut done = 0;
-            let mut first = 0;
             for (b, batch) in batches.iter().enumerate() {
                 // The sizes with open requests, and which those are.
                 let mut places = Vec::new();
                 let mut asked: Vec<(usize, Vec<usize>)> = Vec::new();
                 for (k, size) in batch.sizes.iter().enumerate() {
                     let ids: Vec<usize> = (0..size.2.len())
-                        .filter(|&q| open[first + q] == 1)
+                        .filter(|&q| open[starts[b][k] + q] == 1)
                         .collect();
                     if !ids.is_empty() {
                         places.push((size.0, size.1));
                         asked.push((k, ids));
                     }
-                    first += size.2.len();
                 }
                 let measured = each_size(&self.world, &places, |i, sub| {
                     let (k, ids) = &asked[i];
@@ -541,7 +552,7 @@ impl Session {
                     Ok((*k, ids.clone(), results))
                 })?;
                 for (k, ids, results) in measured {
-                    let offset = flat_index(batches, b, k);
+                    let offset = starts[b][k];
                     for (q, result) in ids.into_iter().zip(results) {
                         let Some((one, seconds)) = result else {
                             continue;
@@ -555,12 +566,7 @@ impl Session {
                             }
                             None => *slot = Some(one),
                         }
-                        let precise = slot.as_ref().is_some_and(|c| {
-                            (1..c.rounds.first().map_or(0, Vec::len)).all(|arm| {
-                                c.speedup(arm)
-                                    .is_some_and(|s| s.half_width() <= rounds.half_width)
-                            })
-                        });
+                        let precise = slot.as_ref().is_some_and(|c| c.precise(rounds.half_width));
                         if r + 1 >= rounds.min_replicas.max(1)
                             && (precise || spent[offset + q] >= rounds.max_seconds)
                         {
@@ -572,21 +578,6 @@ impl Session {
         }
         Ok(out)
     }
-}
-
-/// The index of batch `b`'s size `k`'s first request among all of
-/// `batches`' requests, flattened in order.
-fn flat_index(batches: &[Batch], b: usize, k: usize) -> usize {
-    let before: usize = batches[..b]
-        .iter()
-        .flat_map(|x| &x.sizes)
-        .map(|s| s.2.len())
-        .sum();
-    before
-        + batches[b].sizes[..k]
-            .iter()
-            .map(|s| s.2.len())
-            .sum::<usize>()
 }
 
 #[cfg(test)]
@@ -609,6 +600,24 @@ mod tests {
             }
         }
         c
+    }
+
+    #[test]
+    fn precise_once_every_interval_is_narrow_enough() {
+        // Four replicas a little apart: about ±1% in ln.
+        let narrow = compared(&[(2.0, 1.0), (2.02, 1.0), (1.98, 1.0), (2.0, 1.0)]);
+        assert!(narrow.precise(0.05));
+        assert!(!narrow.precise(0.001));
+        // Replicas that disagree by 2x: far from ±5%.
+        let wide = compared(&[(2.0, 1.0), (1.0, 1.0), (2.0, 1.0), (1.0, 1.0)]);
+        assert!(!wide.precise(0.05));
+        // One arm only: nothing to be precise about.
+        let alone = Compared {
+            iterations: 1,
+            rounds: vec![vec![1.0]; 3],
+            replica: vec![0; 3],
+        };
+        assert!(alone.precise(0.0));
     }
 
     #[test]
