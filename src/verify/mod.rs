@@ -358,11 +358,15 @@ pub struct Row {
     pub rules_seen: Option<Seen>,
 }
 
-/// Judges whether the job's collective times like the rule: `job_vs_rule`
-/// is the rule's algorithm's time over the job's, `rule` the baseline's
-/// over the rule's, `job` the baseline's over the job's.
+/// Judges whether the job's collective times like the rule: `rule` is the
+/// baseline's time over the rule's algorithm's, `job` the baseline's over
+/// the job's call.
 pub fn seen(job: &Speedup, rule: &Speedup) -> Seen {
-    if rule.within_noise() {
+    // The job's own interval may hold both references (a noisy size): then
+    // timing cannot tell which one the job ran.
+    let like_library = job.within_noise();
+    let like_rule = job.low <= rule.high && rule.low <= job.high;
+    if rule.within_noise() || (like_library && like_rule) {
         return Seen::Unclear;
     }
     // Distances in ln(time) from the job's time to each reference.

@@ -186,6 +186,12 @@ fn the_job_times_like_the_rule_or_like_the_library() {
         seen(&speedup(0.5, 0.05), &speedup(1.01, 0.05)),
         Seen::Unclear
     );
+    // The job's interval holds both the library (1) and the rule (1.13).
+    assert_eq!(
+        seen(&speedup(0.94, 0.17), &speedup(1.13, 0.06)),
+        Seen::Unclear
+    );
+    assert_eq!(seen(&speedup(1.12, 0.02), &speedup(1.13, 0.06)), Seen::Yes);
     let expected = Expected {
         served_by: "tuned".into(),
         rule: None,
