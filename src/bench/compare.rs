@@ -179,6 +179,11 @@ impl Compared {
         self.rounds.iter().map(|r| r[arm]).sum::<f64>() / self.rounds.len().max(1) as f64
     }
 
+    /// Arm `arm`'s speed-up with arm 0's and its own mean times (µs).
+    pub fn timed(&self, arm: usize) -> Option<(Speedup, (f64, f64))> {
+        Some((self.speedup(arm)?, (self.mean_us(0), self.mean_us(arm))))
+    }
+
     /// Whether every arm's speed-up over the first is known to within
     /// `half_width` (half the interval's width in ln).
     fn precise(&self, half_width: f64) -> bool {

@@ -155,6 +155,21 @@ pub fn render(sections: &[Section], format: Format, opts: &ExportOptions) -> Res
     }
 }
 
+/// Whether any of a section's rules makes coll/tuned run something other
+/// than its fixed decision. A collective named in a tuned rules file pays a
+/// rules lookup on every call, at every size, even where every rule says
+/// algorithm 0: on 2 ranks here a file of algorithm 0 only made 16-byte
+/// calls 6-9% slower (`experiments/validation.md`, "the rules file's
+/// lookup"). So the tuned formats leave out the collectives this is false of.
+fn changes_tuned(section: &Section) -> bool {
+    let c = section.collective;
+    section
+        .tables
+        .iter()
+        .flat_map(DecisionTable::rules)
+        .any(|(_, candidate)| c.ompi_id(candidate.algorithm) != Some(0))
+}
+
 /// Open MPI's (algorithm id, fan-in/out, segment size) for a candidate of
 /// `collective`. `default` is algorithm 0: no match, the library decides.
 /// Our own re-implementations of Open MPI algorithms map to the library's

@@ -1,9 +1,9 @@
 //! Open MPI's JSON rules file (coll/tuned, 6.0 and later): first match wins,
 //! ranges are inclusive, and sizes with no rule fall back to the fixed
 //! decision, so `default` (and `tuned`, tuned's own decision) ranges are
-//! simply left out.
+//! simply left out, and so are collectives with no other range.
 
-use super::{ompi_rule, Section};
+use super::{changes_tuned, ompi_rule, Section};
 use crate::data::Collective;
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;
@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 pub fn render(sections: &[Section]) -> Result<String> {
     let mut collectives = Map::new();
-    for section in sections {
+    for section in sections.iter().filter(|s| changes_tuned(s)) {
         collectives.insert(
             section.collective.name().to_string(),
             Value::Array(comm_rules(section.collective, &section.tables)?),

@@ -10,7 +10,7 @@
 //! communicator of exactly P ranks gets P's rules in every version. With one
 //! job size the file is portable for any communicator size.
 
-use super::{ompi_rule, radix_notes, ExportOptions, Section};
+use super::{changes_tuned, ompi_rule, radix_notes, ExportOptions, Section};
 use crate::data::Collective;
 use crate::error::{Error, Result};
 use crate::select::decision::DecisionTable;
@@ -29,14 +29,18 @@ pub fn render(sections: &[Section], opts: &ExportOptions) -> Result<String> {
         // Must be the very first bytes; Open MPI before 4.1.8 / 5.0.7 rejects it.
         s.push_str("rule-file-version-2\n");
     }
-    let mut sections: Vec<&Section> = sections.iter().collect();
+    let (mut sections, left): (Vec<&Section>, Vec<&Section>) =
+        sections.iter().partition(|s| changes_tuned(s));
     sections.sort_by_key(|s| coll_id(s.collective));
     let functions: Vec<&str> = sections.iter().map(|s| s.collective.function()).collect();
-    let _ = writeln!(
-        s,
-        "# {} rules for Open MPI coll/tuned, written by collsel",
-        functions.join(" and ")
-    );
+    let _ = match functions.is_empty() {
+        true => writeln!(s, "# No rules for Open MPI coll/tuned, written by collsel"),
+        false => writeln!(
+            s,
+            "# {} rules for Open MPI coll/tuned, written by collsel",
+            functions.join(" and ")
+        ),
+    };
     let _ = writeln!(s, "# {}", opts.origin);
     let _ = writeln!(s, "# for {} (measured there)", opts.system);
     let _ = writeln!(
@@ -73,19 +77,33 @@ pub fn render(sections: &[Section], opts: &ExportOptions) -> Result<String> {
         s,
         "# Algorithm 0 leaves the choice to Open MPI's fixed decision."
     );
+    if !left.is_empty() {
+        let mut names: Vec<&str> = left.iter().map(|s| s.collective.function()).collect();
+        names.sort_unstable();
+        let _ = writeln!(
+            s,
+            "# Left out, as Open MPI's fixed decision serves them at every size decided: {} \
+             (a collective in this file costs each of its calls a rules lookup).",
+            names.join(", ")
+        );
+    }
     for note in radix_notes(sections.iter().copied()) {
         let _ = writeln!(s, "# NOTE: {note}");
     }
+    // Leaving a collective to the library beyond the trained sizes is a
+    // proposal too.
     let extrapolated = sections
         .iter()
+        .chain(&left)
         .flat_map(|x| &x.tables)
         .any(|t| t.decisions.iter().any(|d| d.extrapolated));
     if extrapolated {
         let _ = writeln!(
             s,
-            "# NOTE: rules marked EXTRAPOLATED decide job or message sizes beyond those the \
-             model was trained on: a proposal, not a measurement. Confirm them in such a job \
-             with `collsel verify` (under mpirun with this file) before relying on them."
+            "# NOTE: rules marked EXTRAPOLATED, and any collective left out, decide job or \
+             message sizes beyond those the model was trained on: a proposal, not a \
+             measurement. Confirm them in such a job with `collsel verify` (under mpirun with \
+             this file) before relying on them."
         );
     }
     let _ = writeln!(s, "{} # collectives in this file", sections.len());
@@ -229,15 +247,34 @@ mod tests {
         assert!(text
             .lines()
             .all(|l| l.starts_with('#') || l.starts_with(char::is_numeric)));
-        let v2 = render(
-            &bcast(&[table(4, [Candidate::DEFAULT; 3])]),
-            Format::OmpiRules,
-            &opts(2),
-        )
-        .unwrap();
+        let lin = cand(Algorithm::Linear, None, None);
+        let v2 = render(&bcast(&[table(4, [lin; 3])]), Format::OmpiRules, &opts(2)).unwrap();
         assert!(v2.starts_with("rule-file-version-2\n"));
         // Identical neighbours merge: one rule.
-        assert_eq!(numbers(&v2)[5..], ["1", "0 0 0 0"]);
+        assert_eq!(numbers(&v2)[5..], ["1", "0 1 0 0"]);
+    }
+
+    #[test]
+    fn collectives_left_to_the_library_are_left_out() {
+        let lin = cand(Algorithm::Linear, None, None);
+        let mut sections = bcast(&[table(4, [Candidate::DEFAULT; 3])]);
+        let text = render(&sections, Format::OmpiRules, &opts(1)).unwrap();
+        assert_eq!(numbers(&text), ["0"], "{text}");
+        assert!(text.contains(
+            "Left out, as Open MPI's fixed decision serves them at every \
+             size decided: MPI_Bcast"
+        ));
+        sections.push(Section {
+            collective: Collective::Reduce,
+            tables: vec![table(4, [Candidate::DEFAULT, lin, Candidate::DEFAULT])],
+        });
+        let text = render(&sections, Format::OmpiRules, &opts(1)).unwrap();
+        assert_eq!(numbers(&text)[..2], ["1", "11"], "{text}");
+        assert!(text.starts_with("# MPI_Reduce rules"), "{text}");
+        let json = render(&sections, Format::OmpiJson, &opts(1)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let names: Vec<&String> = v["collectives"].as_object().unwrap().keys().collect();
+        assert_eq!(names, ["reduce"]);
     }
 
     #[test]

@@ -389,14 +389,16 @@ pub fn takes_selection(validations: &[Validation]) -> bool {
 /// `unexplored`: communicator sizes where the first pass did not finish
 /// (their rules keep `default` for want of measurements).
 fn effect(tables: &[DecisionTable], validations: &[Validation], unexplored: &[u32]) -> String {
-    let mut t = String::from(
+    let mut t = format!(
         "`default`'s time over the time of what the rules ship, each switch from `default` \
          timed against it in paired rounds of fresh samples (not the measurements that chose \
-         it), 95% intervals; sizes where the rules keep `default` count as 1. A switch ships \
-         only when its whole interval is above 1, it is at least 5% faster, and it is not \
-         slower in either state of the allocator its replicas took turns in.\n\n\
+         it), with the Open MPI rules file's lookup on each call ({:.0} ns) added to the \
+         switch's time, 95% intervals; sizes where the rules keep `default` count as 1. A \
+         switch ships only when its whole interval is above 1, it is at least 5% faster, and \
+         it is not slower in either state of the allocator its replicas took turns in.\n\n\
          | ranks | sizes | switched | kept | effect (95% interval) | largest kept |\n\
          |---:|---:|---:|---:|---|---|\n",
+        crate::select::validation::TUNED_LOOKUP_US * 1e3
     );
     let mut all = Vec::new();
     let mut noise = Vec::new();

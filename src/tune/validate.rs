@@ -104,17 +104,13 @@ pub(super) fn validations(
                 .iter()
                 .find(|(j, _)| *j == i)
                 .and_then(|(_, c)| c.as_ref());
-            rows.push(Validation {
-                collective: grid.collective,
-                procs: config.procs,
-                msg_bytes: config.msg_bytes,
-                decision: *candidate,
-                speedup: measured.and_then(|c| c.speedup(1)),
-                times_us: measured.map(|c| (c.mean_us(0), c.mean_us(1))),
-                // Set over the whole run below.
-                discovered: false,
-                across_jobs: None,
-            });
+            rows.push(Validation::timed(
+                grid.collective,
+                config.procs,
+                config.msg_bytes,
+                *candidate,
+                measured.and_then(|c| c.timed(1)),
+            ));
         }
     }
     rows.sort_by_key(|v| (v.collective, v.procs, v.msg_bytes));

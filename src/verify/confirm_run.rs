@@ -160,16 +160,13 @@ fn time(session: &Session, switches: &[Switch], seconds: f64) -> Result<Vec<Vali
     for ((batch, which), results) in batches.iter().zip(whiches).zip(results) {
         for (asked, results) in which.into_iter().zip(results) {
             for ((sw, m), compared) in asked.into_iter().zip(results) {
-                rows.push(Validation {
-                    collective: batch.collective,
-                    procs: sw.procs,
-                    msg_bytes: m,
-                    decision: sw.candidate,
-                    speedup: compared.as_ref().and_then(|c| c.speedup(1)),
-                    times_us: compared.as_ref().map(|c| (c.mean_us(0), c.mean_us(1))),
-                    discovered: false,
-                    across_jobs: None,
-                });
+                rows.push(Validation::timed(
+                    batch.collective,
+                    sw.procs,
+                    m,
+                    sw.candidate,
+                    compared.as_ref().and_then(|c| c.timed(1)),
+                ));
             }
         }
     }
