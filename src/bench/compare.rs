@@ -107,20 +107,24 @@ impl RoundLimits {
         }
     }
 
-    /// What a decision is validated with: four to eight replicas of three
-    /// to ten rounds each (the interval comes from the replicas; the rounds
-    /// only steady each replica's mean). With four replicas' three degrees
-    /// of freedom a run keeps only what stands far above the spread between
-    /// replicas; six to twelve kept tens of switches more on 2 cores, and
-    /// those timed 0.47-0.97 with the rules on in separate jobs of a plain
-    /// loop (`experiments/validation.md`).
+    /// What a decision is validated with: four to sixteen replicas of
+    /// three to ten rounds each (the interval comes from the replicas; the
+    /// rounds only steady each replica's mean). With four replicas' three
+    /// degrees of freedom a run keeps only what stands far above the spread
+    /// between replicas; six to twelve kept tens of switches more on 2
+    /// cores, and those timed 0.47-0.97 with the rules on in separate jobs
+    /// of a plain loop (`experiments/validation.md`). Past four, only a
+    /// switch whose interval is still wide gets more, while the budget
+    /// lasts: one whose effect moves with the machine's state (a 4 KiB
+    /// broadcast, 3x in one and 1.3x in the other) needs them to be told
+    /// from `default` among a run's tens of tests.
     pub fn replicated() -> RoundLimits {
         RoundLimits {
             min: 3,
             max: 10,
             max_seconds: 8.0,
             min_replicas: 4,
-            max_replicas: 8,
+            max_replicas: 16,
             ..RoundLimits::default()
         }
     }

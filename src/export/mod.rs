@@ -158,8 +158,8 @@ pub fn render(sections: &[Section], format: Format, opts: &ExportOptions) -> Res
 /// Whether any of a section's rules makes coll/tuned run something other
 /// than its fixed decision. A collective named in a tuned rules file pays a
 /// rules lookup on every call, at every size, even where every rule says
-/// algorithm 0: on 2 ranks here a file of algorithm 0 only made 16-byte
-/// calls 6-9% slower (`experiments/validation.md`, "the rules file's
+/// algorithm 0: on 2 ranks here a file of algorithm 0 only made calls of
+/// 4-64 B 4-9% slower (`experiments/validation.md`, "the rules file's
 /// lookup"). So the tuned formats leave out the collectives this is false of.
 fn changes_tuned(section: &Section) -> bool {
     let c = section.collective;

@@ -98,9 +98,10 @@ fn discovered_before() -> bool {
 /// never pays it, while the deployed file does and the library's own choice
 /// without the file does not. Open MPI 4.1 reads its rules file once at
 /// start-up and cannot switch it off inside a job, so the job that chooses
-/// cannot time it: on 2 ranks here, ten collectives at 16 B took 14-29 ns
-/// more per call in 240 separate jobs with a file of algorithm 0 only than
-/// without (`experiments/validation.md`, "the rules file's lookup").
+/// cannot time it. On 2 ranks here a file of algorithm 0 only cost calls
+/// of 4-64 B 4-5% inside one job under Open MPI 5 (rules off per
+/// communicator) and, in most runs of separate jobs under 4.1, 14-29 ns
+/// (`experiments/validation.md`, "the rules file's lookup").
 pub const TUNED_LOOKUP_US: f64 = 0.02;
 
 impl Validation {
