@@ -394,8 +394,8 @@ fn effect(tables: &[DecisionTable], validations: &[Validation], unexplored: &[u3
          timed against it in paired rounds of fresh samples (not the measurements that chose \
          it), with the Open MPI rules file's lookup on each call ({:.0} ns) added to the \
          switch's time, 95% intervals; sizes where the rules keep `default` count as 1. A \
-         switch ships only when its whole interval is above 1, it is at least 5% faster, and \
-         it is not slower in either state of the allocator its replicas took turns in.\n\n\
+         switch ships only when its whole interval is above 1 and it is at least 5% faster \
+         overall and in each state of the allocator its replicas took turns in.\n\n\
          | ranks | sizes | switched | kept | effect (95% interval) | largest kept |\n\
          |---:|---:|---:|---:|---|---|\n",
         crate::select::validation::TUNED_LOOKUP_US * 1e3

@@ -9,8 +9,12 @@
 //!
 //! The rule: a switch is kept when the whole 95% interval of its speed-up
 //! over `default` lies above 1, the speed-up is at least 1 + [`NEAR`]
-//! (5%), it is not slower in either allocator state the replicas took
-//! turns in (`bench::allocator`), and it is a discovery among every switch
+//! (5%), it is at least that in each allocator state the replicas took
+//! turns in (`bench::allocator`; a gain one state alone shows is the cost
+//! of mapping buffers afresh on every call, which an application's glibc
+//! stops after the first: MPI_Allreduce of 4 MiB, segmented ring,
+//! validated 1.49 and timed 0.90 in separate jobs,
+//! `experiments/validation.md`), and it is a discovery among every switch
 //! the run validated ([`discoveries`]); it reverts to `default`
 //! otherwise. The costs are not symmetric.
 //! `default` is what the user gets without the tool, so a switch has to
@@ -200,7 +204,7 @@ impl Verdict {
             Verdict::Slower => "reverted to default: slower than default",
             Verdict::WithinNoise => {
                 "reverted to default: not measurably faster than default by 5% or more \
-                 (among all the switches validated)"
+                 (among all the switches validated, and in each allocator state)"
             }
             Verdict::Unmeasured => "reverted to default: not validated before the budget ran out",
             Verdict::Unsteady => {
@@ -222,7 +226,7 @@ impl Validation {
         match self.speedup {
             None => Verdict::Unmeasured,
             Some(s)
-                if proved_faster(&s) && self.discovered && s.weakest.is_none_or(|w| w >= 1.0) =>
+                if proved_faster(&s) && self.discovered && s.weakest.is_none_or(|w| w >= 1.0 + NEAR) =>
             {
                 match self.across_jobs {
                     Some(a) if !a.held => Verdict::Unsteady,
@@ -585,6 +589,22 @@ mod tests {
             Verdict::WithinNoise,
             "faster on average, slower in one allocator regime"
         );
+        // 2.4x where the library maps its buffers on every call, 1.02x
+        // where it reuses them (glibc's own state after one call lies
+        // there): not kept.
+        let one_regime_only = speedup(1.56, 1.2, 2.0).map(|s| Speedup {
+            weakest: Some(1.02),
+            ..s
+        });
+        assert_eq!(
+            row(4, Ring, one_regime_only).verdict(),
+            Verdict::WithinNoise
+        );
+        let both = speedup(1.56, 1.2, 2.0).map(|s| Speedup {
+            weakest: Some(1.3),
+            ..s
+        });
+        assert_eq!(row(4, Ring, both).verdict(), Verdict::Kept);
         assert_eq!(
             row(4, Ring, speedup(1.2, 0.95, 1.5)).shipped(),
             Speedup::UNCHANGED
