@@ -226,7 +226,9 @@ impl Validation {
         match self.speedup {
             None => Verdict::Unmeasured,
             Some(s)
-                if proved_faster(&s) && self.discovered && s.weakest.is_none_or(|w| w >= 1.0 + NEAR) =>
+                if proved_faster(&s)
+                    && self.discovered
+                    && s.weakest.is_none_or(|w| w >= 1.0 + NEAR) =>
             {
                 match self.across_jobs {
                     Some(a) if !a.held => Verdict::Unsteady,
