@@ -158,6 +158,18 @@ impl Speedup {
         StudentsT::new(0.0, 1.0, df as f64).map_or(1.0, |d| d.sf(t))
     }
 
+    /// The same comparison with every figure multiplied by `factor` (the
+    /// interval keeps its width in ln, so the p-values move with it).
+    pub fn scaled(self, factor: f64) -> Speedup {
+        Speedup {
+            speedup: self.speedup * factor,
+            low: self.low * factor,
+            high: self.high * factor,
+            weakest: self.weakest.map(|w| w * factor),
+            ..self
+        }
+    }
+
     /// Half the interval's width in ln(speed-up): 0.05 is about ±5%.
     pub fn half_width(&self) -> f64 {
         (self.high / self.low).ln() / 2.0

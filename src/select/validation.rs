@@ -126,16 +126,8 @@ impl Validation {
             Impl::Ompi => TUNED_LOOKUP_US,
             _ => 0.0,
         };
-        let speedup = measured.map(|(s, (_, decision_us))| {
-            let f = decision_us / (decision_us + lookup);
-            Speedup {
-                speedup: s.speedup * f,
-                low: s.low * f,
-                high: s.high * f,
-                weakest: s.weakest.map(|w| w * f),
-                ..s
-            }
-        });
+        let speedup =
+            measured.map(|(s, (_, decision_us))| s.scaled(decision_us / (decision_us + lookup)));
         Validation {
             collective,
             procs,
