@@ -77,8 +77,9 @@ pub struct Speedup {
     #[serde(default)]
     pub replicas: usize,
     /// Where the replicas were taken in states that can change the winner
-    /// (the allocator's, `bench::allocator`): the lowest speed-up of one
-    /// state's replicas together. A switch slower in one is not kept.
+    /// (the allocator's, `bench::allocator`, and the machine's,
+    /// `bench::compare::DISTURBED`): the lowest speed-up of one state's
+    /// replicas together. A switch slower in one is not kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weakest: Option<f64>,
 }
