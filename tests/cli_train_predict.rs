@@ -874,6 +874,7 @@ fn predict_keeps_default_where_tunes_validation_reverted() {
             rounds: 8,
             replicas: 0,
             weakest: None,
+            disturbed: None,
         }),
         times_us: Some((1.0, 2.0)),
         discovered: true,

@@ -2,6 +2,7 @@
 //! timed and written as a row of the CSV (what is measured already is
 //! skipped), within the time budget.
 
+use super::machine_state::Quiet;
 use super::points::Point;
 use super::progress::Progress;
 use super::runner::{Buffers, Controls, Runner};
@@ -169,6 +170,7 @@ pub(super) fn campaign(
     let clock = Clock::start();
     let mut missing = Vec::new();
     let mut p2p_us = std::collections::HashMap::new();
+    let mut quiet = Quiet::default();
     for (k, &i) in todo.iter().enumerate() {
         let point = points[i];
         let now = clock.elapsed(world);
@@ -199,6 +201,7 @@ pub(super) fn campaign(
         }
         let unit_us = point.imbalance * p2p_us.get(&point.msg_bytes).copied().unwrap_or(0.0);
         let runner = Runner::new(world, controls, &point, &roots, collective)?;
+        quiet.settle(world, now);
         let timing = measure(
             world,
             &runner,

@@ -33,6 +33,8 @@ mod campaign;
 #[cfg(feature = "mpi")]
 mod harness;
 #[cfg(feature = "mpi")]
+pub mod machine_state;
+#[cfg(feature = "mpi")]
 mod progress;
 #[cfg(feature = "mpi")]
 mod runner;

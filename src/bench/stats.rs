@@ -77,11 +77,16 @@ pub struct Speedup {
     #[serde(default)]
     pub replicas: usize,
     /// Where the replicas were taken in states that can change the winner
-    /// (the allocator's, `bench::allocator`, and the machine's,
-    /// `bench::compare::DISTURBED`): the lowest speed-up of one state's
-    /// replicas together. A switch slower in one is not kept.
+    /// (the allocator's, `bench::allocator`): the lowest speed-up of one
+    /// state's replicas together, in the machine's quiet state
+    /// (`bench::machine_state`; 1 for a state whose replicas never met
+    /// it). A switch not faster by 5% in one is not kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weakest: Option<f64>,
+    /// The same, of the replicas taken while the machine was disturbed,
+    /// where there were any. A switch slower there is not kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbed: Option<f64>,
 }
 
 impl Speedup {
@@ -93,6 +98,7 @@ impl Speedup {
         rounds: 0,
         replicas: 0,
         weakest: None,
+        disturbed: None,
     };
 
     /// From `(baseline_us, candidate_us)` per round; `None` without two
@@ -108,6 +114,7 @@ impl Speedup {
             rounds: n,
             replicas: 0,
             weakest: None,
+            disturbed: None,
         })
     }
 
@@ -135,6 +142,7 @@ impl Speedup {
             rounds: logs.iter().map(Vec::len).sum(),
             replicas: means.len(),
             weakest: None,
+            disturbed: None,
         })
     }
 
@@ -167,6 +175,7 @@ impl Speedup {
             low: self.low * factor,
             high: self.high * factor,
             weakest: self.weakest.map(|w| w * factor),
+            disturbed: self.disturbed.map(|w| w * factor),
             ..self
         }
     }
@@ -204,6 +213,7 @@ impl Speedup {
             rounds: parts.iter().map(|s| s.rounds).sum(),
             replicas: 0,
             weakest: None,
+            disturbed: None,
         })
     }
 }

@@ -448,6 +448,7 @@ mod tests {
                 rounds: 8,
                 replicas: 0,
                 weakest: None,
+                disturbed: None,
             }),
             times_us: Some((speedup, 1.0)),
             discovered: true,

@@ -504,6 +504,7 @@ mod tests {
                 rounds: 5,
                 replicas: 0,
                 weakest: None,
+                disturbed: None,
             }),
             times_us: Some((speedup, 1.0)),
             discovered: true,

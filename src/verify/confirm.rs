@@ -708,6 +708,7 @@ impl Across {
             rounds: self.jobs,
             replicas: 0,
             weakest: None,
+            disturbed: None,
         }
     }
 }
@@ -954,6 +955,7 @@ mod tests {
                 rounds: 12,
                 replicas: 4,
                 weakest: None,
+                disturbed: None,
             }),
             times_us: None,
             discovered,
@@ -1218,6 +1220,7 @@ mod tests {
                 rounds: 12,
                 replicas: 4,
                 weakest: None,
+                disturbed: None,
             }),
             times_us: None,
             discovered: true,

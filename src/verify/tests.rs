@@ -173,6 +173,7 @@ fn speedup(speedup: f64, half: f64) -> Speedup {
         rounds: 8,
         replicas: 0,
         weakest: None,
+        disturbed: None,
     }
 }
 
