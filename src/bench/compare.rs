@@ -164,10 +164,11 @@ impl Compared {
     /// Arm 0's time over arm `arm`'s, from the paired rounds (over the
     /// replicas' means where there are two or more), with, where the
     /// replicas took both allocator regimes, the weaker regime's in the
-    /// machine's quiet state (a regime whose replicas never met the quiet
-    /// state counts as no faster there, 1: what the switch does where the
-    /// machine usually is was not measured) and the weaker regime's while
-    /// it was disturbed.
+    /// machine's quiet state (a regime whose replicas never met it: its
+    /// disturbed ones, asked as much) and the weaker regime's while it was
+    /// disturbed. Counting a regime never measured quiet as no faster
+    /// removed 3x winners in 10-second confirmation jobs (mc73 and mc75 in
+    /// `experiments/validation.md`).
     pub fn speedup(&self, arm: usize) -> Option<Speedup> {
         let replicas = self.replica.iter().max().map_or(0, |r| r + 1);
         let mut pairs = vec![Vec::new(); replicas];
@@ -194,20 +195,22 @@ impl Compared {
             .iter()
             .all(|&settled| states.keys().any(|&(_, s)| s == settled));
         if both_regimes {
-            // The weaker regime's speed-up in one machine state; 1 for a
-            // regime the state never met.
-            let weaker = |d: bool| {
-                [false, true]
-                    .iter()
-                    .map(|&settled| {
-                        states
-                            .get(&(d, settled))
-                            .map_or(1.0, |m| (m.iter().sum::<f64>() / m.len() as f64).exp())
-                    })
-                    .fold(f64::INFINITY, f64::min)
-            };
-            speedup.weakest = Some(weaker(false));
-            speedup.disturbed = disturbed.contains(&true).then(|| weaker(true));
+            let mean = |m: &Vec<f64>| (m.iter().sum::<f64>() / m.len() as f64).exp();
+            // Per regime: its quiet replicas, or where it met none its
+            // disturbed ones (all that was measured of it).
+            speedup.weakest = [false, true]
+                .iter()
+                .filter_map(|&settled| {
+                    states
+                        .get(&(false, settled))
+                        .or_else(|| states.get(&(true, settled)))
+                        .map(mean)
+                })
+                .min_by(f64::total_cmp);
+            speedup.disturbed = [false, true]
+                .iter()
+                .filter_map(|&settled| states.get(&(true, settled)).map(mean))
+                .min_by(f64::total_cmp);
         }
         Some(speedup)
     }
@@ -754,10 +757,12 @@ mod tests {
         assert!(s.weakest.unwrap() < 0.92, "{s:?}");
         assert!(s.disturbed.unwrap() > 1.15, "{s:?}");
         // The same replicas all disturbed after a quiet start elsewhere in
-        // the run: the quiet state was never measured in either regime.
+        // the run: the quiet state was never measured in either regime;
+        // what was measured is asked as much, and more replicas.
         let mut late = probed(&rows[2..], &probes[2..]);
-        assert_eq!(late.speedup(1).unwrap().weakest, Some(1.0));
-        assert!(late.speedup(1).unwrap().disturbed.unwrap() > 1.15);
+        let s = late.speedup(1).unwrap();
+        assert!((1.15..1.25).contains(&s.weakest.unwrap()), "{s:?}");
+        assert_eq!(s.weakest, s.disturbed);
         assert!(!late.quiet_in_each_regime(), "asks for more replicas");
         // Measured on their own, their state is the quiet one.
         late.quiet = 0.45;

@@ -79,8 +79,8 @@ pub struct Speedup {
     /// Where the replicas were taken in states that can change the winner
     /// (the allocator's, `bench::allocator`): the lowest speed-up of one
     /// state's replicas together, in the machine's quiet state
-    /// (`bench::machine_state`; 1 for a state whose replicas never met
-    /// it). A switch not faster by 5% in one is not kept.
+    /// (`bench::machine_state`; where a state's replicas never met it,
+    /// its disturbed ones). A switch not faster by 5% in one is not kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weakest: Option<f64>,
     /// The same, of the replicas taken while the machine was disturbed,
