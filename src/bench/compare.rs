@@ -172,23 +172,17 @@ impl Compared {
     pub fn speedup(&self, arm: usize) -> Option<Speedup> {
         let replicas = self.replica.iter().max().map_or(0, |r| r + 1);
         let mut pairs = vec![Vec::new(); replicas];
-        let mut disturbed = vec![false; replicas];
-        for ((round, &r), &probe) in self.rounds.iter().zip(&self.replica).zip(&self.probe) {
+        for (round, &r) in self.rounds.iter().zip(&self.replica) {
             pairs[r].push((round[0], round[arm]));
-            disturbed[r] = self.disturbed(probe);
         }
         let mut speedup = Speedup::from_replicas(&pairs)?;
         // Per (disturbed, regime), its replicas' mean ln speed-ups.
         let mut states: BTreeMap<(bool, bool), Vec<f64>> = BTreeMap::new();
-        for (r, rounds) in pairs.iter().enumerate() {
-            let logs = log_ratios(rounds);
+        for (r, state) in self.replica_states() {
+            let logs = log_ratios(&pairs[r]);
             if !logs.is_empty() {
-                let settled = Regime::of_replica(r) == Regime::Settled;
                 let mean = logs.iter().sum::<f64>() / logs.len() as f64;
-                states
-                    .entry((disturbed[r], settled))
-                    .or_default()
-                    .push(mean);
+                states.entry(state).or_default().push(mean);
             }
         }
         let both_regimes = [false, true]
@@ -221,17 +215,29 @@ impl Compared {
         probe > DISTURBED * self.quiet
     }
 
+    /// Per replica taken, whether the machine was disturbed during it and
+    /// whether it ran in the settled allocator regime.
+    fn replica_states(&self) -> BTreeMap<usize, (bool, bool)> {
+        self.replica
+            .iter()
+            .zip(&self.probe)
+            .map(|(&r, &probe)| {
+                let settled = Regime::of_replica(r) == Regime::Settled;
+                (r, (self.disturbed(probe), settled))
+            })
+            .collect()
+    }
+
     /// Whether each allocator regime has a replica in the machine's quiet
-    /// state (trivially, one replica or none).
+    /// state (trivially, where the replicas took one regime or none).
     fn quiet_in_each_regime(&self) -> bool {
-        let mut quiet = [false; 2];
-        let mut seen = [false; 2];
-        for (&r, &probe) in self.replica.iter().zip(&self.probe) {
-            let k = usize::from(Regime::of_replica(r) == Regime::Settled);
-            seen[k] = true;
-            quiet[k] |= !self.disturbed(probe);
-        }
-        !(seen[0] && seen[1]) || quiet.iter().all(|&q| q)
+        let states = self.replica_states();
+        let met = |settled, quiet: bool| {
+            states
+                .values()
+                .any(|&(d, s)| s == settled && (!quiet || !d))
+        };
+        !(met(false, false) && met(true, false)) || (met(false, true) && met(true, true))
     }
 
     /// Arm `arm`'s mean time over the rounds (µs).
