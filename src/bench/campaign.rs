@@ -237,6 +237,7 @@ pub(super) fn campaign(
         measured: todo.len() - missing.len(),
         missing,
         seconds: clock.elapsed(world),
+        quietest_probe: quiet.lowest(),
     })
 }
 

@@ -73,6 +73,11 @@ impl Default for Quiet {
 }
 
 impl Quiet {
+    /// The quietest probe so far (µs; infinite before the first).
+    pub fn lowest(&self) -> f64 {
+        self.lowest
+    }
+
     /// Whether a probe of `probe` µs was taken while disturbed.
     pub fn disturbed(&self, probe: f64) -> bool {
         probe > DISTURBED * self.lowest

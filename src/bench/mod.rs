@@ -168,6 +168,10 @@ pub struct CampaignOutcome {
     /// Points the time budget left out.
     pub missing: Vec<Point>,
     pub seconds: f64,
+    /// The quietest probe of the machine's state before its points (µs;
+    /// infinite where it measured none): a level the rest of the job can
+    /// be held against.
+    pub quietest_probe: f64,
 }
 
 /// Whether the `coll` MCA variable's value (`^a,b` leaves a and b out; `a,b`

@@ -28,6 +28,10 @@ pub struct TuneRun<'a> {
     /// About what budget would finish the first pass of every collective,
     /// where it did not finish.
     pub whole_first_pass: Option<f64>,
+    /// Where exploring met the machine only in a slower state than
+    /// validation did: the communicator size and the two states' probes
+    /// (µs, the median barrier).
+    pub explored_disturbed: Option<(u32, f64, f64)>,
 }
 
 impl TuneRun<'_> {
@@ -373,6 +377,14 @@ fn notes(run: &TuneRun, procs: u32) -> Vec<String> {
             ));
         }
     }
+    if let Some((procs, explored, quiet)) = run.explored_disturbed {
+        notes.push(format!(
+            "Exploring met the machine only in a slower state than validation did (a \
+             barrier took {explored:.2} µs at {procs} ranks at its quietest while exploring, \
+             {quiet:.2} µs in validation): the models ranked the algorithms by that state, \
+             and a winner of the quieter one may not have been proposed. Run tune again."
+        ));
+    }
     let reverted: Vec<Verdict> = run
         .shipping()
         .flat_map(|(_, x)| x.reverted.iter().map(|r| r.3))
@@ -510,6 +522,7 @@ mod tests {
             procs: &[4, 2],
             budget: "The whole 60 s budget was used.".into(),
             whole_first_pass: Some(200.0),
+            explored_disturbed: None,
         };
         let s = summary(&run);
         let rows: Vec<Vec<&str>> = s
@@ -573,13 +586,25 @@ mod tests {
             explored: explored(&full),
             shipping: Some(shipping(&reduce_tables, &reduce_validations, &reverted)),
         }];
+        assert!(!s.contains("Exploring met"), "{s}");
+        // Exploring never met the state validation met: the user is told
+        // to run it again.
         let s = summary(&TuneRun {
             tuned: &nothing,
             whole_first_pass: None,
+            explored_disturbed: Some((2, 0.45, 0.2)),
             ..run
         });
         assert!(s.contains("Nothing to deploy"), "{s}");
         assert!(!s.contains("collsel verify"), "{s}");
+        assert!(
+            s.contains(
+                "- Exploring met the machine only in a slower state than validation did (a \
+                 barrier took 0.45 µs at 2 ranks at its quietest while exploring, 0.20 µs in \
+                 validation)"
+            ),
+            "{s}"
+        );
     }
 
     /// Under MPICH the deploy block names the selection file and takes from
@@ -622,6 +647,7 @@ mod tests {
             procs: &[4],
             budget: String::new(),
             whole_first_pass: None,
+            explored_disturbed: None,
         });
         assert!(s.contains("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=/tuned/mpich.json\n"));
         assert!(

@@ -17,6 +17,7 @@
 //! measurements, which the report says, with what a full first pass
 //! would cost on this job ([`Costs`]).
 
+use crate::bench::machine_state::DISTURBED;
 use crate::data::{Candidate, Collective, Config, Dataset};
 pub use crate::report::tune::Covered;
 use std::collections::{BTreeMap, BTreeSet};
@@ -118,13 +119,40 @@ pub fn covered(points: &[(Config, Candidate)], is_base: &[bool], data: &Dataset)
 }
 
 /// What measuring cost on this job: wall seconds and points per collective
-/// and communicator size, as the harness reported them.
+/// and communicator size, as the harness reported them, and the machine's
+/// quietest state it met per communicator size.
 #[derive(Clone, Debug, Default)]
 pub struct Costs {
     spent: BTreeMap<(Collective, u32), (f64, usize)>,
+    quietest: BTreeMap<u32, f64>,
 }
 
 impl Costs {
+    /// A campaign at `procs` ranks met the machine's state at `probe` µs
+    /// at its quietest.
+    pub fn probed(&mut self, procs: u32, probe: f64) {
+        let level = self.quietest.entry(procs).or_insert(f64::INFINITY);
+        *level = level.min(probe);
+    }
+
+    /// Where exploring never met the state that validation met: the
+    /// communicator size, exploring's quietest probe and validation's
+    /// (µs), the widest apart, where exploring's is above
+    /// [`DISTURBED`] times validation's. Exploring ranks the algorithms
+    /// by the state it measured in; on the 2-core VM a job disturbed
+    /// through all of its exploring never proposed the reduce's 2x winner
+    /// at 4 KiB (mc81 in `experiments/validation.md`), and the machine
+    /// measures its own quiet level only by meeting it.
+    pub fn explored_disturbed(&self, validated: &BTreeMap<u32, f64>) -> Option<(u32, f64, f64)> {
+        self.quietest
+            .iter()
+            .filter_map(|(&procs, &explored)| {
+                let quiet = *validated.get(&procs)?;
+                (explored > DISTURBED * quiet).then_some((procs, explored, quiet))
+            })
+            .max_by(|a, b| (a.1 / a.2).total_cmp(&(b.1 / b.2)))
+    }
+
     pub fn add(&mut self, collective: Collective, procs: u32, seconds: f64, points: usize) {
         let entry = self.spent.entry((collective, procs)).or_default();
         entry.0 += seconds;
@@ -284,6 +312,45 @@ mod tests {
         let two = &super::covered(&points, &is_base, &partly)[1];
         assert!(!two.explored(), "{two:?}");
         assert_eq!(two.explored_to, Some(1));
+    }
+
+    #[test]
+    fn exploring_disturbed_where_validation_met_a_quieter_state() {
+        let mut costs = Costs::default();
+        let validated = BTreeMap::from([(2, 0.2), (4, 0.3)]);
+        assert_eq!(
+            costs.explored_disturbed(&validated),
+            None,
+            "nothing explored"
+        );
+        // Two campaigns at 2 ranks, one of them in the quiet state; at 4
+        // ranks 0.40 against 0.3, within the 1.5x.
+        costs.probed(2, 0.45);
+        costs.probed(2, 0.21);
+        costs.probed(4, 0.40);
+        assert_eq!(costs.explored_disturbed(&validated), None);
+        costs.probed(8, 1.0);
+        // Disturbed at both sizes (2.25x and 1.67x): the wider reported,
+        // then, once 2 ranks met the quiet state, 4 ranks.
+        let mut disturbed = Costs::default();
+        disturbed.probed(4, 0.5);
+        disturbed.probed(2, 0.45);
+        assert_eq!(
+            disturbed.explored_disturbed(&validated),
+            Some((2, 0.45, 0.2)),
+            "the widest apart"
+        );
+        disturbed.probed(2, 0.2);
+        assert_eq!(
+            disturbed.explored_disturbed(&validated),
+            Some((4, 0.5, 0.3))
+        );
+        // A size validation never timed says nothing.
+        assert_eq!(
+            costs.explored_disturbed(&BTreeMap::from([(8, 0.1)])),
+            Some((8, 1.0, 0.1))
+        );
+        assert_eq!(costs.explored_disturbed(&BTreeMap::from([(16, 0.1)])), None);
     }
 
     #[test]

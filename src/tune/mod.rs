@@ -26,12 +26,13 @@ use crate::error::{Error, Result};
 use crate::library::Library;
 use crate::train;
 use decide::{decide, second_chances, switches};
-use explore::{covered, explore, first_pass, seed};
+use explore::{covered, explore, first_pass, second_look, seed};
 use grid::grid;
 use output::{finish, report_budget, Coverage};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use validate::{validate, validations};
+use validate::{validate, validations, Validations};
 
 /// Share of the budget kept for validating the decisions: the rounds of
 /// exploring stop when the rest is spent. A validation times a switch and
@@ -193,11 +194,24 @@ fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
         .collect();
     let bases: Vec<Vec<bool>> = grids.iter().map(|g| coverage::base(&g.points)).collect();
     let mut costs = coverage::Costs::default();
+    let first = Instant::now();
     first_pass(
         session, args, &grids, &offsets, &bases, &data, &budget, &mut costs,
     )?;
+    let took = first.elapsed().as_secs_f64();
     seed(session, args, &grids, &bases, &data, &budget, &mut costs)?;
     let ended = explore(session, args, &grids, &offsets, &data, &budget, &mut costs)?;
+    let costs_took = (&mut costs, took);
+    second_look(
+        session,
+        args,
+        &grids,
+        &offsets,
+        &bases,
+        (&data, ended),
+        &budget,
+        costs_took,
+    )?;
     // Rank 0 trains and decides; everyone then validates the switches.
     let trained_at = Instant::now();
     let decided = if rank0 {
@@ -225,6 +239,8 @@ fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
     let for_report = training + Duration::from_secs(1);
     let left = budget.left(1.0).saturating_sub(for_report);
     let compared = validate(session, args, &grids, &offsets, &switches, left)?;
+    let mut validated_quiet = BTreeMap::new();
+    quietest(&grids, &compared, &mut validated_quiet);
     // The runner-ups of the switches that did not hold, validated in their
     // place in the time left (rank 0 decides which; everyone times them).
     let mut rows = Vec::new();
@@ -243,6 +259,7 @@ fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
         }
         let left = budget.left(1.0).saturating_sub(for_report);
         let compared = validate(session, args, &grids, &offsets, &seconds, left)?;
+        quietest(&grids, &compared, &mut validated_quiet);
         if rank0 {
             rows.extend(validations(&grids, &offsets, &seconds, &compared));
             rows.sort_by_key(|v| (v.collective, v.procs, v.msg_bytes));
@@ -259,6 +276,7 @@ fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
             costs: &costs,
             bases: &bases,
             explore_seconds: args.time_budget.as_secs_f64() * EXPLORE,
+            explored_disturbed: costs.explored_disturbed(&validated_quiet),
         };
         finish(
             args,
@@ -271,6 +289,21 @@ fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Adds to `levels`, per communicator size, the quietest probe of the
+/// machine's state that the validations in `compared` met (µs).
+fn quietest(grids: &[Grid], compared: &[Validations], levels: &mut BTreeMap<u32, f64>) {
+    for (grid, results) in grids.iter().zip(compared) {
+        for (i, c) in results {
+            if let Some(c) = c {
+                let level = levels
+                    .entry(grid.points[*i].0.procs)
+                    .or_insert(f64::INFINITY);
+                *level = level.min(c.quiet);
+            }
+        }
+    }
 }
 
 /// The time budget: everything `tune` does, measuring, training,

@@ -230,6 +230,7 @@ pub(super) fn finish(
         procs: &grids_procs(grids),
         budget: budget_note,
         whole_first_pass: whole.filter(|_| unexplored).map(|s| s / EXPLORE),
+        explored_disturbed: coverage.explored_disturbed,
     };
     // Everything the report tells is written already: a report that cannot
     // be written is a warning, not a failed job.
@@ -330,6 +331,9 @@ pub(super) struct Coverage<'a> {
     pub(super) bases: &'a [Vec<bool>],
     /// The exploring share of the budget.
     pub(super) explore_seconds: f64,
+    /// Where exploring met the machine only in a slower state than
+    /// validation did ([`coverage::Costs::explored_disturbed`]).
+    pub(super) explored_disturbed: Option<(u32, f64, f64)>,
 }
 
 impl Coverage<'_> {
