@@ -40,28 +40,21 @@ const FIRST_PASS: f64 = 0.5;
 /// size collective by collective, within the exploring share of the
 /// budget, spread evenly over the points (each call gets its points' share
 /// of what is left). Rank 0 plans and says each call; everyone measures.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn first_pass(
-    session: &Session,
-    args: &TuneOptions,
-    grids: &[Grid],
-    offsets: &[usize],
-    bases: &[Vec<bool>],
-    data: &Path,
-    budget: &Budget,
-    costs: &mut coverage::Costs,
-) -> Result<()> {
-    let look = Look::First;
-    pass(
-        session,
-        args,
-        grids,
-        offsets,
-        bases,
-        (data, look),
-        budget,
-        costs,
-    )
+pub(super) fn first_pass(on: Passes, data: &Path, costs: &mut coverage::Costs) -> Result<()> {
+    pass(on, (data, Look::First), costs)
+}
+
+/// What a pass over the base points works on: the run, its grids (points
+/// of every grid in one index space from `offsets`), which points are base
+/// points, and the budget.
+#[derive(Clone, Copy)]
+pub(super) struct Passes<'a> {
+    pub(super) session: &'a Session,
+    pub(super) args: &'a TuneOptions,
+    pub(super) grids: &'a [Grid],
+    pub(super) offsets: &'a [usize],
+    pub(super) bases: &'a [Vec<bool>],
+    pub(super) budget: &'a Budget,
 }
 
 /// Which pass over the base points.
@@ -82,22 +75,24 @@ enum Look {
 /// `experiments/validation.md`), and two CPU-bound processes beside the
 /// first 25 s of a tune lost the 4 KiB broadcast's 3x winner without the
 /// barrier probe seeing it. The time is what exploring would leave
-/// unused. Rank 0 decides; collective.
-#[allow(clippy::too_many_arguments)]
+/// unused; a resumed run whose data holds a second look takes none. Rank
+/// 0 decides; collective.
 pub(super) fn second_look(
-    session: &Session,
-    args: &TuneOptions,
-    grids: &[Grid],
-    offsets: &[usize],
-    bases: &[Vec<bool>],
+    on: Passes,
     (data, ended): (&Path, Stopped),
-    budget: &Budget,
     (costs, took): (&mut coverage::Costs, f64),
 ) -> Result<()> {
+    let (session, budget) = (on.session, on.budget);
     let rank0 = session.rank() == 0;
     let left = budget.left(EXPLORE).as_secs_f64();
     let room = ended != Stopped::Budget && left >= SECOND_LOOK * took;
-    let go = session.share(vec![u8::from(rank0 && room)])[0] == 1;
+    // A resumed run whose data has its second look already takes none.
+    let looked = || {
+        on.grids
+            .iter()
+            .any(|g| measured(data, g.collective).is_ok_and(|d| d.duplicate_rows() > 0))
+    };
+    let go = session.share(vec![u8::from(rank0 && room && !looked())])[0] == 1;
     if !go {
         return Ok(());
     }
@@ -109,16 +104,13 @@ pub(super) fn second_look(
             left
         );
     }
-    let look = (second.as_path(), Look::Second);
-    pass(session, args, grids, offsets, bases, look, budget, costs)?;
-    let mut failed = false;
+    pass(on, (second.as_path(), Look::Second), costs)?;
+    // Rank 0 alone writes `data` and trains on it.
     if rank0 {
         if let Err(e) = append_rows(&second, data) {
             eprintln!("tune: warning: the second look is not used: {e}");
-            failed = true;
         }
     }
-    let _ = session.first_failing(failed);
     Ok(())
 }
 
@@ -144,17 +136,15 @@ fn append_rows(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// One pass over the base points not yet in `data` (see [`first_pass`]).
-#[allow(clippy::too_many_arguments)]
-fn pass(
-    session: &Session,
-    args: &TuneOptions,
-    grids: &[Grid],
-    offsets: &[usize],
-    bases: &[Vec<bool>],
-    (data, look): (&Path, Look),
-    budget: &Budget,
-    costs: &mut coverage::Costs,
-) -> Result<()> {
+fn pass(on: Passes, (data, look): (&Path, Look), costs: &mut coverage::Costs) -> Result<()> {
+    let Passes {
+        session,
+        args,
+        grids,
+        offsets,
+        bases,
+        budget,
+    } = on;
     let rank0 = session.rank() == 0;
     let announce = rank0 && look == Look::First;
     // What the file holds already (a resumed run), read by rank 0; a file

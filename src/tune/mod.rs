@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::library::Library;
 use crate::train;
 use decide::{decide, second_chances, switches};
-use explore::{covered, explore, first_pass, second_look, seed};
+use explore::{covered, explore, first_pass, second_look, seed, Passes};
 use grid::grid;
 use output::{finish, report_budget, Coverage};
 use std::collections::BTreeMap;
@@ -194,24 +194,20 @@ fn rounds(session: &Session, args: &TuneOptions) -> Result<()> {
         .collect();
     let bases: Vec<Vec<bool>> = grids.iter().map(|g| coverage::base(&g.points)).collect();
     let mut costs = coverage::Costs::default();
+    let passes = Passes {
+        session,
+        args,
+        grids: &grids,
+        offsets: &offsets,
+        bases: &bases,
+        budget: &budget,
+    };
     let first = Instant::now();
-    first_pass(
-        session, args, &grids, &offsets, &bases, &data, &budget, &mut costs,
-    )?;
+    first_pass(passes, &data, &mut costs)?;
     let took = first.elapsed().as_secs_f64();
     seed(session, args, &grids, &bases, &data, &budget, &mut costs)?;
     let ended = explore(session, args, &grids, &offsets, &data, &budget, &mut costs)?;
-    let costs_took = (&mut costs, took);
-    second_look(
-        session,
-        args,
-        &grids,
-        &offsets,
-        &bases,
-        (&data, ended),
-        &budget,
-        costs_took,
-    )?;
+    second_look(passes, (&data, ended), (&mut costs, took))?;
     // Rank 0 trains and decides; everyone then validates the switches.
     let trained_at = Instant::now();
     let decided = if rank0 {
