@@ -329,7 +329,6 @@ mod tests {
         costs.probed(2, 0.21);
         costs.probed(4, 0.40);
         assert_eq!(costs.explored_disturbed(&validated), None);
-        costs.probed(8, 1.0);
         // Disturbed at both sizes (2.25x and 1.67x): the wider reported,
         // then, once 2 ranks met the quiet state, 4 ranks.
         let mut disturbed = Costs::default();
@@ -345,7 +344,9 @@ mod tests {
             disturbed.explored_disturbed(&validated),
             Some((4, 0.5, 0.3))
         );
-        // A size validation never timed says nothing.
+        // A size explored only while disturbed: said where validation
+        // timed it, and nothing where validation did not.
+        costs.probed(8, 1.0);
         assert_eq!(
             costs.explored_disturbed(&BTreeMap::from([(8, 0.1)])),
             Some((8, 1.0, 0.1))
