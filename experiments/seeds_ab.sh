@@ -5,10 +5,12 @@
 # of configurations >10% slower than default, per seed.
 #   A=/path/to/old/collsel B=/path/to/new/collsel bash experiments/seeds_ab.sh
 # (eighth session: A built from 4134acb, B from a1f7410; table in
-# experiments/extrapolation.md, "Eighth session").
+# experiments/extrapolation.md, "Eighth session"). EXTRA: more files (e.g.
+# ../shared/data/colls/*.csv ../shared/data/next/*.csv); a file evaluate
+# refuses prints '-'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for f in $(ls data/*.csv ../shared/data/*.csv | awk -F/ '!seen[$NF]++'); do
+for f in $(ls data/*.csv ../shared/data/*.csv ${EXTRA:-} | awk -F/ '!seen[$NF]++'); do
   for side in A B; do
     bin=${!side}
     s=""
@@ -22,7 +24,7 @@ try:
     print('%.3f/%.0f' % (a['geomean_speedup_vs_default'] / o['geomean_speedup_vs_default'],
                          100 * a['worse_than_default_10pct_rate']))
 except Exception:
-    print('-')")
+    print('-')" || true)
       s="$s $v"
     done
     echo "$(basename "$f" .csv) $side $s"

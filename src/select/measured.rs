@@ -12,6 +12,12 @@
 //! `time_min_us`/`time_max_us`), the measured best must also beat
 //! `default` by more than that noise: a difference the runs themselves do
 //! not resolve is as likely to reverse in the next campaign.
+//!
+//! Between measured jobs a model decides, but not against the nearest
+//! job's measurement: where that job timed `default` at least as fast as
+//! the model's pick, `default` stays. The model's margin is what
+//! cross-validation showed it can be trusted with on average; the nearest
+//! job is the evidence about this size in particular.
 
 use crate::data::{Arrival, Candidate, Config, Dataset, Mapping};
 use crate::select::{prefer_default, Ranked};
@@ -85,6 +91,21 @@ impl Measured {
             .map(|(_, t)| t)
     }
 
+    /// `default`'s time over `candidate`'s at the job nearest `config`
+    /// (see [`Measured::nearest`]), where both were measured there.
+    fn nearest_ratio(&self, config: &Config, candidate: &Candidate) -> Option<f64> {
+        let (mut default, mut pick) = (None, None);
+        for (c, t) in self.nearest(config)? {
+            if c.is_default() {
+                default = Some(t);
+            }
+            if c == *candidate {
+                pick = Some(t);
+            }
+        }
+        Some(default? / pick?)
+    }
+
     /// The configurations of `d` with `default` and another of `candidates`
     /// measured.
     pub fn of(d: &Dataset, candidates: &[Candidate]) -> Measured {
@@ -119,9 +140,15 @@ impl Measured {
     /// take their measured times and go first, fastest first, then the
     /// others in their order; `default` is moved to the front unless the
     /// fastest beat it by more than `margin` and by more than the two
-    /// measurements' noise. Elsewhere `ranked` is left alone.
+    /// measurements' noise. Elsewhere the model's order stands unless the
+    /// nearest measured job timed `default` at least as fast as the
+    /// model's pick (see [`Measured::nearest_contradicts`]): then
+    /// `default` goes first.
     pub fn decide(&self, config: &Config, ranked: &mut [Ranked], margin: f64) {
         let Some(times) = self.times.get(config) else {
+            if self.nearest_contradicts(config, ranked) {
+                prefer_default(ranked, 1.0);
+            }
             return;
         };
         let timed = |c: &Candidate| times.iter().find(|t| t.candidate == *c);
@@ -147,6 +174,23 @@ impl Measured {
         let default = times.iter().find(|t| t.candidate.is_default());
         let pair = noise(timed(&ranked[0].candidate)).hypot(noise(default));
         prefer_default(ranked, margin.max(1.0 - (-pair).exp()));
+    }
+
+    /// Whether the job nearest `config` timed `default` at least as fast
+    /// as the model's pick (the first of `ranked`, if not `default`). A
+    /// model's pick between measured jobs reads its neighbours; where the
+    /// nearest one measured the opposite, the pick rests on the model's
+    /// smoothing across jobs alone, and the nearest job is the better
+    /// evidence about this size in particular. (Weighing the two instead,
+    /// the predicted and the measured advantage by their geometric mean,
+    /// almost never overruled a model: its losses come with large
+    /// predicted gains.)
+    fn nearest_contradicts(&self, config: &Config, ranked: &[Ranked]) -> bool {
+        ranked
+            .first()
+            .filter(|r| !r.candidate.is_default())
+            .and_then(|r| self.nearest_ratio(config, &r.candidate))
+            .is_some_and(|ratio| ratio <= 1.0)
     }
 
     /// `candidate`'s time measured at `config`, if it was.
@@ -329,6 +373,7 @@ mod tests {
             row(8, 64, Algorithm::Binomial, 6.0),
             row(8, 1024, Algorithm::Default, 10.0),
             row(8, 1024, Algorithm::Linear, 9.5),
+            row(8, 1024, Algorithm::Binomial, 12.0),
             row(16, 64, Algorithm::Linear, 1.0),
         ];
         let d = Dataset::from_rows(rows, Provenance::default());
@@ -355,7 +400,17 @@ mod tests {
         assert_eq!(
             at(16, 64, 0.1),
             Algorithm::Binomial,
-            "not measured: the model's"
+            "not measured: the model's, which 8 procs measured faster than default"
+        );
+        assert_eq!(
+            at(16, 1024, 0.0),
+            Algorithm::Default,
+            "not measured, and 8 procs measured default faster than the model's pick"
+        );
+        assert_eq!(
+            at(16, 4096, 0.0),
+            Algorithm::Binomial,
+            "no job measured 4 KiB: the model's"
         );
 
         let back = Measured::from_file(&measured.to_file(&candidates), &candidates).unwrap();
