@@ -177,14 +177,10 @@ impl Measured {
     }
 
     /// Whether the job nearest `config` timed `default` at least as fast
-    /// as the model's pick (the first of `ranked`, if not `default`). A
-    /// model's pick between measured jobs reads its neighbours; where the
-    /// nearest one measured the opposite, the pick rests on the model's
-    /// smoothing across jobs alone, and the nearest job is the better
-    /// evidence about this size in particular. (Weighing the two instead,
-    /// the predicted and the measured advantage by their geometric mean,
-    /// almost never overruled a model: its losses come with large
-    /// predicted gains.)
+    /// as the model's pick (the first of `ranked`, if not `default`); see
+    /// the module's note. (Weighing the two instead, the predicted and the
+    /// measured advantage by their geometric mean, almost never overruled
+    /// a model: its losses come with large predicted gains.)
     fn nearest_contradicts(&self, config: &Config, ranked: &[Ranked]) -> bool {
         ranked
             .first()
